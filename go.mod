@@ -1,0 +1,3 @@
+module github.com/vramplan/vramplan
+
+go 1.26.8
