@@ -1,0 +1,111 @@
+package calibrations
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/vramplan/vramplan/planner"
+)
+
+// Validate reports the first field of c that is missing or out of range.
+func Validate(c *planner.Calibration) error {
+	for _, check := range []func(*planner.Calibration) error{validateIdentity, validateBytes, validateVMM, validateProvenance} {
+		if err := check(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func fieldErr(field, format string, args ...any) error {
+	return fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...))
+}
+
+func validateIdentity(c *planner.Calibration) error {
+	switch {
+	case c.Schema != planner.CalibrationSchema:
+		return fieldErr("schema", "%q, want %q", c.Schema, planner.CalibrationSchema)
+	case !idPattern.MatchString(c.ID):
+		return fieldErr("id", "%q must be lowercase letters, digits, '.' and '-'", c.ID)
+	case c.GPU == "":
+		return fieldErr("gpu", "missing")
+	case c.Driver == "":
+		return fieldErr("driver", "missing")
+	case c.CUDA == "":
+		return fieldErr("cuda", "missing")
+	case !slices.Contains(platforms, c.Platform):
+		return fieldErr("platform", "%q, want one of %v", c.Platform, platforms)
+	case c.SMCount < 0 || c.SMCount > 1<<16:
+		return fieldErr("sm_count", "%d out of range", c.SMCount)
+	}
+	return nil
+}
+
+const maxDevice = 1 << 50 // 1 PiB
+
+func validateBytes(c *planner.Calibration) error {
+	if c.DeviceTotal <= 0 || c.DeviceTotal > maxDevice {
+		return fieldErr("device_total_bytes", "%d out of range (0, 1 PiB]", c.DeviceTotal)
+	}
+	for _, f := range []struct {
+		name string
+		v    planner.Bytes
+	}{{"context_bytes", c.Context}, {"context_eager_bytes", c.ContextEager}, {"library_reserve_bytes", c.LibraryReserve},
+		{"library_reserve_eager_bytes", c.LibraryReserveEager}, {"graph_exec_bytes", c.GraphExec}} {
+		if f.v < 0 || f.v > c.DeviceTotal {
+			return fieldErr(f.name, "%d out of range [0, device_total_bytes]", f.v)
+		}
+	}
+	if c.Context == 0 {
+		return fieldErr("context_bytes", "missing: every CUDA context costs memory")
+	}
+	return nil
+}
+
+func validateVMM(c *planner.Calibration) error {
+	v := &c.VMM
+	if !v.Supported {
+		return nil
+	}
+	if g := v.Granularity; g <= 0 || bits.OnesCount64(uint64(g)) != 1 || g > planner.GiB {
+		return fieldErr("vmm.granularity_bytes", "%d must be a power of two up to 1 GiB", g)
+	}
+	for name, ls := range map[string][]planner.Latency{"vmm.commit": v.Commit, "vmm.decommit": v.Decommit} {
+		for i, l := range ls {
+			if err := validateLatency(fmt.Sprintf("%s[%d]", name, i), &l, v.Granularity); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func validateLatency(field string, l *planner.Latency, g planner.Bytes) error {
+	if l.Chunk <= 0 || l.Chunk%g != 0 {
+		return fieldErr(field+".chunk_bytes", "%d must be a positive multiple of the granularity", l.Chunk)
+	}
+	for _, v := range []float64{l.P50us, l.P90us, l.MeanUs} {
+		if !(v >= 0 && v < 1e9) {
+			return fieldErr(field, "latency %v out of range [0, 1e9) µs", v)
+		}
+	}
+	if l.P50us == 0 && l.MeanUs == 0 {
+		return fieldErr(field, "no statistic: want p50_us or mean_us")
+	}
+	if l.P90us != 0 && l.P90us < l.P50us {
+		return fieldErr(field, "p90_us %v below p50_us %v", l.P90us, l.P50us)
+	}
+	return nil
+}
+
+func validateProvenance(c *planner.Calibration) error {
+	p := &c.Provenance
+	switch {
+	case p.Method == "":
+		return fieldErr("provenance.method", "missing")
+	case !datePattern.MatchString(p.Date):
+		return fieldErr("provenance.date", "%q, want YYYY-MM-DD", p.Date)
+	}
+	return nil
+}

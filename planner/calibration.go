@@ -1,0 +1,86 @@
+package planner
+
+// CalibrationSchema is the schema identifier of a calibration document.
+const CalibrationSchema = "vramplan.calibration/v1"
+
+// Calibration is what one GPU + driver + platform charges before the engine
+// allocates anything, and what its virtual-memory management costs. It is
+// measured by `gpuagent calibrate`; the planner takes it as a value.
+type Calibration struct {
+	Schema   string `json:"schema"`
+	ID       string `json:"id"`
+	GPU      string `json:"gpu"`
+	Arch     string `json:"arch,omitempty"` // e.g. "sm_90", "sm_120a"
+	SMCount  int    `json:"sm_count,omitempty"`
+	Driver   string `json:"driver"`
+	CUDA     string `json:"cuda"`
+	Platform string `json:"platform"` // "linux", "wsl2", "windows"
+
+	// DeviceTotal is the memory the device reports in total.
+	DeviceTotal Bytes `json:"device_total_bytes"`
+	// Context is what creating the CUDA context costs, with lazy module
+	// loading (the driver default); ContextEager with CUDA_MODULE_LOADING=EAGER.
+	Context      Bytes `json:"context_bytes"`
+	ContextEager Bytes `json:"context_eager_bytes,omitempty"`
+	// LibraryReserve is what cuBLAS/cuBLASLt/CUTLASS claim on their first
+	// dispatches, outside any allocator the engine sees (seed A1.5).
+	LibraryReserve      Bytes `json:"library_reserve_bytes"`
+	LibraryReserveEager Bytes `json:"library_reserve_eager_bytes,omitempty"`
+	// GraphExec is the device memory one instantiated CUDA graph holds.
+	GraphExec Bytes `json:"graph_exec_bytes"`
+
+	VMM        VMM        `json:"vmm"`
+	Provenance Provenance `json:"provenance"`
+}
+
+// VMM holds the virtual-memory-management facts of a device.
+type VMM struct {
+	Supported     bool      `json:"supported"`
+	Granularity   Bytes     `json:"granularity_bytes"`
+	POSIXFDExport bool      `json:"posix_fd_export"`
+	Commit        []Latency `json:"commit,omitempty"`   // create + map + set access
+	Decommit      []Latency `json:"decommit,omitempty"` // unmap + release
+}
+
+// Latency is the measured cost of one VMM operation on a chunk of a size.
+// A statistic that was not measured is zero.
+type Latency struct {
+	Chunk  Bytes   `json:"chunk_bytes"`
+	P50us  float64 `json:"p50_us,omitempty"`
+	P90us  float64 `json:"p90_us,omitempty"`
+	MeanUs float64 `json:"mean_us,omitempty"`
+}
+
+// Provenance records how and where a calibration was measured.
+type Provenance struct {
+	Method   string `json:"method"`            // "gpuagent calibrate", "seed measurement"
+	Date     string `json:"date"`              // YYYY-MM-DD
+	Machine  string `json:"machine,omitempty"` // host description
+	Command  string `json:"command,omitempty"`
+	Notes    string `json:"notes,omitempty"`
+	Uploader string `json:"uploader,omitempty"`
+}
+
+// context returns the context charge for the module-loading mode.
+func (c *Calibration) context(eager bool) Bytes {
+	if eager && c.ContextEager > 0 {
+		return c.ContextEager
+	}
+	return c.Context
+}
+
+// library returns the library reserve for the module-loading mode.
+func (c *Calibration) library(eager bool) Bytes {
+	if eager && c.LibraryReserveEager > 0 {
+		return c.LibraryReserveEager
+	}
+	return c.LibraryReserve
+}
+
+// granularity returns the VMM granularity, 2 MiB when unknown.
+func (c *Calibration) granularity() Bytes {
+	if c.VMM.Granularity > 0 {
+		return c.VMM.Granularity
+	}
+	return 2 * MiB
+}

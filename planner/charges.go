@@ -1,0 +1,134 @@
+package planner
+
+// This file is the arithmetic core: every charge of a plan as a number, in
+// the seed's tier order, with no strings and no allocation, so the levers
+// and inverse solvers can re-plan thousands of limits cheaply. items.go
+// turns the numbers into named line items.
+
+// key identifies one charge. The order is the allocation order of A4.2.
+type key int
+
+const (
+	keyContext key = iota
+	keySidecar
+	keyLibrary
+	keyCublas
+	keyBench
+	keyGrouped
+	keyAttnScores
+	keyExecPersistent
+	keyExecDecode
+	keyMoE
+	keyMLA
+	keySpec
+	keyGraphs
+	keyVisionStaging
+	keyMeasuredT2
+	keyWeights
+	keyWeightCache
+	keyVisionTower
+	keyRing
+	keySSM
+	keySnapshots
+	keySWA
+	keyKV
+	keyScratch
+	numKeys
+)
+
+// Seed defaults for Engine and Limits.
+const (
+	defaultCublas       = 64 * MiB
+	defaultBench        = 32 * MiB
+	defaultAttnScores   = 384 * MiB
+	defaultGrouped      = 1 * MiB
+	defaultDecodeGraphs = 64
+	defaultCommitChunk  = 64 * MiB
+	defaultPrefill      = 512
+	defaultBlockTokens  = 16
+	specDraftBuckets    = 5    // seed A5.2: 3–5 draft-length buckets
+	specCtxFloor        = 4096 // seed A5.2: power-of-two context tiers from 4096
+)
+
+// charges is a plan as numbers.
+type charges struct {
+	amount  [numKeys]Bytes
+	present [numKeys]bool
+	kv      kvCharge
+	graphs  int64
+	total   Bytes
+}
+
+func (c *charges) set(k key, b Bytes) {
+	c.amount[k], c.present[k] = b, true
+}
+
+// limits is Limits with defaults resolved.
+type limits struct {
+	batch, seqLen, prefill, block int
+}
+
+func resolve(l *Limits) limits {
+	r := limits{batch: l.MaxBatch, seqLen: l.MaxSeqLen, prefill: l.MaxPrefillTokens, block: l.BlockTokens}
+	if r.prefill == 0 {
+		r.prefill = defaultPrefill
+	}
+	r.prefill = min(r.prefill, r.seqLen)
+	if r.block == 0 {
+		r.block = defaultBlockTokens
+	}
+	return r
+}
+
+// compute charges in with shape s at limits l.
+func compute(in *Input, s *shape, l limits) charges {
+	var c charges
+	c.driverCharges(in)
+	c.engineCharges(in, s, l)
+	c.modelCharges(in)
+	c.poolCharges(in, s, l)
+	c.scratchCharge(in, s, l)
+	for _, b := range c.amount {
+		c.total = satAdd(c.total, b)
+	}
+	return c
+}
+
+func (c *charges) driverCharges(in *Input) {
+	eager := in.Features.EagerModuleLoading
+	c.set(keyContext, in.Calibration.context(eager))
+	if in.Features.SidecarAgent {
+		c.set(keySidecar, in.Calibration.context(eager))
+	}
+	c.set(keyLibrary, in.Calibration.library(eager))
+}
+
+func (c *charges) modelCharges(in *Input) {
+	m := &in.Model
+	c.set(keyWeights, m.Weights.Bytes)
+	if p := in.Features.WeightCache.normalize(); p != WeightCacheNone {
+		c.set(keyWeightCache, cacheBytes(m, p))
+	}
+	if in.Features.Vision && m.Vision != nil {
+		c.set(keyVisionTower, m.Vision.Bytes)
+	}
+}
+
+func (c *charges) poolCharges(in *Input, s *shape, l limits) {
+	b := int64(l.batch)
+	if n := in.Features.ResidualRing; n > 0 {
+		c.set(keyRing, satMul3(b, int64(n), int64(s.ringPerToken)))
+	}
+	if s.statePerSeq > 0 {
+		c.set(keySSM, satMul(b, int64(s.statePerSeq)))
+		if n := in.Features.RecurrentSnapshots; n > 0 {
+			c.set(keySnapshots, satMul(int64(n), int64(s.statePerSeq)))
+		}
+	}
+	c.kv = s.kvFor(l.batch, l.seqLen, l.block)
+	g := in.Calibration.granularity()
+	if len(s.sliding) > 0 {
+		c.set(keySWA, roundUp(c.kv.swa, g))
+	}
+	c.set(keyKV, roundUp(c.kv.global, g))
+}

@@ -1,0 +1,119 @@
+package planner
+
+// combine finds the smallest combination of knobs that fits: fewest knobs,
+// then fewest rungs in all. It returns nil when even every knob at its
+// strongest rung does not fit. The block-size and prefill knobs are left
+// out: neither is monotone enough to search, and neither frees much.
+func combine(in *Input, all []knob, base, budget Bytes) *Combination {
+	ks := make([]knob, 0, len(all))
+	for _, k := range all {
+		if k.name != KnobBlockTokens && k.name != KnobPrefillTokens {
+			ks = append(ks, k)
+		}
+	}
+	if !fitsWith(in, ks, strongest(ks), budget) {
+		return nil
+	}
+	best := searchCombos(in, ks, budget)
+	if best == nil {
+		return nil
+	}
+	return describeCombo(in, ks, best, base)
+}
+
+func strongest(ks []knob) []int {
+	idx := make([]int, len(ks))
+	for i, k := range ks {
+		idx[i] = len(k.rungs)
+	}
+	return idx
+}
+
+// fitsWith reports whether in fits with knob i at rung idx[i] (0 = unchanged).
+func fitsWith(in *Input, ks []knob, idx []int, budget Bytes) bool {
+	t := *in
+	for i, r := range idx {
+		if r > 0 {
+			ks[i].rungs[r-1].apply(&t)
+		}
+	}
+	return evalTotal(&t) <= budget
+}
+
+// maxComboEvals bounds the combination search; past it the report gives
+// no combination rather than take unbounded time.
+const maxComboEvals = 20000
+
+// searchCombos tries subsets of knobs by size, and within a size the step
+// vectors by total steps, returning the first that fits.
+func searchCombos(in *Input, ks []knob, budget Bytes) []int {
+	maxSteps := 0
+	for _, k := range ks {
+		maxSteps += len(k.rungs)
+	}
+	evals := 0
+	for size := 2; size <= len(ks); size++ {
+		for steps := size; steps <= maxSteps && evals <= maxComboEvals; steps++ {
+			if idx := tryVectors(in, ks, budget, size, steps, &evals); idx != nil {
+				return idx
+			}
+		}
+	}
+	return nil
+}
+
+// tryVectors enumerates rung vectors with exactly size non-zero entries
+// summing to steps, in a fixed order, and returns the first that fits.
+func tryVectors(in *Input, ks []knob, budget Bytes, size, steps int, evals *int) []int {
+	idx := make([]int, len(ks))
+	var found []int
+	var walk func(i, left, stepsLeft int) bool
+	walk = func(i, left, stepsLeft int) bool {
+		if *evals > maxComboEvals {
+			return false
+		}
+		if left == 0 {
+			if stepsLeft != 0 {
+				return false
+			}
+			*evals++
+			if fitsWith(in, ks, idx, budget) {
+				found = append([]int(nil), idx...)
+				return true
+			}
+			return false
+		}
+		if i == len(ks) || len(ks)-i < left {
+			return false
+		}
+		for r := 1; r <= min(len(ks[i].rungs), stepsLeft-(left-1)); r++ {
+			idx[i] = r
+			if walk(i+1, left-1, stepsLeft-r) {
+				return true
+			}
+		}
+		idx[i] = 0
+		return walk(i+1, left, stepsLeft)
+	}
+	walk(0, size, steps)
+	return found
+}
+
+func describeCombo(in *Input, ks []knob, idx []int, base Bytes) *Combination {
+	c := &Combination{}
+	t := *in
+	for i, r := range idx {
+		if r == 0 {
+			continue
+		}
+		before := evalTotal(&t)
+		ks[i].rungs[r-1].apply(&t)
+		c.Changes = append(c.Changes, Lever{Knob: ks[i].name, From: ks[i].from, To: ks[i].rungs[r-1].value,
+			Frees: before - evalTotal(&t)})
+	}
+	c.Frees = base - evalTotal(&t)
+	for i := range c.Changes {
+		c.Changes[i].Fits = true
+	}
+	return c
+}

@@ -1,0 +1,107 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// describe names charge k and states how its bytes were computed.
+func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
+	m := &in.Model
+	switch k {
+	case keyContext:
+		return "CUDA context + driver", "measured: " + in.Calibration.ID
+	case keySidecar:
+		return "sidecar agent CUDA context", "a second process's context costs about as much as the first"
+	case keyLibrary:
+		return "library reserve (measured)", "cuBLAS/cuBLASLt/CUTLASS first-dispatch claim, measured: " + in.Calibration.ID
+	case keyCublas:
+		return "cuBLASLt workspace", "seed A5.3: one per process"
+	case keyBench:
+		return "GEMM algo-bench scratch", "seed A1.7: fixed"
+	case keyGrouped:
+		return "grouped-GEMM scheduler state", "seed B73: 152320 B measured, 1 MiB reserved"
+	case keyAttnScores:
+		return "attention score buffer", "seed A1.7: attention.attn_scores_mib"
+	case keyExecPersistent:
+		return "executor persistent workspace", fmt.Sprintf("%d tok × d_model %d × 2 B × 3 + %d seqs × vocab %d × 4 B",
+			l.prefill, m.HiddenSize, l.batch, m.VocabSize)
+	case keyExecDecode:
+		return "executor decode workspace", fmt.Sprintf("widest layer activations at %d rows", l.batch)
+	case keyMoE:
+		return "MoE dequant + expert scratch", "largest expert f16 + prefill × top-k × expert FFN × 2 B"
+	case keyMLA:
+		return "MLA scratch", "prefill × {kv_a, latent, k_rope, kv_b} × 2 B"
+	case keySpec:
+		return fmt.Sprintf("speculative-decode staging (k=%d)", in.Features.SpecDecodeK),
+			"planned for the maximum k: seqs × (k+1) × (vocab × 4 B + d_model × 4 B)"
+	case keyGraphs:
+		return fmt.Sprintf("CUDA-graph pool (%d graphs)", c.graphs),
+			fmt.Sprintf("%d graphs × %s each, measured: %s", c.graphs, in.Calibration.GraphExec, in.Calibration.ID)
+	case keyVisionStaging:
+		return "vision pixel + embedding buffers", "image² × 3 × 2 B + image tokens × d_model × 2 B"
+	case keyMeasuredT2:
+		return "engine-persistent", "high-water reported by a previous run"
+	}
+	return describeModel(k, in, c, l)
+}
+
+func describeModel(k key, in *Input, c *charges, l limits) (name, detail string) {
+	m := &in.Model
+	switch k {
+	case keyWeights:
+		return "model weights", weightsDetail(m)
+	case keyWeightCache:
+		return cacheName(in.Features.WeightCache), fmt.Sprintf("%d GEMM matrices, seed A1.7 formulas", matrixCount(m))
+	case keyVisionTower:
+		return "vision tower", "mmproj tensors"
+	case keyRing:
+		return fmt.Sprintf("residual FP16 ring (%d tok)", in.Features.ResidualRing), "seqs × ring × Σ layers K+V × 2 B"
+	case keySSM:
+		return "SSM / recurrent state", fmt.Sprintf("%d seqs × per-sequence state", l.batch)
+	case keySnapshots:
+		return fmt.Sprintf("recurrent snapshots (%d)", in.Features.RecurrentSnapshots), "entries × per-sequence state"
+	case keySWA:
+		return fmt.Sprintf("SWA KV pool (window %d)", c.kv.window), fmt.Sprintf("%d blocks, own id space", c.kv.swaBlocks)
+	case keyKV:
+		return fmt.Sprintf("KV pool (batch %d x %d tok)", l.batch, l.seqLen),
+			fmt.Sprintf("%d blocks × %s (%d tok × %s/token), %s", c.kv.blocks, c.kv.globalBlock, l.block,
+				Bytes(int64(c.kv.globalBlock)/int64(l.block)), in.Limits.KVDtype.normalize())
+	case keyScratch:
+		if in.Measured.Scratch > 0 {
+			return "executor scratch (high-water)", "high-water reported by a previous run"
+		}
+		return "forward scratch (high-water)", fmt.Sprintf("widest activations at %d tok + block tables + sampling", l.prefill)
+	}
+	return "", ""
+}
+
+func weightsDetail(m *Model) string {
+	parts := make([]string, 0, len(m.Weights.Classes))
+	for _, cl := range m.Weights.Classes {
+		parts = append(parts, fmt.Sprintf("%s %s", cl.Class, cl.Bytes))
+	}
+	d := m.Weights.Dtype
+	if len(parts) > 0 {
+		d += ": " + strings.Join(parts, ", ")
+	}
+	return strings.TrimPrefix(d, ": ")
+}
+
+func cacheName(p WeightCache) string {
+	switch p.normalize() {
+	case WeightCacheNVFP4:
+		return "NVFP4 decode cache + SF slab"
+	case WeightCacheFP8:
+		return "FP8 weight cache"
+	}
+	return "FP16 weight cache"
+}
+
+func matrixCount(m *Model) int {
+	n := 0
+	for _, x := range m.Weights.Matrices {
+		n += x.Count
+	}
+	return n
+}

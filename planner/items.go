@@ -1,0 +1,170 @@
+package planner
+
+import "fmt"
+
+// This file turns charges into the plan document: named items, tier totals,
+// the KV plan and the failure.
+
+type itemSpec struct {
+	key    string
+	tier   Tier
+	source Source
+}
+
+var itemSpecs = [numKeys]itemSpec{
+	keyContext:        {"cuda_context", TierDriver, SourceCalibrated},
+	keySidecar:        {"sidecar_context", TierDriver, SourceCalibrated},
+	keyLibrary:        {"library_reserve", TierDriver, SourceCalibrated},
+	keyCublas:         {"cublaslt_workspace", TierEnginePersistent, SourceFormula},
+	keyBench:          {"algo_bench_scratch", TierEnginePersistent, SourceFormula},
+	keyGrouped:        {"grouped_gemm_state", TierEnginePersistent, SourceFormula},
+	keyAttnScores:     {"attention_scores", TierEnginePersistent, SourceFormula},
+	keyExecPersistent: {"executor_persistent", TierEnginePersistent, SourceFormula},
+	keyExecDecode:     {"executor_decode", TierEnginePersistent, SourceFormula},
+	keyMoE:            {"moe_scratch", TierEnginePersistent, SourceFormula},
+	keyMLA:            {"mla_scratch", TierEnginePersistent, SourceFormula},
+	keySpec:           {"spec_decode_staging", TierEnginePersistent, SourceFormula},
+	keyGraphs:         {"cuda_graph_pool", TierEnginePersistent, SourceCalibrated},
+	keyVisionStaging:  {"vision_staging", TierEnginePersistent, SourceFormula},
+	keyMeasuredT2:     {"engine_persistent", TierEnginePersistent, SourceCalibrated},
+	keyWeights:        {"weights", TierModelResident, SourceExact},
+	keyWeightCache:    {"weight_cache", TierModelResident, SourceFormula},
+	keyVisionTower:    {"vision_tower", TierModelResident, SourceExact},
+	keyRing:           {"residual_ring", TierPooled, SourceExact},
+	keySSM:            {"ssm_state", TierPooled, SourceExact},
+	keySnapshots:      {"recurrent_snapshots", TierPooled, SourceExact},
+	keySWA:            {"kv_swa", TierPooled, SourceExact},
+	keyKV:             {"kv", TierPooled, SourceExact},
+	keyScratch:        {"scratch", TierScratch, SourceFormula},
+}
+
+var tierOrder = []Tier{TierDriver, TierEnginePersistent, TierModelResident, TierPooled, TierScratch}
+
+// planValid plans a validated input.
+func planValid(in *Input) Plan {
+	s := newShape(&in.Model, in.Limits.KVDtype)
+	l := resolve(&in.Limits)
+	budget := budgetOf(in)
+	floor := false
+	if l.batch == 0 {
+		l.batch = maxBatch(in, s, l, budget)
+		floor = l.batch == 0
+		l.batch = max(l.batch, 1)
+	}
+	c := compute(in, s, l)
+	p := Plan{Schema: PlanSchema, Budget: budget, Total: c.total, Headroom: budget - c.total,
+		Weights: in.Model.Weights.Bytes, Levers: []Lever{}, Input: *in}
+	p.Items = c.items(in, l)
+	p.Tiers = tierTotals(p.Items)
+	p.KV = kvPlan(in, s, &c, l)
+	p.Warnings = warnings(in)
+	p.Fits = c.total <= budget && !floor
+	if !p.Fits {
+		p.Failure = failure(&p, floor, l)
+	}
+	return p
+}
+
+func budgetOf(in *Input) Bytes {
+	if in.Budget > 0 {
+		return in.Budget
+	}
+	return in.Calibration.DeviceTotal
+}
+
+func (c *charges) items(in *Input, l limits) []Item {
+	items := make([]Item, 0, numKeys)
+	for k := key(0); k < numKeys; k++ {
+		if !c.present[k] {
+			continue
+		}
+		sp := itemSpecs[k]
+		name, detail := describe(k, in, c, l)
+		items = append(items, Item{Key: sp.key, Name: name, Tier: sp.tier, Bytes: c.amount[k],
+			Source: itemSource(k, in), Detail: detail})
+	}
+	return items
+}
+
+func itemSource(k key, in *Input) Source {
+	switch k {
+	case keyWeights:
+		return orSource(in.Model.Weights.Source)
+	case keyVisionTower:
+		return orSource(in.Model.Vision.Source)
+	case keyScratch:
+		if in.Measured.Scratch > 0 {
+			return SourceCalibrated
+		}
+	}
+	return itemSpecs[k].source
+}
+
+func orSource(s Source) Source {
+	if s == "" {
+		return SourceFormula
+	}
+	return s
+}
+
+func tierTotals(items []Item) []TierTotal {
+	out := make([]TierTotal, 0, len(tierOrder))
+	for _, t := range tierOrder {
+		var sum Bytes
+		for _, it := range items {
+			if it.Tier == t {
+				sum = satAdd(sum, it.Bytes)
+			}
+		}
+		out = append(out, TierTotal{Tier: t, Bytes: sum})
+	}
+	return out
+}
+
+func kvPlan(in *Input, s *shape, c *charges, l limits) KVPlan {
+	k := KVPlan{Dtype: s.dtype, Bytes: satAdd(c.kv.global, c.kv.swa), Blocks: c.kv.blocks,
+		BlockTokens: l.block, BlockBytes: c.kv.globalBlock, BytesPerToken: s.fullPerToken,
+		Reserve: satAdd(c.amount[keyKV], c.amount[keySWA])}
+	if len(s.sliding) > 0 {
+		var per Bytes
+		for _, w := range s.sliding {
+			per = satAdd(per, w.perToken)
+		}
+		k.SWA = &SWAPlan{Blocks: c.kv.swaBlocks, BlocksPerSeq: c.kv.swaPerSeq, Window: s.maxWindow,
+			Bytes: c.kv.swa, BytesPerToken: per}
+	}
+	g := in.Calibration.granularity()
+	k.CommitChunk = roundUp(orDefault(in.Engine.CommitChunk, defaultCommitChunk), g)
+	one := s.kvFor(1, l.seqLen, l.block)
+	k.InitialCommit = min(k.Reserve, roundUp(satAdd(one.global, one.swa), k.CommitChunk))
+	return k
+}
+
+func failure(p *Plan, floor bool, l limits) *Failure {
+	f := &Failure{Reason: FailureOverBudget, Budget: p.Budget, Total: p.Total, OverBy: p.Total - p.Budget}
+	f.Message = fmt.Sprintf("cannot fit this configuration in the %d MiB budget: over by %d MiB",
+		p.Budget.MiB(), f.OverBy.MiB())
+	if floor {
+		f.Reason = FailureAdmissionFloor
+		f.OverBy = max(f.OverBy, 0)
+		f.Message = fmt.Sprintf("the KV pool cannot hold one sequence of %d tokens in the %d MiB budget "+
+			"(admission floor): the plan needs %d MiB for one", l.seqLen, p.Budget.MiB(), p.Total.MiB())
+	}
+	return f
+}
+
+func warnings(in *Input) []string {
+	var w []string
+	m := &in.Model
+	if m.MaxContext > 0 && in.Limits.MaxSeqLen > m.MaxContext {
+		w = append(w, fmt.Sprintf("max_seq_len %d exceeds the model's trained context of %d tokens",
+			in.Limits.MaxSeqLen, m.MaxContext))
+	}
+	if in.Features.Vision && m.Vision == nil {
+		w = append(w, "vision is on but the model has no vision tower; nothing is charged for it")
+	}
+	if in.Features.WeightCache.normalize() != WeightCacheNone && len(m.Weights.Matrices) == 0 {
+		w = append(w, "a weight cache is on but the model lists no GEMM matrices; nothing is charged for it")
+	}
+	return w
+}

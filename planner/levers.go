@@ -1,0 +1,153 @@
+package planner
+
+import (
+	"sort"
+	"strconv"
+)
+
+// This file computes the failure report's levers (seed A4.3, extended): for
+// every knob, the smallest change of that knob alone that makes the plan
+// fit and the bytes it frees; and, when no single knob suffices, the
+// smallest combination that does.
+
+// Knob names an input field a lever changes; it is the field's JSON name.
+type Knob string
+
+// Knobs.
+const (
+	KnobMaxSeqLen     Knob = "max_seq_len"
+	KnobKVDtype       Knob = "kv_dtype"
+	KnobMaxBatch      Knob = "max_batch"
+	KnobWeightCache   Knob = "weight_cache"
+	KnobVision        Knob = "vision"
+	KnobSpecDecodeK   Knob = "spec_decode_k"
+	KnobCUDAGraphs    Knob = "cuda_graphs"
+	KnobResidualRing  Knob = "residual_ring_tokens"
+	KnobSnapshots     Knob = "recurrent_snapshots"
+	KnobEagerLoading  Knob = "eager_module_loading"
+	KnobPrefillTokens Knob = "max_prefill_tokens"
+	KnobBlockTokens   Knob = "block_tokens"
+	KnobBudget        Knob = "budget_bytes"
+)
+
+// Lever is one change of one knob and what it does to the plan.
+type Lever struct {
+	Knob  Knob   `json:"knob"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Frees Bytes  `json:"frees_bytes"` // for the budget knob, the bytes added
+	Fits  bool   `json:"fits"`
+	// Limit is the exact cliff of a numeric knob: the largest value that
+	// fits, where To is the nearest value people configure.
+	Limit string `json:"limit,omitempty"`
+}
+
+// Combination is the smallest set of changes that fits when no single
+// lever does: fewest knobs, then fewest steps along each knob's ladder.
+type Combination struct {
+	Changes []Lever `json:"changes"`
+	Frees   Bytes   `json:"frees_bytes"`
+}
+
+// MaxLevers is how many levers a report shows.
+const MaxLevers = 3
+
+// rung is one value on a knob's ladder, applied to a copy of the input.
+type rung struct {
+	value string
+	apply func(*Input)
+}
+
+// knob is a ladder of values below the current one, mildest first.
+type knob struct {
+	name  Knob
+	from  string
+	rungs []rung
+	exact func(*Input, Bytes) (rung, bool) // optional exact single-knob solution
+	// exactTo makes the exact solution the lever's To: for knobs people set
+	// to any integer, such as max_batch, rather than to round values.
+	exactTo bool
+}
+
+// evalTotal returns the total of a modified input, treating automatic batch
+// as one sequence: the admission floor is the question.
+func evalTotal(in *Input) Bytes {
+	s, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
+	l.batch = max(l.batch, 1)
+	return compute(in, s, l).total
+}
+
+func levers(in *Input) ([]Lever, *Combination) {
+	budget, base := budgetOf(in), evalTotal(in)
+	knobs := knobsFor(in)
+	out := make([]Lever, 0, len(knobs)+1)
+	for i := range knobs {
+		if lv, ok := single(in, &knobs[i], base, budget); ok {
+			out = append(out, lv)
+		}
+	}
+	rank(out)
+	var combo *Combination
+	if len(out) == 0 || !out[0].Fits {
+		combo = combine(in, knobs, base, budget)
+	}
+	out = append(out, Lever{Knob: KnobBudget, From: fmtBytes(budget), To: fmtBytes(roundUp(base, MiB)),
+		Frees: base - budget, Fits: true})
+	return clip(out), combo
+}
+
+func clip(l []Lever) []Lever {
+	if len(l) > MaxLevers {
+		return l[:MaxLevers]
+	}
+	return l
+}
+
+// single finds the mildest rung of k that fits, or its strongest rung.
+func single(in *Input, k *knob, base, budget Bytes) (Lever, bool) {
+	if len(k.rungs) == 0 {
+		return Lever{}, false
+	}
+	lv := Lever{Knob: k.name, From: k.from}
+	for i, r := range k.rungs {
+		t := applied(in, r)
+		if total := evalTotal(&t); total <= budget || i == len(k.rungs)-1 {
+			lv.To, lv.Frees, lv.Fits = r.value, base-total, total <= budget
+			break
+		}
+	}
+	if k.exact != nil {
+		if r, ok := k.exact(in, budget); ok {
+			lv.Limit = r.value
+			if k.exactTo {
+				t := applied(in, r)
+				lv.To, lv.Frees, lv.Fits, lv.Limit = r.value, base-evalTotal(&t), true, ""
+			}
+		}
+	}
+	return lv, lv.Frees > 0
+}
+
+func applied(in *Input, rs ...rung) Input {
+	t := *in
+	for _, r := range rs {
+		r.apply(&t)
+	}
+	return t
+}
+
+// rank puts fitting levers first, the smallest sufficient change first;
+// then the others, the largest first.
+func rank(l []Lever) {
+	sort.SliceStable(l, func(i, j int) bool {
+		if l[i].Fits != l[j].Fits {
+			return l[i].Fits
+		}
+		if l[i].Fits {
+			return l[i].Frees < l[j].Frees
+		}
+		return l[i].Frees > l[j].Frees
+	})
+}
+
+func fmtBytes(b Bytes) string { return strconv.FormatInt(int64(b), 10) }

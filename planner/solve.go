@@ -1,0 +1,129 @@
+package planner
+
+// This file holds the inverse solvers: the largest max_seq_len that fits at
+// a batch, the largest batch at a length, and the fit frontier. Every charge
+// is non-decreasing in batch and in length, so each is a binary search over
+// the arithmetic core.
+
+// Point is one point of the fit frontier.
+type Point struct {
+	Batch     int `json:"batch"`
+	MaxSeqLen int `json:"max_seq_len"` // 0 when not even one token fits
+}
+
+// Solution is the inverse solutions for an input.
+type Solution struct {
+	MaxSeqLen int     `json:"max_seq_len"` // at the input's max_batch
+	MaxBatch  int     `json:"max_batch"`   // at the input's max_seq_len
+	Frontier  []Point `json:"frontier"`    // batch 1..n
+}
+
+// totalAt returns the plan total for in at batch b and length n.
+func totalAt(in *Input, s *shape, l limits, b, n int) Bytes {
+	l.batch, l.seqLen = b, n
+	l.prefill = min(orDefaultInt(in.Limits.MaxPrefillTokens, defaultPrefill), n)
+	c := compute(in, s, l)
+	return c.total
+}
+
+// largest returns the largest v in [lo, hi] with ok(v), or lo−1 if none;
+// ok must be monotone (true, then false).
+func largest(lo, hi int, ok func(int) bool) int {
+	if lo > hi || !ok(lo) {
+		return lo - 1
+	}
+	step := 1
+	for lo+step <= hi && ok(lo+step) { // gallop from lo
+		lo += step
+		step *= 2
+	}
+	hi = min(hi, lo+step-1)
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if ok(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// maxBatch is the largest batch of l.seqLen-token sequences that fits budget.
+func maxBatch(in *Input, s *shape, l limits, budget Bytes) int {
+	return max(largest(1, maxBatchLimit, func(b int) bool {
+		return totalAt(in, s, l, b, l.seqLen) <= budget
+	}), 0)
+}
+
+// maxLen is the largest max_seq_len in [1, hi] at batch b that fits budget.
+func maxLen(in *Input, s *shape, l limits, b, hi int, budget Bytes) int {
+	return max(largest(1, hi, func(n int) bool {
+		return totalAt(in, s, l, b, n) <= budget
+	}), 0)
+}
+
+// MaxSeqLen reports the largest max_seq_len that fits at the input's
+// max_batch (1 when max_batch is automatic), or 0 when none does.
+func MaxSeqLen(in Input) (int, error) {
+	if err := Validate(&in); err != nil {
+		return 0, err
+	}
+	s, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
+	return maxLen(&in, s, l, max(l.batch, 1), maxSeqLen, budgetOf(&in)), nil
+}
+
+// MaxBatch reports the largest max_batch that fits at the input's
+// max_seq_len, or 0 when not one sequence does.
+func MaxBatch(in Input) (int, error) {
+	if err := Validate(&in); err != nil {
+		return 0, err
+	}
+	s, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
+	return maxBatch(&in, s, l, budgetOf(&in)), nil
+}
+
+// Frontier reports, for every batch from 1 to n, the largest max_seq_len
+// that fits: the cliffs a slider should mark.
+func Frontier(in Input, n int) ([]Point, error) {
+	if err := Validate(&in); err != nil {
+		return nil, err
+	}
+	if n < 1 || n > 1<<16 {
+		return nil, bad("frontier", "batch range 1..%d is out of range [1, 65536]", n)
+	}
+	return frontier(&in, n), nil
+}
+
+func frontier(in *Input, n int) []Point {
+	s, l, budget := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits), budgetOf(in)
+	pts := make([]Point, n)
+	hi := maxSeqLen
+	for b := 1; b <= n; b++ {
+		hi = maxLen(in, s, l, b, max(hi, 1), budget)
+		pts[b-1] = Point{Batch: b, MaxSeqLen: hi}
+	}
+	return pts
+}
+
+// Solve reports the inverse solutions and the frontier for batch 1..n.
+func Solve(in Input, n int) (Solution, error) {
+	f, err := Frontier(in, n)
+	if err != nil {
+		return Solution{}, err
+	}
+	sol := Solution{Frontier: f}
+	sol.MaxSeqLen, _ = MaxSeqLen(in)
+	sol.MaxBatch, _ = MaxBatch(in)
+	return sol, nil
+}
+
+// capacity is what the KV pool and headroom of a validated input hold.
+func capacity(in *Input) Capacity {
+	s, l, budget := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits), budgetOf(in)
+	seqs := maxBatch(in, s, l, budget)
+	if l.batch == 0 {
+		l.batch = seqs
+	}
+	return Capacity{MaxSeqsAtMaxLen: seqs, MaxLenAtBatch: maxLen(in, s, l, max(l.batch, 1), maxSeqLen, budget)}
+}

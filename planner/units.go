@@ -1,0 +1,127 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"strconv"
+	"strings"
+)
+
+// Bytes is a quantity of memory in bytes.
+type Bytes int64
+
+// Units of Bytes.
+const (
+	KiB Bytes = 1 << 10
+	MiB Bytes = 1 << 20
+	GiB Bytes = 1 << 30
+	TiB Bytes = 1 << 40
+)
+
+// MaxBytes is the largest quantity the planner computes with. Arithmetic that
+// would exceed it saturates at MaxBytes instead of overflowing, so absurd
+// inputs yield a plan that does not fit rather than a wrapped-around total.
+const MaxBytes Bytes = 1 << 62
+
+// MiB reports b in whole mebibytes, rounded toward zero, as the seed's
+// tables print it.
+func (b Bytes) MiB() int64 { return int64(b / MiB) }
+
+// String formats b with the largest binary unit that keeps it readable:
+// "2304 MiB", "4 GiB", "1.5 GiB", "512 B".
+func (b Bytes) String() string {
+	neg := ""
+	if b < 0 {
+		neg, b = "-", -b
+	}
+	switch {
+	case b >= MaxBytes:
+		return neg + "overflow"
+	case b >= 10*GiB || (b >= GiB && b%(GiB/10) == 0):
+		return neg + trimFloat(float64(b)/float64(GiB)) + " GiB"
+	case b >= MiB:
+		return neg + trimFloat(float64(b)/float64(MiB)) + " MiB"
+	case b >= KiB:
+		return neg + trimFloat(float64(b)/float64(KiB)) + " KiB"
+	}
+	return neg + strconv.FormatInt(int64(b), 10) + " B"
+}
+
+func trimFloat(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 1, 64)
+	return strings.TrimSuffix(s, ".0")
+}
+
+var unitSuffixes = []struct {
+	suffix string
+	unit   Bytes
+}{
+	{"tib", TiB}, {"gib", GiB}, {"mib", MiB}, {"kib", KiB},
+	{"tb", 1e12}, {"gb", 1e9}, {"mb", 1e6}, {"kb", 1e3},
+	{"t", TiB}, {"g", GiB}, {"m", MiB}, {"k", KiB}, {"b", 1},
+}
+
+// ParseBytes parses a memory quantity such as "30GiB", "32607 MiB", "1.5T"
+// or "1048576". Single-letter suffixes are binary (G means GiB), as
+// nvidia-smi and the seed use them; "GB" and friends are decimal.
+func ParseBytes(s string) (Bytes, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	unit := Bytes(1)
+	for _, u := range unitSuffixes {
+		if strings.HasSuffix(t, u.suffix) {
+			t, unit = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.unit
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("invalid size %q: want a number with an optional unit such as 30GiB", s)
+	}
+	v := f * float64(unit)
+	if v < 0 || v >= float64(MaxBytes) {
+		return 0, fmt.Errorf("size %q out of range", s)
+	}
+	return Bytes(math.Round(v)), nil
+}
+
+// satMul returns a*b, saturating at MaxBytes. Negative operands count as 0.
+func satMul(a, b int64) Bytes {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo >= uint64(MaxBytes) {
+		return MaxBytes
+	}
+	return Bytes(lo)
+}
+
+// satMul3 returns a*b*c, saturating at MaxBytes.
+func satMul3(a, b, c int64) Bytes { return satMul(int64(satMul(a, b)), c) }
+
+// satAdd returns the sum of xs, saturating at MaxBytes.
+func satAdd(xs ...Bytes) Bytes {
+	var s Bytes
+	for _, x := range xs {
+		if x >= MaxBytes-s {
+			return MaxBytes
+		}
+		s += x
+	}
+	return s
+}
+
+// ceilDiv returns ⌈a/b⌉ for positive b.
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// roundUp rounds b up to a multiple of to; it saturates at MaxBytes.
+func roundUp(b, to Bytes) Bytes {
+	if to <= 1 || b <= 0 {
+		return b
+	}
+	if b >= MaxBytes-to {
+		return MaxBytes
+	}
+	return (b + to - 1) / to * to
+}

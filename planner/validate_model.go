@@ -1,0 +1,148 @@
+package planner
+
+import "fmt"
+
+func validateModel(in *Input) error {
+	m := &in.Model
+	if err := inRange("model.hidden_size", m.HiddenSize, 1, maxDim); err != nil {
+		return err
+	}
+	if err := inRange("model.vocab_size", m.VocabSize, 1, 1<<24); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"model.intermediate_size", m.IntermediateSize}, {"model.query_heads", m.QueryHeads}, {"model.max_context", m.MaxContext}} {
+		if err := inRange(f.name, f.v, 0, maxSeqLen); err != nil {
+			return err
+		}
+	}
+	if err := validateLayers(m); err != nil {
+		return err
+	}
+	if err := validateWeights(&m.Weights); err != nil {
+		return err
+	}
+	return validateParts(m)
+}
+
+func validateLayers(m *Model) error {
+	if len(m.Layers) == 0 {
+		return bad("model.layers", "no layers")
+	}
+	total := 0
+	for i := range m.Layers {
+		g := &m.Layers[i]
+		field := fmt.Sprintf("model.layers[%d]", i)
+		if err := inRange(field+".count", g.Count, 1, maxLayers); err != nil {
+			return err
+		}
+		if total += g.Count; total > maxLayers {
+			return bad("model.layers", "more than %d layers", maxLayers)
+		}
+		if err := validateLayer(field, &g.Layer); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateLayer(field string, l *Layer) error {
+	switch l.Kind {
+	case LayerFull, LayerSliding:
+		return validateAttention(field, l)
+	case LayerMLA:
+		return inRange(field+".latent_dim", l.LatentDim, 1, maxDim)
+	case LayerRecurrent:
+		return validateRecurrent(field+".recurrent", l.Recurrent)
+	case LayerNone:
+		return nil
+	}
+	return bad(field+".kind", "unknown layer kind %q (want full, sliding, mla, recurrent or none)", l.Kind)
+}
+
+func validateAttention(field string, l *Layer) error {
+	if err := inRange(field+".kv_heads", l.KVHeads, 1, maxHeads); err != nil {
+		return err
+	}
+	if err := inRange(field+".key_dim", l.KeyDim, 1, maxDim); err != nil {
+		return err
+	}
+	if err := inRange(field+".value_dim", l.ValueDim, 1, maxDim); err != nil {
+		return err
+	}
+	if l.Kind == LayerSliding {
+		return inRange(field+".window", l.Window, 1, maxSeqLen)
+	}
+	return nil
+}
+
+func validateRecurrent(field string, r *Recurrent) error {
+	if r == nil {
+		return bad(field, "missing for a recurrent layer")
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"conv_channels", r.ConvChannels}, {"conv_kernel", r.ConvKernel}, {"heads", r.Heads},
+		{"head_dim", r.HeadDim}, {"state_dim", r.StateDim}, {"state_bytes", r.StateBytes}} {
+		if err := inRange(field+"."+f.name, f.v, 0, maxDim); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateWeights(w *Weights) error {
+	if w.Bytes < 0 || w.Bytes > maxBudget {
+		return bad("model.weights.bytes", "%d is out of range [0, 1 PiB]", w.Bytes)
+	}
+	for i, x := range w.Matrices {
+		f := fmt.Sprintf("model.weights.matrices[%d]", i)
+		if err := inRange(f+".n", x.N, 1, 1<<24); err != nil {
+			return err
+		}
+		if err := inRange(f+".k", x.K, 1, 1<<24); err != nil {
+			return err
+		}
+		if err := inRange(f+".count", x.Count, 1, 1<<24); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateParts(m *Model) error {
+	if e := m.MoE; e != nil {
+		if err := inRange("model.moe.experts", e.Experts, 0, 1<<16); err != nil {
+			return err
+		}
+		if err := inRange("model.moe.experts_used", e.ExpertsUsed, 0, max(e.Experts, 0)); err != nil {
+			return err
+		}
+		if err := inRange("model.moe.intermediate_size", e.IntermediateSize, 0, maxDim); err != nil {
+			return err
+		}
+		if err := inRange("model.moe.shared_experts", e.SharedExperts, 0, 1<<10); err != nil {
+			return err
+		}
+	}
+	if a := m.MLA; a != nil {
+		for _, v := range []int{a.KVLoraRank, a.RopeDim, a.NopeDim, a.ValueDim} {
+			if err := inRange("model.mla", v, 0, maxDim); err != nil {
+				return err
+			}
+		}
+	}
+	if v := m.Vision; v != nil {
+		if v.Bytes < 0 || v.Bytes > maxBudget {
+			return bad("model.vision.bytes", "%d is out of range [0, 1 PiB]", v.Bytes)
+		}
+		if err := inRange("model.vision.image_size", v.ImageSize, 0, 1<<16); err != nil {
+			return err
+		}
+		return inRange("model.vision.image_tokens", v.ImageTokens, 0, 1<<20)
+	}
+	return nil
+}
