@@ -82,3 +82,13 @@ func (p *Plan) JSON() []byte {
 	}
 	return append(b, '\n')
 }
+
+// ParseModel decodes and validates a model-shape document, the planner's
+// own format for a Model.
+func ParseModel(data []byte) (Model, error) {
+	var in Input
+	if err := decodeStrict(data, &in.Model); err != nil {
+		return Model{}, err
+	}
+	return in.Model, validateModel(&in)
+}

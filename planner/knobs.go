@@ -79,12 +79,12 @@ func batchKnob(in *Input) knob {
 func kvDtypeKnob(in *Input) knob {
 	cur := in.Limits.KVDtype.normalize()
 	k := knob{name: KnobKVDtype, from: string(cur)}
-	seen := false
+	seen, last := false, cur.RowBytes(256)
 	for _, d := range KVDtypes {
 		if d == cur {
 			seen = true
-		} else if seen && d.RowBytes(256) < cur.RowBytes(256) {
-			d := d
+		} else if b := d.RowBytes(256); seen && b < last {
+			last = b
 			k.rungs = append(k.rungs, rung{string(d), func(t *Input) { t.Limits.KVDtype = d }})
 		}
 	}

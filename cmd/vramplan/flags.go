@@ -1,0 +1,187 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/planner"
+)
+
+// inputFlags are the flags that build a planner.Input.
+type inputFlags struct {
+	input, model, gpu, budget, kvDtype, weightCache string
+	maxBatch, maxSeqLen, blockTokens, prefill       int
+	specK, ring, snapshots                          int
+	vision, graphs, eager, sidecar                  bool
+}
+
+func (f *inputFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.input, "input", "", "read the whole input from a JSON `file` (an input or plan document); other flags override it")
+	fs.StringVar(&f.model, "model", "", "model: a catalog `name` or a model file")
+	fs.StringVar(&f.gpu, "gpu", "", "GPU calibration `id` or unambiguous prefix (see 'vramplan calibrations')")
+	fs.StringVar(&f.budget, "budget", "", "memory `budget` such as 30GiB (default: the device total)")
+	fs.IntVar(&f.maxBatch, "max-batch", 0, "concurrent sequences (0: as many as fit)")
+	fs.IntVar(&f.maxSeqLen, "max-seq-len", 0, "longest sequence in `tokens`")
+	fs.StringVar(&f.kvDtype, "kv-dtype", "", "KV-cache `dtype`: f16, bf16, fp8, q8_0, q4_0, nvfp4 (default f16)")
+	fs.IntVar(&f.blockTokens, "block-tokens", 0, "tokens per KV block (default 16)")
+	fs.IntVar(&f.prefill, "max-prefill-tokens", 0, "prefill chunk in tokens (default 512)")
+	fs.StringVar(&f.weightCache, "weight-cache", "", "weight-cache `policy`: none, fp16, fp8, nvfp4 (default none)")
+	fs.BoolVar(&f.vision, "vision", false, "charge the model's vision tower")
+	fs.IntVar(&f.specK, "spec-k", 0, "speculative decoding: the largest number of draft tokens")
+	fs.BoolVar(&f.graphs, "cuda-graphs", false, "charge the CUDA-graph pool")
+	fs.IntVar(&f.ring, "residual-ring", 0, "residual FP16 ring length in tokens")
+	fs.IntVar(&f.snapshots, "snapshots", 0, "recurrent-state prefix snapshots")
+	fs.BoolVar(&f.eager, "eager-loading", false, "CUDA_MODULE_LOADING=EAGER figures")
+	fs.BoolVar(&f.sidecar, "sidecar", false, "charge a second CUDA context for an agent beside the engine")
+}
+
+// flagError is bad input attributed to a flag.
+type flagError struct{ flag, msg string }
+
+func (e *flagError) Error() string { return "--" + e.flag + ": " + e.msg }
+
+// build assembles the input: the --input document, then the flags set.
+func (f *inputFlags) build(fs *flag.FlagSet) (planner.Input, error) {
+	in, err := f.base()
+	if err != nil {
+		return in, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if err := f.applyModel(&in, set); err != nil {
+		return in, err
+	}
+	if err := f.applyLimits(&in, set); err != nil {
+		return in, err
+	}
+	f.applyFeatures(&in, set)
+	return in, nil
+}
+
+func (f *inputFlags) base() (planner.Input, error) {
+	if f.input == "" {
+		return planner.Input{}, nil
+	}
+	data, err := readLimited(f.input)
+	if err != nil {
+		return planner.Input{}, &flagError{"input", err.Error()}
+	}
+	if p, err := planner.ParsePlan(data); err == nil {
+		return p.Input, nil
+	}
+	in, err := planner.ParseInput(data)
+	if err != nil {
+		return in, &flagError{"input", err.Error()}
+	}
+	return in, nil
+}
+
+func readLimited(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, planner.MaxDocument+1))
+	if err == nil && len(data) > planner.MaxDocument {
+		err = errors.New("file is larger than a plan document may be")
+	}
+	return data, err
+}
+
+func (f *inputFlags) applyModel(in *planner.Input, set map[string]bool) error {
+	if set["model"] {
+		m, err := loadModel(f.model)
+		if err != nil {
+			return &flagError{"model", err.Error()}
+		}
+		in.Model = m
+	}
+	if set["gpu"] {
+		c, err := calibrations.Lookup(f.gpu)
+		if err != nil {
+			return &flagError{"gpu", err.Error()}
+		}
+		in.Calibration = c
+	}
+	switch {
+	case in.Model.ID == "" && len(in.Model.Layers) == 0:
+		return &flagError{"model", "required"}
+	case in.Calibration.ID == "":
+		return &flagError{"gpu", "required"}
+	}
+	return nil
+}
+
+func (f *inputFlags) applyLimits(in *planner.Input, set map[string]bool) error {
+	l := &in.Limits
+	setInt(set, "max-batch", &l.MaxBatch, f.maxBatch)
+	setInt(set, "max-seq-len", &l.MaxSeqLen, f.maxSeqLen)
+	setInt(set, "block-tokens", &l.BlockTokens, f.blockTokens)
+	setInt(set, "max-prefill-tokens", &l.MaxPrefillTokens, f.prefill)
+	if set["kv-dtype"] {
+		l.KVDtype = planner.KVDtype(strings.ToLower(f.kvDtype))
+	}
+	if set["budget"] {
+		b, err := planner.ParseBytes(f.budget)
+		if err != nil {
+			return &flagError{"budget", err.Error()}
+		}
+		in.Budget = b
+	}
+	return nil
+}
+
+func (f *inputFlags) applyFeatures(in *planner.Input, set map[string]bool) {
+	x := &in.Features
+	if set["weight-cache"] {
+		x.WeightCache = planner.WeightCache(strings.ToLower(f.weightCache))
+	}
+	setBool(set, "vision", &x.Vision, f.vision)
+	setBool(set, "cuda-graphs", &x.CUDAGraphs, f.graphs)
+	setBool(set, "eager-loading", &x.EagerModuleLoading, f.eager)
+	setBool(set, "sidecar", &x.SidecarAgent, f.sidecar)
+	setInt(set, "spec-k", &x.SpecDecodeK, f.specK)
+	setInt(set, "residual-ring", &x.ResidualRing, f.ring)
+	setInt(set, "snapshots", &x.RecurrentSnapshots, f.snapshots)
+}
+
+func setInt(set map[string]bool, name string, dst *int, v int) {
+	if set[name] {
+		*dst = v
+	}
+}
+
+func setBool(set map[string]bool, name string, dst *bool, v bool) {
+	if set[name] {
+		*dst = v
+	}
+}
+
+// fieldFlags maps input fields to the flags that set them.
+var fieldFlags = map[string]string{
+	"limits.max_batch": "max-batch", "limits.max_seq_len": "max-seq-len", "limits.kv_dtype": "kv-dtype",
+	"limits.block_tokens": "block-tokens", "limits.max_prefill_tokens": "max-prefill-tokens",
+	"budget_bytes": "budget", "features.weight_cache": "weight-cache", "features.spec_decode_k": "spec-k",
+	"features.residual_ring_tokens": "residual-ring", "features.recurrent_snapshots": "snapshots",
+}
+
+// describeErr renders a planning error as one line naming the flag, or the
+// input field when no flag sets it.
+func describeErr(err error) string {
+	var ie *planner.InputError
+	if errors.As(err, &ie) {
+		if fl, ok := fieldFlags[ie.Field]; ok {
+			return fmt.Sprintf("--%s: %s", fl, ie.Msg)
+		}
+		if strings.HasPrefix(ie.Field, "calibration.") {
+			return fmt.Sprintf("--gpu: %s", ie)
+		}
+	}
+	return err.Error()
+}

@@ -1,0 +1,63 @@
+// Command vramplan plans GPU memory for serving a language model and serves
+// the calculator.
+//
+// Usage:
+//
+//	vramplan plan  --model NAME|FILE --gpu CALIBRATION --max-batch N --max-seq-len N [flags]
+//	vramplan solve --model NAME|FILE --gpu CALIBRATION [flags]
+//	vramplan calibrations
+//
+// plan exits 0 when the plan fits, 1 when it does not (the report is still
+// printed), and 2 for bad input, with a one-line error naming the flag or
+// field.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes.
+const (
+	exitFits     = 0
+	exitNoFit    = 1
+	exitBadInput = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitBadInput
+	}
+	cmds := map[string]func([]string, io.Writer, io.Writer) int{
+		"plan": cmdPlan, "solve": cmdSolve, "calibrations": cmdCalibrations,
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+			usage(stdout)
+			return exitFits
+		}
+		fmt.Fprintf(stderr, "vramplan: unknown command %q\n", args[0])
+		usage(stderr)
+		return exitBadInput
+	}
+	return cmd(args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage: vramplan <command> [flags]
+
+commands:
+  plan          plan memory for a model, limits and GPU; exit 0 fits, 1 does not, 2 bad input
+  solve         the largest max-seq-len, the largest batch and the fit frontier
+  calibrations  list the embedded GPU calibrations
+
+Run 'vramplan <command> -h' for a command's flags.
+`)
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	a43 = "../../planner/testdata/golden/a43-example.input.json"
+	b1  = "../../planner/testdata/golden/b1-qwen3-4b-fp8.input.json"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestPlanExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string // in stdout for 0/1, in stderr for 2
+	}{
+		{[]string{"plan", "--input", b1}, 0, "Fits in the 32607 MiB budget"},
+		{[]string{"plan", "--input", a43}, 1, "over by 3345 MiB"},
+		{[]string{"plan", "--input", a43, "--max-seq-len", "2048"}, 0, "Fits"},
+		{[]string{"plan", "--input", b1, "--kv-dtype", "fp7"}, 2, "--kv-dtype: unknown KV dtype"},
+		{[]string{"plan", "--input", b1, "--max-seq-len", "-5"}, 2, "--max-seq-len:"},
+		{[]string{"plan", "--input", b1, "--budget", "lots"}, 2, "--budget:"},
+		{[]string{"plan", "--input", b1, "--gpu", "nosuch"}, 2, "--gpu: no calibration"},
+		{[]string{"plan", "--max-seq-len", "4096"}, 2, "--model: required"},
+		{[]string{"plan", "--input", "/nonexistent.json"}, 2, "--input:"},
+		{[]string{"plan", "--input", b1, "stray"}, 2, "unexpected argument"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+	} {
+		code, out, errs := runCLI(tc.args...)
+		where := out
+		if tc.code == 2 {
+			where = errs
+			if n := strings.Count(strings.TrimSpace(errs), "\n"); n != 0 && tc.args[0] == "plan" {
+				t.Errorf("%v: error is %d lines, want one:\n%s", tc.args, n+1, errs)
+			}
+		}
+		if code != tc.code || !strings.Contains(where, tc.want) {
+			t.Errorf("%v = exit %d, output %q; want exit %d containing %q", tc.args, code, where, tc.code, tc.want)
+		}
+	}
+}
+
+func TestPlanJSONDocument(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "plan.json")
+	code, stdout, _ := runCLI("plan", "--input", a43, "--json", "-o", out)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	file, err := os.ReadFile(out)
+	if err != nil || !bytes.Equal(file, []byte(stdout)) {
+		t.Fatalf("-o file differs from --json output (%v)", err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(file, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"schema", "fits", "budget_bytes", "total_bytes", "items", "weights_bytes", "kv", "levers", "input"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("plan document lacks %q", k)
+		}
+	}
+	if doc["schema"] != "vramplan.plan/v1" {
+		t.Errorf("schema = %v", doc["schema"])
+	}
+	// The plan document is itself an input: re-planning it reproduces it.
+	code, again, _ := runCLI("plan", "--input", out, "--json")
+	if code != 1 || again != stdout {
+		t.Errorf("re-planning the written plan gives exit %d and a different document", code)
+	}
+}
+
+func TestSolve(t *testing.T) {
+	code, out, _ := runCLI("solve", "--input", b1, "--frontier", "8", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var sol struct {
+		MaxSeqLen int `json:"max_seq_len"`
+		MaxBatch  int `json:"max_batch"`
+		Frontier  []struct{ Batch, MaxSeqLen int }
+	}
+	if err := json.Unmarshal([]byte(out), &sol); err != nil {
+		t.Fatal(err)
+	}
+	if sol.MaxBatch != 77 || sol.MaxSeqLen != 39856 || len(sol.Frontier) != 8 {
+		t.Errorf("solve = %+v, want max batch 77, max len 39856, 8 frontier points", sol)
+	}
+	if code, _, errs := runCLI("solve", "--input", b1, "--frontier", "0"); code != 2 || !strings.Contains(errs, "--frontier") {
+		t.Errorf("solve --frontier 0 = exit %d, %q", code, errs)
+	}
+}
+
+func TestCalibrations(t *testing.T) {
+	code, out, _ := runCLI("calibrations")
+	if code != 0 || !strings.Contains(out, "rtx5090-wsl2-cuda13.3") {
+		t.Errorf("calibrations = exit %d, %q", code, out)
+	}
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/vramplan/vramplan/planner"
+)
+
+func cmdPlan(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("vramplan plan", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var in inputFlags
+	in.register(fs)
+	asJSON := fs.Bool("json", false, "print the plan document instead of the report")
+	out := fs.String("o", "", "also write the plan document to `file`")
+	input, code := parseInput(fs, &in, args, stderr)
+	if code >= 0 {
+		return code
+	}
+	p, err := planner.Report(input)
+	var f *planner.Failure
+	if err != nil && !errors.As(err, &f) {
+		fmt.Fprintf(stderr, "vramplan plan: %s\n", describeErr(err))
+		return exitBadInput
+	}
+	if *out != "" {
+		if err := os.WriteFile(*out, p.JSON(), 0o644); err != nil {
+			fmt.Fprintf(stderr, "vramplan plan: -o: %v\n", err)
+			return exitBadInput
+		}
+	}
+	if *asJSON {
+		stdout.Write(p.JSON())
+	} else {
+		fmt.Fprint(stdout, p.Text())
+	}
+	if !p.Fits {
+		return exitNoFit
+	}
+	return exitFits
+}
+
+// parseInput parses the flags and builds the input. It returns a
+// non-negative exit code when the command must stop.
+func parseInput(fs *flag.FlagSet, in *inputFlags, args []string, stderr io.Writer) (planner.Input, int) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return planner.Input{}, exitFits
+		}
+		return planner.Input{}, exitBadInput
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return planner.Input{}, exitBadInput
+	}
+	input, err := in.build(fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), err)
+		return input, exitBadInput
+	}
+	if err := planner.Validate(&input); err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), describeErr(err))
+		return input, exitBadInput
+	}
+	return input, -1
+}
