@@ -42,7 +42,6 @@ func roundLadder(cur, floor int) []int {
 func intRungs(vals []int, set func(*Input, int)) []rung {
 	rs := make([]rung, len(vals))
 	for i, v := range vals {
-		v := v
 		rs[i] = rung{strconv.Itoa(v), func(t *Input) { set(t, v) }}
 	}
 	return rs
@@ -99,7 +98,6 @@ func weightCacheKnob(in *Input) knob {
 		if p == cur {
 			seen = true
 		} else if seen && cacheBytes(&in.Model, p) < cacheBytes(&in.Model, cur) {
-			p := p
 			k.rungs = append(k.rungs, rung{string(p), func(t *Input) { t.Features.WeightCache = p }})
 		}
 	}
