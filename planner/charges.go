@@ -17,6 +17,7 @@ const (
 	keyGrouped
 	keyAttnScores
 	keyExecPersistent
+	keyExecShared
 	keyExecDecode
 	keyMoE
 	keyMLA

@@ -26,6 +26,8 @@ func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
 	case keyExecPersistent:
 		return "executor persistent workspace", fmt.Sprintf("%d tok × d_model %d × 2 B × 3 + %d seqs × vocab %d × 4 B",
 			l.prefill, m.HiddenSize, l.batch, m.VocabSize)
+	case keyExecShared:
+		return "executor shared workspace", fmt.Sprintf("widest layer activations (attention, FFN, MoE, SSM) at %d tokens", l.prefill)
 	case keyExecDecode:
 		return "executor decode workspace", fmt.Sprintf("widest layer activations at %d rows", l.batch)
 	case keyMoE:
@@ -71,7 +73,7 @@ func describeModel(k key, in *Input, c *charges, l limits) (name, detail string)
 		if in.Measured.Scratch > 0 {
 			return "executor scratch (high-water)", "high-water reported by a previous run"
 		}
-		return "forward scratch (high-water)", fmt.Sprintf("widest activations at %d tok + block tables + sampling", l.prefill)
+		return "forward scratch (high-water)", "block tables, step metadata and sampling logits"
 	}
 	return "", ""
 }

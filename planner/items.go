@@ -20,6 +20,7 @@ var itemSpecs = [numKeys]itemSpec{
 	keyGrouped:        {"grouped_gemm_state", TierEnginePersistent, SourceFormula},
 	keyAttnScores:     {"attention_scores", TierEnginePersistent, SourceFormula},
 	keyExecPersistent: {"executor_persistent", TierEnginePersistent, SourceFormula},
+	keyExecShared:     {"executor_shared", TierEnginePersistent, SourceFormula},
 	keyExecDecode:     {"executor_decode", TierEnginePersistent, SourceFormula},
 	keyMoE:            {"moe_scratch", TierEnginePersistent, SourceFormula},
 	keyMLA:            {"mla_scratch", TierEnginePersistent, SourceFormula},

@@ -21,6 +21,7 @@ func (c *charges) engineCharges(in *Input, s *shape, l limits) {
 	c.set(keyAttnScores, orDefault(e.AttentionScores, defaultAttnScores))
 	// max_tokens·d_model·2 B·3 + logits for one row per sequence.
 	c.set(keyExecPersistent, satAdd(satMul3(t, h, 6), satMul3(b, v, 4)))
+	c.set(keyExecShared, forwardBytes(m, s, t))
 	c.set(keyExecDecode, forwardBytes(m, s, b))
 	if s.hasMoE {
 		c.set(keyMoE, moeScratch(m, t))
@@ -89,9 +90,10 @@ func mlaScratch(m *Model, t int64) Bytes {
 	return satMul3(t, kvA+int64(a.KVLoraRank)+int64(a.RopeDim)+kvB, 2)
 }
 
-// scratchCharge is the forward-scratch high-water (T4): the shared
-// workspace at the prefill chunk plus the per-step metadata — block tables,
-// token ids, positions, slot mappings, context lengths — and sampling logits.
+// scratchCharge is the forward-scratch high-water (T4): what the seed's
+// step 5 moved from per-request driver calls onto the stack — block tables,
+// token ids, positions, slot mappings, context lengths — and the sampling
+// scratch of one row of logits per sequence.
 func (c *charges) scratchCharge(in *Input, s *shape, l limits) {
 	if m := in.Measured.Scratch; m > 0 {
 		c.set(keyScratch, m)
@@ -101,7 +103,7 @@ func (c *charges) scratchCharge(in *Input, s *shape, l limits) {
 	t, b := int64(l.prefill), int64(l.batch)
 	tables := satMul(b*(ceilDiv(int64(l.seqLen), int64(l.block))+c.kv.swaPerSeq), 4)
 	meta := satAdd(tables, satMul(t, 16), satMul3(b, int64(m.VocabSize), 4))
-	c.set(keyScratch, satAdd(forwardBytes(m, s, t), meta))
+	c.set(keyScratch, meta)
 }
 
 func (b Bytes) int64() int64 { return int64(b) }
