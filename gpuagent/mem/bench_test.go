@@ -111,4 +111,3 @@ func TestLeakReported(t *testing.T) {
 	}
 	t.Errorf("no leak report for a dropped arena")
 }
-
