@@ -33,6 +33,7 @@ func replayPool(t *testing.T, p *mem.BlockPool, ops []byte) {
 	if p.Free() != p.Blocks() || p.References() != 0 {
 		t.Fatalf("after releasing everything: free %d of %d, %d references", p.Free(), p.Blocks(), p.References())
 	}
+	p.Close()
 }
 
 func (m *poolModel) step(t *testing.T, p *mem.BlockPool, op byte) {

@@ -105,6 +105,8 @@ func TestModelSwap(t *testing.T) {
 	if n := g.SteadyStateAllocations(); len(n) != 0 {
 		t.Errorf("swap allocated while serving: %v", n)
 	}
+	t1.Close()
+	t2.Close()
 }
 
 func mustPool(t testing.TB, b backend.Backend, n int, tag backend.Tag) *mem.BlockPool {
@@ -150,7 +152,7 @@ func TestBlockRefMisusePanics(t *testing.T) {
 	}{
 		{"share an SWA block", "SWA blocks are never shared", func() { s.Share() }},
 		{"cross pools", "of the swa block pool(4 blocks) in the kv block pool", func() { kv.Check(&s) }},
-		{"span of id space", "id-space", func() { r, _ := mem.NewBlockIDSpace(1, backend.TagKVPool).Acquire(); r.Span() }},
+		{"span of id space", "id-space", spanOfIDSpace},
 		{"close with live refs", "Close of kv block pool(4 blocks) with 1 live", kv.Close},
 		{"stale copy", "stale BlockRef", func() { staleRelease(kv) }},
 	}
@@ -161,6 +163,16 @@ func TestBlockRefMisusePanics(t *testing.T) {
 	}
 	k.Release()
 	s.Release()
+	kv.Close()
+	swa.Close()
+}
+
+func spanOfIDSpace() {
+	p := mem.NewBlockIDSpace(1, backend.TagKVPool)
+	r, _ := p.Acquire()
+	defer p.Close()
+	defer r.Release()
+	r.Span()
 }
 
 // staleRelease releases a block through a copy made behind the pool's
