@@ -119,14 +119,15 @@ func testOutOfMemory(t *testing.T, b backend.Backend, _ *backend.PhaseGuard) {
 func testDoubleRelease(t *testing.T, b backend.Backend, _ *backend.PhaseGuard) {
 	r := mustAcquire(t, b, 64, 0, backend.TagSWAPool)
 	b.Release(r)
-	msg := catch(func() { b.Release(r) })
+	msg := Panics(func() { b.Release(r) })
 	if !strings.Contains(msg, "tag=swa") {
 		t.Errorf("second Release panicked with %q, want a panic naming tag=swa", msg)
 	}
 }
 
-// catch runs f and returns what it panicked with, or "" if it did not.
-func catch(f func()) (msg string) {
+// Panics runs f and returns what it panicked with, formatted with
+// fmt.Sprint, or "" if it did not panic.
+func Panics(f func()) (msg string) {
 	defer func() {
 		if v := recover(); v != nil {
 			msg = fmt.Sprint(v)
@@ -209,7 +210,7 @@ func testServing(t *testing.T, b backend.Backend, g *backend.PhaseGuard) {
 			t.Fatal(err)
 		}
 	}
-	msg := catch(func() {
+	msg := Panics(func() {
 		r, err := b.Acquire(64, 0, backend.TagScratch)
 		if err == nil {
 			b.Release(r)

@@ -106,22 +106,17 @@ func (f *Fake) Device() *Device { return f.dev }
 
 // FailAcquire makes the n-th acquisition from now (1 is the next) fail with
 // ErrInjected. n <= 0 cancels a pending injection.
-func (f *Fake) FailAcquire(n int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failAcq = 0
-	if n > 0 {
-		f.failAcq = f.attempts + uint64(n)
-	}
-}
+func (f *Fake) FailAcquire(n int) { f.arm(&f.failAcq, &f.attempts, n) }
 
 // FailCommit makes the n-th Commit from now fail with ErrInjected.
-func (f *Fake) FailCommit(n int) {
+func (f *Fake) FailCommit(n int) { f.arm(&f.failCom, &f.commits, n) }
+
+func (f *Fake) arm(at, count *uint64, n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.failCom = 0
+	*at = 0
 	if n > 0 {
-		f.failCom = f.commits + uint64(n)
+		*at = *count + uint64(n)
 	}
 }
 

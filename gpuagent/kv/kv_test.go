@@ -3,7 +3,6 @@ package kv_test
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -46,16 +45,6 @@ func (r *rig) close(t testing.TB) {
 	if s := r.f.Stats(); s.Live != 0 || s.Committed != 0 {
 		t.Errorf("after teardown the backend has %d regions, %v committed", s.Live, s.Committed)
 	}
-}
-
-func panics(f func()) (msg string) {
-	defer func() {
-		if v := recover(); v != nil {
-			msg = fmt.Sprint(v)
-		}
-	}()
-	f()
-	return ""
 }
 
 func TestPrefixHitSharesTheBlock(t *testing.T) {
@@ -135,7 +124,7 @@ func TestSWABlocksAreNeverShared(t *testing.T) {
 	s.AppendSWA()
 	var ref mem.BlockRef
 	ref, _ = r.swa.Acquire()
-	if msg := panics(func() { ref.Share() }); !strings.Contains(msg, "never shared") {
+	if msg := gpuagenttest.Panics(func() { ref.Share() }); !strings.Contains(msg, "never shared") {
 		t.Errorf("Share of an SWA block panicked with %q", msg)
 	}
 	ref.Release()
@@ -143,7 +132,7 @@ func TestSWABlocksAreNeverShared(t *testing.T) {
 	if r.m.Stats().CachedBlocks != 0 || r.swa.Live() != 0 {
 		t.Errorf("SWA blocks survived Close: %+v", r.m.Stats())
 	}
-	if msg := panics(func() { kv.New(kv.Config{Global: r.swa}) }); msg == "" {
+	if msg := gpuagenttest.Panics(func() { kv.New(kv.Config{Global: r.swa}) }); msg == "" {
 		t.Errorf("New with an SWA pool as the global pool did not panic")
 	}
 	r.close(t)
@@ -167,11 +156,11 @@ func TestCloseTwicePanics(t *testing.T) {
 	r := newRig(t, 2, 1, 0)
 	s := r.m.NewSequence()
 	s.Close()
-	if msg := panics(s.Close); !strings.Contains(msg, "closed Sequence") {
+	if msg := gpuagenttest.Panics(s.Close); !strings.Contains(msg, "closed Sequence") {
 		t.Errorf("second Close panicked with %q", msg)
 	}
 	open := r.m.NewSequence()
-	if msg := panics(r.m.Close); !strings.Contains(msg, "1 open sequences") {
+	if msg := gpuagenttest.Panics(r.m.Close); !strings.Contains(msg, "1 open sequences") {
 		t.Errorf("Manager.Close with an open sequence panicked with %q", msg)
 	}
 	open.Close()

@@ -17,7 +17,7 @@ func ExampleBlockRef() {
 	defer pool.Close()
 
 	r, _ := pool.Acquire()
-	defer r.Release() // released exactly once
+	defer r.Release()  // released exactly once
 	alias := r.Share() // the only way to make a second reference
 	fmt.Println(pool.RefCount(r.ID()), alias.Span().Len())
 	alias.Release()

@@ -2,7 +2,6 @@ package mem_test
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -20,17 +19,6 @@ func quietGuard() *backend.PhaseGuard {
 	g := backend.NewPhaseGuard()
 	g.Logf = func(string, ...any) {}
 	return g
-}
-
-// panics returns what f panicked with, or "" if it did not.
-func panics(f func()) (msg string) {
-	defer func() {
-		if v := recover(); v != nil {
-			msg = fmt.Sprint(v)
-		}
-	}()
-	f()
-	return ""
 }
 
 func mustArena(t testing.TB, b backend.Backend, n backend.Bytes, tag backend.Tag) *mem.Arena {
@@ -80,7 +68,7 @@ func TestV3ArenaResetFreesWholesale(t *testing.T) {
 	if f.Stats().ByTag[backend.TagWeights] != 0 {
 		t.Errorf("weights bytes live after Close: %v", f.Stats().ByTag)
 	}
-	if msg := panics(a.Close); !strings.Contains(msg, "double close of arena(tag=weights") {
+	if msg := gpuagenttest.Panics(a.Close); !strings.Contains(msg, "double close of arena(tag=weights") {
 		t.Errorf("second Close panicked with %q", msg)
 	}
 }
@@ -134,7 +122,7 @@ func TestBlockRefLifecycle(t *testing.T) {
 	if p.Free() != 2 || p.References() != 0 {
 		t.Errorf("after releases: free %d refs %d", p.Free(), p.References())
 	}
-	if msg := panics(b.Release); !strings.Contains(msg, "nil BlockRef") {
+	if msg := gpuagenttest.Panics(b.Release); !strings.Contains(msg, "nil BlockRef") {
 		t.Errorf("second Release panicked with %q", msg)
 	}
 	p.Close()
@@ -157,7 +145,7 @@ func TestBlockRefMisusePanics(t *testing.T) {
 		{"stale copy", "stale BlockRef", func() { staleRelease(kv) }},
 	}
 	for _, tt := range tests {
-		if msg := panics(tt.f); !strings.Contains(msg, tt.want) {
+		if msg := gpuagenttest.Panics(tt.f); !strings.Contains(msg, tt.want) {
 			t.Errorf("%s: panic %q, want it to contain %q", tt.name, msg, tt.want)
 		}
 	}
@@ -253,7 +241,7 @@ func TestPinnedBuffer(t *testing.T) {
 		t.Fatalf("NewPinnedBuffer = %v; stats %v", err, f.Stats().ByTag)
 	}
 	p.Close()
-	if msg := panics(p.Close); !strings.Contains(msg, "double close of PinnedBuffer") {
+	if msg := gpuagenttest.Panics(p.Close); !strings.Contains(msg, "double close of PinnedBuffer") {
 		t.Errorf("second Close panicked with %q", msg)
 	}
 }
@@ -266,7 +254,7 @@ func TestStagingMustBeGoneBeforeServing(t *testing.T) {
 	buf := st.Get(1 << 10)
 	g.Advance(backend.PhasePlanning, "test")
 	var err error
-	msg := panics(func() { err = g.Advance(backend.PhaseServing, "test") })
+	msg := gpuagenttest.Panics(func() { err = g.Advance(backend.PhaseServing, "test") })
 	if (err == nil && msg == "") || g.Phase() != backend.PhasePlanning {
 		t.Fatalf("entering Serving with live staging: err=%v panic=%q phase=%v", err, msg, g.Phase())
 	}
@@ -274,7 +262,7 @@ func TestStagingMustBeGoneBeforeServing(t *testing.T) {
 	if err := g.Advance(backend.PhaseServing, "test"); err != nil {
 		t.Errorf("entering Serving after release = %v", err)
 	}
-	if msg := panics(buf.Release); !strings.Contains(msg, "double release") {
+	if msg := gpuagenttest.Panics(buf.Release); !strings.Contains(msg, "double release") {
 		t.Errorf("second Release panicked with %q", msg)
 	}
 }
