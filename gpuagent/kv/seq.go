@@ -1,0 +1,162 @@
+package kv
+
+import (
+	"fmt"
+
+	"github.com/vramplan/vramplan/gpuagent/internal/invariants"
+	"github.com/vramplan/vramplan/gpuagent/internal/leak"
+	"github.com/vramplan/vramplan/gpuagent/mem"
+)
+
+// A Sequence is one request's KV state: a positional table of global
+// blocks and, for models with sliding-window layers, a positional table of
+// SWA blocks. A slot whose reference is empty is a hole (StreamingLLM
+// eviction keeps the table's length so positions stay aligned).
+//
+// The Sequence owns one reference per filled slot. It is closed exactly
+// once, by Close, on every path: completion, cancellation, disconnect or
+// error. It is not safe for concurrent use.
+type Sequence struct {
+	m      *Manager
+	blocks []mem.BlockRef
+	sealed []Hash // content hash per global slot, 0 if not sealed
+	swa    []mem.BlockRef
+	closed bool
+	leak   *leak.Token
+}
+
+// NewSequence returns an empty sequence. The caller closes it.
+func (m *Manager) NewSequence() *Sequence {
+	s := &Sequence{m: m}
+	m.open++
+	s.leak = leak.Track(s, "kv.Sequence")
+	return s
+}
+
+func (s *Sequence) live(op string) {
+	if s.closed {
+		panic("kv: " + op + " on a closed Sequence")
+	}
+}
+
+// Append adds a global block at the end of the table. If h is non-zero and
+// the prefix cache holds h, the cached block is shared into the slot, which
+// is sealed with h, and hit is true. Otherwise a fresh block is taken
+// (reclaiming prefix-cache entries if the pool is full) and left unsealed;
+// call Seal once its content is written. On failure nothing changes.
+func (s *Sequence) Append(h Hash) (hit bool, err error) {
+	s.live("Append")
+	if e := s.m.cache.get(h); h != 0 && e != nil {
+		s.m.cache.touch(e)
+		r := e.ref.Share()
+		s.push(&r, h)
+		return true, nil
+	}
+	var r mem.BlockRef
+	if err := s.m.acquire(&r); err != nil {
+		return false, fmt.Errorf("kv: append block %d: %w", len(s.blocks), err)
+	}
+	s.push(&r, 0)
+	return false, nil
+}
+
+func (s *Sequence) push(r *mem.BlockRef, h Hash) {
+	if invariants.Enabled {
+		s.m.cfg.Global.Check(r)
+	}
+	s.blocks = append(s.blocks, mem.BlockRef{})
+	s.blocks[len(s.blocks)-1] = r.Move()
+	s.sealed = append(s.sealed, h)
+}
+
+// Seal records that the block at pos holds the content with hash h, so
+// that Close may hand it to the prefix cache. It panics on a hole.
+func (s *Sequence) Seal(pos int, h Hash) {
+	s.live("Seal")
+	if s.blocks[pos].IsNil() || h == 0 {
+		panic(fmt.Sprintf("kv: Seal(%d, %#x) of a hole or with no hash", pos, uint64(h)))
+	}
+	s.sealed[pos] = h
+}
+
+// AppendSWA adds a block from the SWA pool at the end of the SWA table.
+// SWA blocks are never cached or shared, so nothing is reclaimed for them.
+func (s *Sequence) AppendSWA() error {
+	s.live("AppendSWA")
+	r, err := s.m.cfg.SWA.Acquire()
+	if err != nil {
+		return fmt.Errorf("kv: append SWA block %d: %w", len(s.swa), err)
+	}
+	s.swa = append(s.swa, mem.BlockRef{})
+	s.swa[len(s.swa)-1] = r.Move()
+	return nil
+}
+
+// EvictMiddle drops the global blocks at positions [from, to), leaving
+// holes; the table's length is unchanged.
+func (s *Sequence) EvictMiddle(from, to int) {
+	s.live("EvictMiddle")
+	for i := from; i < to; i++ {
+		dropSlot(&s.blocks[i])
+		s.sealed[i] = 0
+	}
+}
+
+// EvictSWA drops the SWA blocks at positions [from, to), leaving holes.
+func (s *Sequence) EvictSWA(from, to int) {
+	s.live("EvictSWA")
+	for i := from; i < to; i++ {
+		dropSlot(&s.swa[i])
+	}
+}
+
+func dropSlot(r *mem.BlockRef) {
+	if !r.IsNil() {
+		r.Release()
+	}
+}
+
+// Len returns the length of the global table, holes included.
+func (s *Sequence) Len() int { return len(s.blocks) }
+
+// SWALen returns the length of the SWA table, holes included.
+func (s *Sequence) SWALen() int { return len(s.swa) }
+
+// BlockTable appends the kernel-facing global table to dst: block ids,
+// with -1 for holes.
+func (s *Sequence) BlockTable(dst []int32) []int32 { return table(dst, s.blocks) }
+
+// SWATable appends the kernel-facing SWA table to dst.
+func (s *Sequence) SWATable(dst []int32) []int32 { return table(dst, s.swa) }
+
+func table(dst []int32, refs []mem.BlockRef) []int32 {
+	for i := range refs {
+		id := int32(refs[i].ID())
+		if id == 0 {
+			id = -1
+		}
+		dst = append(dst, id)
+	}
+	return dst
+}
+
+// Close ends the sequence on every path. Each sealed block whose hash the
+// prefix cache lacks moves its reference into the cache; every other
+// reference is dropped. Closing twice panics.
+func (s *Sequence) Close() {
+	s.live("Close")
+	s.closed = true
+	s.m.open--
+	s.leak.Done()
+	for i := range s.blocks {
+		if h := s.sealed[i]; h != 0 && s.m.cache.get(h) == nil {
+			s.m.cache.put(h, &s.blocks[i])
+			continue
+		}
+		dropSlot(&s.blocks[i])
+	}
+	for i := range s.swa {
+		dropSlot(&s.swa[i])
+	}
+	s.blocks, s.sealed, s.swa = nil, nil, nil
+}
