@@ -36,8 +36,9 @@ check: ## gofmt, go vet, the module tidy
 	$(GO) vet -tags invariants ./...
 	$(GO) mod tidy -diff
 
-unit: ## unit, golden, property and example tests, invariants on
+unit: ## unit, golden, property and example tests: invariants on, then gpuagent's release build
 	$(GO) test -tags invariants -count=1 ./...
+	$(GO) test -count=1 ./gpuagent/...
 
 wasm-test: deps-npm ## the planner's tests under GOOS=js GOARCH=wasm in Node
 	GOOS=js GOARCH=wasm $(GO) test -count=1 ./planner/ ./calibrations/
