@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"testing"
+
+	"github.com/vramplan/vramplan/gpuagent/backend"
 )
 
 // openOrSkip opens device 0, or skips when there is no driver. With
@@ -118,5 +120,20 @@ func TestDriverClosed(t *testing.T) {
 	d.Close()
 	if _, _, err := d.MemGetInfo(); !errors.Is(err, ErrClosed) {
 		t.Errorf("MemGetInfo after Close = %v, want ErrClosed", err)
+	}
+}
+
+func TestResultIsBackendSentinel(t *testing.T) {
+	for _, c := range []struct {
+		r    Result
+		want error
+	}{{ErrOutOfMemory, backend.ErrOutOfMemory}, {ErrInvalidValue, backend.ErrInvalidValue}, {ErrNotSupported, backend.ErrNotSupported}} {
+		err := checkBytes("cuMemCreate", 1, int32(c.r))
+		if !errors.Is(err, c.want) || !errors.Is(err, c.r) {
+			t.Errorf("errors.Is(%v, %v) = false", err, c.want)
+		}
+	}
+	if errors.Is(ErrNoDevice, backend.ErrOutOfMemory) {
+		t.Error("ErrNoDevice is ErrOutOfMemory")
 	}
 }
