@@ -46,15 +46,13 @@ type shim struct {
 // that thread, so a Driver is safe for concurrent use; calls are executed
 // one at a time, in the order they arrive.
 //
-// Close releases the primary context and stops the thread. Memory obtained
-// through a Driver is the caller's to free before Close.
+// Memory obtained through a Driver is the caller's to free before Close,
+// which releases the primary context and stops the thread.
 type Driver struct {
 	s     *shim
 	dev   Device
-	work  chan func()
+	h     handoff
 	once  sync.Once
-	mu    sync.RWMutex
-	done  bool
 	fence uintptr // event recorded and waited on by Fence
 }
 
@@ -67,7 +65,8 @@ func Open(ordinal int) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Driver{s: s, work: make(chan func())}
+	d := &Driver{s: s}
+	d.h.init()
 	started := make(chan error)
 	go d.loop(ordinal, started)
 	if err := <-started; err != nil {
@@ -86,9 +85,7 @@ func (d *Driver) loop(ordinal int, started chan<- error) {
 		return
 	}
 	started <- nil
-	for f := range d.work {
-		f()
-	}
+	d.h.serve()
 }
 
 func (d *Driver) setup(ordinal int) error {
@@ -123,17 +120,7 @@ func (d *Driver) setup(ordinal int) error {
 
 // Do runs f on the driver thread and waits for it. It returns ErrClosed
 // after Close. Do must not be called from inside f.
-func (d *Driver) Do(f func()) error {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.done {
-		return ErrClosed
-	}
-	done := make(chan struct{})
-	d.work <- func() { f(); close(done) }
-	<-done
-	return nil
-}
+func (d *Driver) Do(f func()) error { return d.h.do(f) }
 
 // call runs f on the driver thread and returns its error.
 func (d *Driver) call(f func() error) error {
@@ -153,10 +140,7 @@ func (d *Driver) Close() error {
 			d.s.eventDestroy(d.fence)
 			return check("cuDevicePrimaryCtxRelease", d.s.primaryCtxRelease(d.dev))
 		})
-		d.mu.Lock()
-		d.done = true
-		close(d.work)
-		d.mu.Unlock()
+		d.h.close()
 	})
 	return err
 }
