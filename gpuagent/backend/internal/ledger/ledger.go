@@ -38,6 +38,19 @@ func (l *Ledger) Admit(op string, n backend.Bytes, tag backend.Tag) error {
 	return nil
 }
 
+// AdmitGrowable checks a growable acquisition before any driver call:
+// reserve positive, commit in [0, reserve] and at most Total, both
+// multiples of the granularity, and a valid tag; the phase guard observes
+// the commit.
+func (l *Ledger) AdmitGrowable(op string, reserve, commit backend.Bytes, tag backend.Tag) error {
+	g := l.Granularity
+	if !tag.Valid() || reserve <= 0 || reserve%g != 0 || commit < 0 || commit > reserve || commit > l.Total || commit%g != 0 {
+		return &backend.Error{Op: op, Bytes: reserve, Tag: tag, Err: backend.ErrInvalidValue}
+	}
+	l.Guard.Observe(tag, commit)
+	return nil
+}
+
 // Acquired records a new live region.
 func (l *Ledger) Acquired(tag backend.Tag, committed, physical, reserved backend.Bytes) {
 	l.mu.Lock()

@@ -31,3 +31,18 @@ func TestLedger(t *testing.T) {
 		t.Errorf("Stats after release = %+v", s)
 	}
 }
+
+func TestAdmitGrowable(t *testing.T) {
+	g := 2 * backend.MiB
+	l := &Ledger{Total: backend.GiB, Granularity: g}
+	for _, c := range []struct {
+		reserve, commit backend.Bytes
+		ok              bool
+	}{{8 * g, 0, true}, {8 * g, 8 * g, true}, {4 * backend.GiB, 0, true}, {g + 1, 0, false}, {0, 0, false},
+		{8 * g, 9 * g, false}, {8 * g, g / 2, false}, {8 * g, -g, false}, {4 * backend.GiB, 2 * backend.GiB, false}} {
+		err := l.AdmitGrowable("AcquireGrowable", c.reserve, c.commit, backend.TagKVPool)
+		if (err == nil) != c.ok || err != nil && !errors.Is(err, backend.ErrInvalidValue) {
+			t.Errorf("AdmitGrowable(%v, %v) = %v, want ok=%v", c.reserve, c.commit, err, c.ok)
+		}
+	}
+}
