@@ -18,6 +18,9 @@ type Info = cuda.Info
 // Y[M×N] = X[M×K]·W[N×K]ᵀ, with fp32 accumulation.
 type GEMM = cuda.GEMM
 
+// A DType is the element type of a GEMM's operands.
+type DType = cuda.DType
+
 // GEMM operand types.
 const (
 	DTypeFP16 = cuda.DTypeFP16

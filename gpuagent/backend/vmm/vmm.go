@@ -134,3 +134,8 @@ func (b *Backend) Mapped() backend.Bytes { return b.led.Physical() }
 func fail(op string, n backend.Bytes, tag backend.Tag, err error) error {
 	return &backend.Error{Op: op, Bytes: n, Tag: tag, Err: err}
 }
+
+// CanExportPOSIXFD reports whether a handle created for POSIX-fd export
+// can be exported on this device: it creates one granule, exports it and
+// gives both back.
+func (b *Backend) CanExportPOSIXFD() (bool, error) { return b.d.ExportProbe(uint64(b.g)) }

@@ -114,7 +114,9 @@ func (d *Driver) ExportProbe(size uint64) (bool, error) {
 	err := d.call(func() error {
 		prop := DeviceProp(d.dev, true)
 		h, code := d.s.memCreate(size, &prop)
-		if code != 0 {
+		if r := Result(code); r == ErrInvalidValue || r == ErrNotSupported {
+			return nil // the device cannot make exportable handles
+		} else if code != 0 {
 			return checkBytes("cuMemCreate", size, code)
 		}
 		defer d.s.memRelease(h)
