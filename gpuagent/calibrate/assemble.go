@@ -10,10 +10,10 @@ import (
 	"github.com/vramplan/vramplan/gpuagent/backend"
 )
 
-// assemble builds the document from the device report of the last probe,
-// the VMM report and the figures (context, context eager, library,
-// library eager, in that order).
-func assemble(o Options, dev, v Report, figs []Figure) *Calibration {
+// assemble builds the document from a context probe's report, a library
+// probe's, the VMM probe's and the figures (context, context eager,
+// library, library eager, in that order).
+func assemble(o Options, dev, lib, v Report, figs []Figure) *Calibration {
 	in := dev.Info
 	cuda := fmt.Sprintf("%d.%d", in.DriverVersion/1000, in.DriverVersion%1000/10)
 	platform := platform()
@@ -26,7 +26,7 @@ func assemble(o Options, dev, v Report, figs []Figure) *Calibration {
 		LibraryReserve: figs[2].Median, LibraryReserveEager: figs[3].Median,
 		VMM: VMM{Supported: in.VMM, Granularity: v.Granularity, POSIXFDExport: v.POSIXFD, Commit: v.Commit, Decommit: v.Decommit},
 	}
-	c.Provenance = Provenance{Method: "gpuagent calibrate", Date: o.Date, Machine: o.Machine, Command: o.Command, Notes: notes(o, dev, figs)}
+	c.Provenance = Provenance{Method: "gpuagent calibrate", Date: o.Date, Machine: o.Machine, Command: o.Command, Notes: notes(o, lib, figs)}
 	if c.Provenance.Machine == "" {
 		c.Provenance.Machine = fmt.Sprintf("%s (%d MiB), %s", in.Name, in.TotalBytes>>20, kernel())
 	}
@@ -74,7 +74,7 @@ func driverVersion(cudaVersion int) string {
 	return fmt.Sprintf("cuDriverGetVersion %d", cudaVersion)
 }
 
-func notes(o Options, dev Report, figs []Figure) string {
+func notes(o Options, lib Report, figs []Figure) string {
 	var runs []string
 	for _, f := range figs {
 		runs = append(runs, fmt.Sprintf("%s %v (spread %.2f %%)", f.Name, mibs(f.Runs), 100*f.Spread))
@@ -86,7 +86,7 @@ func notes(o Options, dev Report, figs []Figure) string {
 		"creating one handle of each and the first GEMM of each of %d shapes (%s), operands allocated beforehand. "+
 		"VMM latencies: %d rounds per chunk size through the VMM backend without hysteresis; decommit includes the event fence. "+
 		"graph_exec_bytes was not measured. Runs in MiB: %s.",
-		o.Runs, dev.BLAS, dev.GEMMs, shapeNames(), vmmRounds, strings.Join(runs, "; "))
+		o.Runs, lib.BLAS, lib.GEMMs, shapeNames(), vmmRounds, strings.Join(runs, "; "))
 }
 
 func mibs(xs []backend.Bytes) string {

@@ -124,3 +124,16 @@ func TestShapes(t *testing.T) {
 		t.Errorf("Shapes() = %v", s)
 	}
 }
+
+func TestRunWithoutBLAS(t *testing.T) {
+	child := fakeChild(t)
+	c, _, err := Run(Options{Child: func(probe string, env []string) ([]byte, error) {
+		if probe == ProbeLibrary {
+			return nil, errors.New("no cuBLAS library")
+		}
+		return child(probe, env)
+	}})
+	if err != nil || c.LibraryReserve != 0 || c.Context == 0 || !strings.Contains(c.Provenance.Notes, "library not measured") {
+		t.Errorf("Run without cuBLAS = %+v, %v; want a document noting the missing reserve", c, err)
+	}
+}

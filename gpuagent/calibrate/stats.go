@@ -32,6 +32,9 @@ func round1(v float64) float64 { return math.Round(v*10) / 10 }
 // medianBytes returns the median of xs (the lower middle for an even
 // count).
 func medianBytes(xs []backend.Bytes) backend.Bytes {
+	if len(xs) == 0 {
+		return 0
+	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[(len(s)-1)/2]

@@ -38,6 +38,9 @@ func (b *Backend) Decommit(r *backend.Region, n backend.Bytes) error {
 	if !r.Growable() {
 		return fail("Decommit", n, r.Tag(), backend.ErrNotGrowable)
 	}
+	if n == r.Committed() {
+		return nil
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if n < 0 || n > r.Committed() || !s.boundary(n) {

@@ -73,7 +73,7 @@ func openBLASAt(dir, version string) (*blasShim, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := dlopen(path("libcublas"), true, []string{"cublasCreate_v2", "cublasDestroy_v2", "cublasGemmEx"})
+	b, err := dlopen(path("libcublas"), true, []string{"cublasCreate_v2|cublasCreate", "cublasDestroy_v2|cublasDestroy", "cublasGemmEx"})
 	if err != nil {
 		return nil, err
 	}

@@ -100,6 +100,7 @@ import "C"
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -130,7 +131,8 @@ func loadDriver() (*shim, error) {
 	return driverShim, driverErr
 }
 
-// library is a dlopened shared object and its resolved symbols.
+// library is a dlopened shared object and its resolved symbols, keyed by
+// the first name dlopen was asked for.
 type library map[string]unsafe.Pointer
 
 func dlopen(name string, global bool, symbols []string) (library, error) {
@@ -147,15 +149,26 @@ func dlopen(name string, global bool, symbols []string) (library, error) {
 	}
 	lib := library{}
 	for _, s := range symbols {
-		cs := C.CString(s)
-		p := C.vp_sym(h, cs)
-		C.free(unsafe.Pointer(cs))
+		p := sym(h, s)
 		if p == nil {
 			return nil, fmt.Errorf("dlsym %s in %s: not found", s, name)
 		}
-		lib[s] = p
+		lib[strings.Split(s, "|")[0]] = p
 	}
 	return lib, nil
+}
+
+// sym resolves the first of the '|'-separated names that h exports.
+func sym(h unsafe.Pointer, names string) unsafe.Pointer {
+	for _, n := range strings.Split(names, "|") {
+		cs := C.CString(n)
+		p := C.vp_sym(h, cs)
+		C.free(unsafe.Pointer(cs))
+		if p != nil {
+			return p
+		}
+	}
+	return nil
 }
 
 func openDriver() (*shim, error) {
