@@ -191,7 +191,8 @@ func cu(code C.CUresult) int32 { return int32(code) }
 func (l library) fillDevice(s *shim) {
 	s.driverGetVersion = func() (int, int32) {
 		var v C.int
-		return int(v), cu(C.vp_int_out(l["cuDriverGetVersion"], &v))
+		code := C.vp_int_out(l["cuDriverGetVersion"], &v)
+		return int(v), cu(code)
 	}
 	s.deviceGetCount = func() (int, int32) {
 		var v C.int
