@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/vramplan/vramplan/gpuagent/calibrate"
@@ -25,7 +26,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: calibrate takes no arguments, got %q", errUsage, fs.Args())
 	}
 	opts.BLASDirs = blasDirs(blas)
-	opts.Command = "gpuagent calibrate " + strings.Join(args, " ")
+	opts.Command = commandLine(args)
 	opts.Log = stderr
 	c, _, err := calibrate.Run(opts)
 	if err != nil {
@@ -61,4 +62,16 @@ func blasDirs(given dirs) []string {
 		return defaultBLASDirs
 	}
 	return given
+}
+
+// commandLine returns how calibrate was run, quoting arguments that need it.
+func commandLine(args []string) string {
+	words := []string{"gpuagent", "calibrate"}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\"'$\\") {
+			a = strconv.Quote(a)
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
 }

@@ -39,3 +39,10 @@ func TestProbeWithoutDriverFails(t *testing.T) {
 		t.Errorf("calibrate-probe context = %v, want a no-driver error", err)
 	}
 }
+
+func TestCommandLine(t *testing.T) {
+	got := commandLine([]string{"--machine", "NVIDIA H200, 16 cores", "-o", "h200.json"})
+	if want := `gpuagent calibrate --machine "NVIDIA H200, 16 cores" -o h200.json`; got != want {
+		t.Errorf("commandLine = %s, want %s", got, want)
+	}
+}

@@ -60,16 +60,22 @@ func kernel() string {
 	return "Linux " + strings.TrimSpace(string(v))
 }
 
-var kernelModule = regexp.MustCompile(`Kernel Module\s+(\S+)`)
+// kernelModule finds the version in /proc/driver/nvidia/version, whose
+// first line reads "NVRM version: NVIDIA UNIX x86_64 Kernel Module
+// 580.159.04 ..." or "... Open Kernel Module for x86_64  580.159.04 ...".
+var kernelModule = regexp.MustCompile(`NVRM version:.*?\s(\d+\.\d+(?:\.\d+)?)\s`)
 
 // driverVersion returns the kernel driver's version from
 // /proc/driver/nvidia/version, or the driver API's CUDA version when that
 // file is not there.
 func driverVersion(cudaVersion int) string {
-	if v, err := os.ReadFile("/proc/driver/nvidia/version"); err == nil {
-		if m := kernelModule.FindSubmatch(v); m != nil {
-			return string(m[1])
-		}
+	v, _ := os.ReadFile("/proc/driver/nvidia/version")
+	return parseDriverVersion(v, cudaVersion)
+}
+
+func parseDriverVersion(proc []byte, cudaVersion int) string {
+	if m := kernelModule.FindSubmatch(proc); m != nil {
+		return string(m[1])
 	}
 	return fmt.Sprintf("cuDriverGetVersion %d", cudaVersion)
 }
@@ -80,8 +86,9 @@ func notes(o Options, lib Report, figs []Figure) string {
 		runs = append(runs, fmt.Sprintf("%s %v (spread %.2f %%)", f.Name, mibs(f.Runs), 100*f.Spread))
 	}
 	return fmt.Sprintf("Medians of %d fresh processes per figure, CUDA_MODULE_LOADING unset (lazy) and EAGER. "+
-		"context_bytes is device total minus cuMemGetInfo free right after the primary context is made current in a fresh process, "+
-		"so it includes what the driver holds back on the device; no other process used the GPU. "+
+		"context_bytes is device total minus cuMemGetInfo free right after the primary context is made current in a fresh process "+
+		"with no other process on the GPU; the driver's total (device_total_bytes) already excludes what the driver reserves "+
+		"before any process (nvidia-smi memory.reserved), so that is not in context_bytes either. "+
 		"library_reserve_bytes is the drop in free memory across loading cuBLASLt and cuBLAS (%s) by dlopen, "+
 		"creating one handle of each and the first GEMM of each of %d shapes (%s), operands allocated beforehand. "+
 		"VMM latencies: %d rounds per chunk size through the VMM backend without hysteresis; decommit includes the event fence. "+

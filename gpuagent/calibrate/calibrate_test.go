@@ -137,3 +137,15 @@ func TestRunWithoutBLAS(t *testing.T) {
 		t.Errorf("Run without cuBLAS = %+v, %v; want a document noting the missing reserve", c, err)
 	}
 }
+
+func TestParseDriverVersion(t *testing.T) {
+	for _, c := range []struct{ proc, want string }{
+		{"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)  \nGCC version: 15.3.0\n", "580.159.04"},
+		{"NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024\n", "550.54.14"},
+		{"", "cuDriverGetVersion 13000"},
+	} {
+		if got := parseDriverVersion([]byte(c.proc), 13000); got != c.want {
+			t.Errorf("parseDriverVersion(%q) = %q, want %q", c.proc, got, c.want)
+		}
+	}
+}
