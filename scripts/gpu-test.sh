@@ -46,6 +46,7 @@ step "$bin/cuda.test" -test.v -test.timeout 120s
 step "$bin/cuda.test" -test.run '^$' -test.bench Handoff -test.benchtime 200000x
 step "$bin/cudamalloc.test" -test.v -test.timeout 300s
 step "$bin/vmm.test" -test.v -test.timeout 300s
+step "$bin/vmm.test" -test.run Overhead -test.count 4 -test.v
 
 machine="$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | head -1), driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1), $(nproc) CPU cores, Linux $(uname -r)"
 for i in 1 2; do
