@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -146,6 +148,35 @@ func TestParseDriverVersion(t *testing.T) {
 	} {
 		if got := parseDriverVersion([]byte(c.proc), 13000); got != c.want {
 			t.Errorf("parseDriverVersion(%q) = %q, want %q", c.proc, got, c.want)
+		}
+	}
+}
+
+// TestCheckedInCalibrations decodes every file of the calibrations table
+// into Calibration, rejecting unknown fields, and checks that Format
+// reproduces it byte for byte: the table's files are what Run writes.
+func TestCheckedInCalibrations(t *testing.T) {
+	names, _ := filepath.Glob("../../calibrations/*.json")
+	if len(names) == 0 {
+		t.Skip("no calibrations table in this tree")
+	}
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c Calibration
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if c.Schema != Schema || c.ID+".json" != filepath.Base(name) {
+			t.Errorf("%s: schema %q, id %q", name, c.Schema, c.ID)
+		}
+		if !bytes.Equal(Format(&c), data) {
+			t.Errorf("%s is not what Format writes", name)
 		}
 	}
 }
