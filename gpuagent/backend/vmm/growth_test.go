@@ -5,11 +5,11 @@ package vmm
 
 import (
 	"bytes"
-	"errors"
-	"os"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/vramplan/vramplan/gpuagent/internal/gputest"
 
 	"github.com/vramplan/vramplan/gpuagent/backend"
 	"github.com/vramplan/vramplan/gpuagent/internal/cuda"
@@ -17,18 +17,7 @@ import (
 
 func openInternal(t *testing.T, opts Options) *Backend {
 	t.Helper()
-	b, err := Open(opts)
-	if errors.Is(err, ErrNoDriver) {
-		if os.Getenv("VRAMPLAN_GPU") == "1" {
-			t.Fatalf("VRAMPLAN_GPU=1 but Open = %v", err)
-		}
-		t.Skipf("no CUDA driver (%v): run make gpu-test on a GPU machine", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b
+	return gputest.Open(t, ErrNoDriver, func() (*Backend, error) { return Open(opts) }, (*Backend).Close)
 }
 
 func pattern(n int, seed byte) []byte {

@@ -1,31 +1,19 @@
 package vmm_test
 
 import (
-	"errors"
-	"os"
 	"testing"
+
+	"github.com/vramplan/vramplan/gpuagent/internal/gputest"
 
 	"github.com/vramplan/vramplan/gpuagent/backend"
 	"github.com/vramplan/vramplan/gpuagent/backend/vmm"
 	"github.com/vramplan/vramplan/gpuagent/gpuagenttest"
 )
 
-// open opens device 0 or skips the test when there is no CUDA driver. With
-// VRAMPLAN_GPU=1 a missing driver fails the test instead.
+// open opens device 0 or skips the test when there is no CUDA driver.
 func open(t testing.TB, opts vmm.Options) *vmm.Backend {
 	t.Helper()
-	b, err := vmm.Open(opts)
-	if errors.Is(err, vmm.ErrNoDriver) {
-		if os.Getenv("VRAMPLAN_GPU") == "1" {
-			t.Fatalf("VRAMPLAN_GPU=1 but Open = %v", err)
-		}
-		t.Skipf("no CUDA driver (%v): run make gpu-test on a GPU machine", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b
+	return gputest.Open(t, vmm.ErrNoDriver, func() (*vmm.Backend, error) { return vmm.Open(opts) }, (*vmm.Backend).Close)
 }
 
 func TestConformance(t *testing.T) {

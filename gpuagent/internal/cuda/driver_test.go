@@ -2,29 +2,17 @@ package cuda
 
 import (
 	"errors"
-	"os"
 	"testing"
+
+	"github.com/vramplan/vramplan/gpuagent/internal/gputest"
 
 	"github.com/vramplan/vramplan/gpuagent/backend"
 )
 
-// openOrSkip opens device 0, or skips when there is no driver. With
-// VRAMPLAN_GPU=1 a missing driver fails instead, so a GPU run cannot pass
-// by skipping.
+// openOrSkip opens device 0, or skips when there is no driver.
 func openOrSkip(t *testing.T) *Driver {
 	t.Helper()
-	d, err := Open(0)
-	if errors.Is(err, ErrNoDriver) || errors.Is(err, ErrNoDevice) {
-		if os.Getenv("VRAMPLAN_GPU") == "1" {
-			t.Fatalf("VRAMPLAN_GPU=1 but Open(0) = %v", err)
-		}
-		t.Skipf("no CUDA driver (%v): run make gpu-test on a GPU machine", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
+	return gputest.Open(t, ErrNoDriver, func() (*Driver, error) { return Open(0) }, (*Driver).Close)
 }
 
 func TestResultErrors(t *testing.T) {
