@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/vramplan/vramplan/gpuagent/calibrate"
+)
+
+func runCalibrate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("calibrate", stderr)
+	var opts calibrate.Options
+	var blas dirs
+	out := fs.String("o", "", "write the calibration to `FILE` instead of standard output")
+	fs.IntVar(&opts.Device, "device", 0, "CUDA device `ordinal`")
+	fs.IntVar(&opts.Runs, "runs", 3, "fresh processes per figure and module-loading mode")
+	fs.Var(&blas, "blas-dir", "`directory` to look for cuBLAS in (repeatable)")
+	fs.StringVar(&opts.Machine, "machine", "", "provenance: the host, in words")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return fmt.Errorf("%w: calibrate takes no arguments, got %q", errUsage, fs.Args())
+	}
+	opts.BLASDirs = blasDirs(blas)
+	opts.Command = commandLine(args)
+	opts.Log = stderr
+	c, _, err := calibrate.Run(opts)
+	if err != nil {
+		return err
+	}
+	data := calibrate.Format(c)
+	if *out == "" {
+		_, err = stdout.Write(data)
+		return err
+	}
+	fmt.Fprintf(stderr, "calibrate: wrote %s (%s)\n", *out, c.ID)
+	return os.WriteFile(*out, data, 0o644)
+}
+
+func runProbe(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("calibrate-probe", stderr)
+	var opts calibrate.ProbeOptions
+	var blas dirs
+	fs.IntVar(&opts.Device, "device", 0, "CUDA device `ordinal`")
+	fs.Var(&blas, "blas-dir", "`directory` to look for cuBLAS in (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: calibrate-probe takes one probe name, got %q", errUsage, fs.Args())
+	}
+	opts.BLASDirs = blasDirs(blas)
+	return calibrate.Probe(fs.Arg(0), opts, stdout)
+}
+
+func blasDirs(given dirs) []string {
+	if len(given) == 0 {
+		return defaultBLASDirs
+	}
+	return given
+}
+
+// commandLine returns how calibrate was run, quoting arguments that need it.
+func commandLine(args []string) string {
+	words := []string{"gpuagent", "calibrate"}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\"'$\\") {
+			a = strconv.Quote(a)
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
+}
