@@ -13,8 +13,9 @@ all: build ## build every binary into bin/
 help: ## list the targets
 	@awk -F ":.*## " '/^[a-z-]+:.*## / { printf "%-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
-build: ## build bin/vramplan
+build: ## build bin/vramplan and bin/gpuagent
 	$(GO) build -o bin/vramplan ./cmd/vramplan
+	$(GO) build -o bin/gpuagent ./cmd/gpuagent
 
 run: build ## plan the seed's B1 configuration (the calculator replaces this)
 	./bin/vramplan plan --input planner/testdata/golden/b1-qwen3-4b-fp8.input.json
@@ -51,3 +52,6 @@ bench: ## native benchmarks (see docs/benchmarks.md)
 
 bench-wasm: deps-npm ## planner benchmarks under wasm in Node
 	GOOS=js GOARCH=wasm $(GO) test -run='^$$' -bench=. -benchmem ./planner/
+
+# gpu-build (here) and gpu-test (on a GPU machine): the GPU acceptance run.
+include gpu.mk

@@ -32,6 +32,9 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := calibrate.Validate(c); err != nil {
+		return fmt.Errorf("the measured calibration fails the table's validation: %w", err)
+	}
 	data := calibrate.Format(c)
 	if *out == "" {
 		_, err = stdout.Write(data)

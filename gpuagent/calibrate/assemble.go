@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"fmt"
+	"github.com/vramplan/vramplan/planner"
 	"os"
 	"regexp"
 	"runtime"
@@ -21,10 +22,10 @@ func assemble(o Options, dev, lib, v Report, figs []Figure) *Calibration {
 		Schema: Schema, ID: ID(in.Name, platform, cuda), GPU: in.Name,
 		Arch: fmt.Sprintf("sm_%d%d", in.CCMajor, in.CCMinor), SMCount: in.SMCount,
 		Driver: driverVersion(in.DriverVersion), CUDA: cuda, Platform: platform,
-		DeviceTotal: backend.Bytes(in.TotalBytes),
-		Context:     figs[0].Median, ContextEager: figs[1].Median,
-		LibraryReserve: figs[2].Median, LibraryReserveEager: figs[3].Median,
-		VMM: VMM{Supported: in.VMM, Granularity: v.Granularity, POSIXFDExport: v.POSIXFD, Commit: v.Commit, Decommit: v.Decommit},
+		DeviceTotal: planner.Bytes(in.TotalBytes),
+		Context:     planner.Bytes(figs[0].Median), ContextEager: planner.Bytes(figs[1].Median),
+		LibraryReserve: planner.Bytes(figs[2].Median), LibraryReserveEager: planner.Bytes(figs[3].Median),
+		VMM: VMM{Supported: in.VMM, Granularity: planner.Bytes(v.Granularity), POSIXFDExport: v.POSIXFD, Commit: v.Commit, Decommit: v.Decommit},
 	}
 	c.Provenance = Provenance{Method: "gpuagent calibrate", Date: o.Date, Machine: o.Machine, Command: o.Command, Notes: notes(o, lib, figs)}
 	if c.Provenance.Machine == "" {

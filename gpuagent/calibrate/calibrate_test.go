@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/vramplan/vramplan/planner"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,8 +49,8 @@ func TestRunAssembles(t *testing.T) {
 		t.Errorf("ID = %q, want h200-linux-cuda13.0", c.ID)
 	}
 	want := Calibration{Schema: Schema, GPU: "NVIDIA H200", Arch: "sm_90", SMCount: 132, CUDA: "13.0",
-		DeviceTotal: 150754820096, Context: 501 * backend.MiB, ContextEager: 601 * backend.MiB,
-		LibraryReserve: 700 * backend.MiB, LibraryReserveEager: 700 * backend.MiB}
+		DeviceTotal: 150754820096, Context: 501 * planner.MiB, ContextEager: 601 * planner.MiB,
+		LibraryReserve: 700 * planner.MiB, LibraryReserveEager: 700 * planner.MiB}
 	got := *c
 	got.ID, got.Driver, got.Platform, got.VMM, got.Provenance = "", "", "", VMM{}, Provenance{}
 	if got.Schema != want.Schema || got.GPU != want.GPU || got.Arch != want.Arch || got.CUDA != want.CUDA ||
@@ -57,7 +58,7 @@ func TestRunAssembles(t *testing.T) {
 		got.DeviceTotal != want.DeviceTotal || got.SMCount != want.SMCount {
 		t.Errorf("Run = %+v, want %+v", got, want)
 	}
-	if v := c.VMM; !v.Supported || v.Granularity != 2*backend.MiB || !v.POSIXFDExport || v.Commit[0].P50us != 50 || v.Decommit[0].P90us != 90 {
+	if v := c.VMM; !v.Supported || v.Granularity != 2*planner.MiB || !v.POSIXFDExport || v.Commit[0].P50us != 50 || v.Decommit[0].P90us != 90 {
 		t.Errorf("VMM = %+v", v)
 	}
 	if len(figs) != 4 || figs[0].Spread == 0 || figs[2].Spread != 0 || !strings.Contains(log.String(), "context") {

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"github.com/vramplan/vramplan/planner"
 	"math"
 	"slices"
 
@@ -15,7 +16,7 @@ func latency(chunk backend.Bytes, us []float64) Latency {
 	for _, v := range s {
 		sum += v
 	}
-	return Latency{Chunk: chunk, P50us: round1(quantile(s, 0.5)), P90us: round1(quantile(s, 0.9)), MeanUs: round1(sum / float64(len(s)))}
+	return Latency{Chunk: planner.Bytes(chunk), P50us: round1(quantile(s, 0.5)), P90us: round1(quantile(s, 0.9)), MeanUs: round1(sum / float64(len(s)))}
 }
 
 // quantile returns the q-quantile of sorted s by the nearest-rank method.
