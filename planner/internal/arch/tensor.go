@@ -1,0 +1,108 @@
+// Package arch turns a Hugging Face config.json into a model's tensors and
+// per-layer geometry, and sums tensors into the planner's weight classes.
+//
+// Every architecture template emits the tensors the checkpoint holds, named
+// as llama.cpp names them and tagged with the Hugging Face module they come
+// from, so that one list serves three readers: the parameter count of a
+// config.json, the bytes a quantization_config gives each tensor, and
+// llama.cpp's per-tensor type choice for a GGUF quantization. It imports the
+// standard library and the planner only.
+package arch
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Kind says how a tensor is used, which decides whether it is quantized.
+type Kind int
+
+// Tensor kinds.
+const (
+	KindMatrix Kind = iota // a GEMM weight
+	KindEmbed              // the token embedding table
+	KindVector             // a norm, bias or other 1-D parameter
+	KindOther              // a convolution or other small non-GEMM weight
+	KindRouter             // an MoE router
+)
+
+// Tensor is one weight tensor: Experts stacked N×K matrices (N outputs, K
+// inputs), or a vector of N elements with K = 1.
+type Tensor struct {
+	Name    string // llama.cpp name, "blk.3.attn_q.weight"
+	Module  string // Hugging Face module, "model.layers.3.self_attn.q_proj"
+	Role    string // the llama.cpp name without block and suffix, "attn_q"
+	Layer   int    // block index, −1 outside the blocks
+	Experts int    // experts stacked in the tensor, 0 for none
+	N, K    int64
+	Kind    Kind
+}
+
+// Params reports the tensor's element count.
+func (t *Tensor) Params() int64 { return int64(max(t.Experts, 1)) * t.N * t.K }
+
+// Class reports the weight class the tensor is charged to.
+func (t *Tensor) Class() string {
+	r := t.Role
+	switch {
+	case t.Kind == KindEmbed:
+		return "embedding"
+	case r == "output":
+		return "output"
+	case strings.Contains(r, "norm"):
+		return "norm"
+	case strings.HasSuffix(r, "_exps") || t.Kind == KindRouter || r == "exp_probs_b":
+		return "experts"
+	case strings.HasPrefix(r, "attn") || strings.HasPrefix(r, "ssm"):
+		return "attention"
+	case strings.HasPrefix(r, "ffn"):
+		return "ffn"
+	}
+	return "other"
+}
+
+// builder collects the tensors of one model.
+type builder struct {
+	ts     []Tensor
+	layer  int    // current block, −1 outside
+	prefix string // Hugging Face module prefix of the blocks, "model.layers."
+}
+
+func (b *builder) names(role, module string, bias bool) (string, string) {
+	suffix := ".weight"
+	if bias {
+		suffix = ".bias"
+	}
+	if b.layer < 0 {
+		return role + suffix, module
+	}
+	return fmt.Sprintf("blk.%d.%s%s", b.layer, role, suffix), fmt.Sprintf("%s%d.%s", b.prefix, b.layer, module)
+}
+
+func (b *builder) add(role, module string, bias bool, experts int, n, k int, kind Kind) {
+	if n <= 0 || k <= 0 {
+		return
+	}
+	name, mod := b.names(role, module, bias)
+	b.ts = append(b.ts, Tensor{Name: name, Module: mod, Role: role, Layer: b.layer,
+		Experts: experts, N: int64(n), K: int64(k), Kind: kind})
+}
+
+// mat adds an n×k GEMM weight and, when bias is set, its bias.
+func (b *builder) mat(role, module string, n, k int, bias bool) {
+	b.add(role, module, false, 0, n, k, KindMatrix)
+	if bias {
+		b.add(role, module, true, 0, n, 1, KindVector)
+	}
+}
+
+// exps adds e stacked n×k expert weights and, when bias is set, their biases.
+func (b *builder) exps(role, module string, e, n, k int, bias bool) {
+	b.add(role, module, false, e, n, k, KindMatrix)
+	if bias {
+		b.add(role, module, true, e, n, 1, KindVector)
+	}
+}
+
+// vec adds a 1-D parameter of n elements.
+func (b *builder) vec(role, module string, n int) { b.add(role, module, false, 0, n, 1, KindVector) }
