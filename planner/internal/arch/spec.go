@@ -41,6 +41,9 @@ func Parse(data []byte) (*Spec, error) {
 	if err := readTemplate(tf, mt, &s.d); err != nil {
 		return nil, err
 	}
+	if err := s.d.check(tf); err != nil {
+		return nil, err
+	}
 	if s.Scheme, err = readScheme(f); err != nil {
 		return nil, err
 	}
@@ -153,4 +156,24 @@ func (s *Spec) Model(sc Scheme) planner.Model {
 			ImageSize: v.ImageSize, ImageTokens: v.ImageTokens}
 	}
 	return m
+}
+
+// check bounds the dimensions a template read, so that no sum overflows
+// and no layer is left without the geometry the planner needs.
+func (d *decoder) check(f *fields) error {
+	for _, c := range []struct {
+		key       string
+		v, lo, hi int
+	}{
+		{"num_hidden_layers", len(d.plan), 1, maxLayers}, {"hidden_size", d.hidden, 1, 1 << 20},
+		{"vocab_size", d.vocab, 1, 1 << 24}, {"num_attention_heads", d.heads, 1, 1 << 16},
+		{"num_key_value_heads", d.kvHeads, 1, 1 << 16}, {"head_dim", d.headDim, 1, 1 << 16},
+		{"intermediate_size", d.inter, 0, 1 << 24}, {"num_experts", d.moe.experts, 0, 1 << 16},
+		{"moe_intermediate_size", d.moe.inter, 0, 1 << 24}, {"kv_lora_rank", d.mla.kvLora, 0, 1 << 16},
+	} {
+		if c.v < c.lo || c.v > c.hi {
+			f.fail(c.key, "%d is out of range [%d, %d]", c.v, c.lo, c.hi)
+		}
+	}
+	return *f.err
 }

@@ -19,8 +19,8 @@ func Summarize(ts []Tensor, sc Scheme) planner.Weights {
 	for i := range ts {
 		t := &ts[i]
 		f := sc.Format(t)
-		b := int64(max(t.Experts, 1)) * f.Bytes(t.N, t.K)
-		w.Bytes += planner.Bytes(b)
+		b := satMul(int64(max(t.Experts, 1)), f.Bytes(t.N, t.K))
+		w.Bytes = planner.Bytes(satAdd(int64(w.Bytes), b))
 		byFormat[f.Name] += b
 		addClass(classes, t.Class(), b, t.Params())
 		if t.Kind == KindMatrix || (t.Kind == KindEmbed && !hasRole(ts, "output")) {
@@ -47,8 +47,8 @@ func addClass(m map[string]*planner.WeightClass, class string, b, params int64) 
 		c = &planner.WeightClass{Class: class}
 		m[class] = c
 	}
-	c.Bytes += planner.Bytes(b)
-	c.Params += params
+	c.Bytes = planner.Bytes(satAdd(int64(c.Bytes), b))
+	c.Params = satAdd(c.Params, params)
 }
 
 func orderClasses(m map[string]*planner.WeightClass) []planner.WeightClass {
@@ -104,3 +104,16 @@ func sameLayer(a, b *planner.Layer) bool {
 	x.Recurrent, y.Recurrent = nil, nil
 	return x == y
 }
+
+// satLimit caps sums so that a hostile config cannot overflow them: 2^62
+// bytes is far beyond the planner's own 1 PiB bound.
+const satLimit = 1 << 62
+
+func satMul(a, b int64) int64 {
+	if a != 0 && b > satLimit/a {
+		return satLimit
+	}
+	return min(a*b, satLimit)
+}
+
+func satAdd(a, b int64) int64 { return min(a+b, satLimit) }

@@ -39,7 +39,7 @@ type Tensor struct {
 }
 
 // Params reports the tensor's element count.
-func (t *Tensor) Params() int64 { return int64(max(t.Experts, 1)) * t.N * t.K }
+func (t *Tensor) Params() int64 { return satMul(int64(max(t.Experts, 1)), t.N*t.K) }
 
 // Class reports the weight class the tensor is charged to.
 func (t *Tensor) Class() string {

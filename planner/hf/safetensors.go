@@ -1,0 +1,142 @@
+package hf
+
+// This file reads safetensors headers: an 8-byte little-endian length, then
+// that many bytes of JSON naming every tensor's dtype, shape and byte range.
+// Only the header is read; every length is checked against the file's true
+// size before anything is allocated.
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/bits"
+	"slices"
+	"strings"
+)
+
+// MaxHeader bounds a safetensors header: the format's own 100 MB limit.
+const MaxHeader = 100 << 20
+
+// Tensor is one tensor of a safetensors file.
+type Tensor struct {
+	Name  string  `json:"name"`
+	Dtype string  `json:"dtype"`
+	Shape []int64 `json:"shape"`
+	Bytes int64   `json:"bytes"`
+}
+
+// elemBits is the size of each safetensors dtype, in bits.
+var elemBits = map[string]int64{
+	"BOOL": 8, "U8": 8, "I8": 8, "F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8,
+	"I16": 16, "U16": 16, "F16": 16, "BF16": 16,
+	"I32": 32, "U32": 32, "F32": 32, "I64": 64, "U64": 64, "F64": 64, "F4": 4,
+}
+
+type entry struct {
+	Dtype   string  `json:"dtype"`
+	Shape   []int64 `json:"shape"`
+	Offsets []int64 `json:"data_offsets"`
+}
+
+// ReadSafetensors reads the header of a safetensors file of size bytes and
+// returns its tensors sorted by name. It reads no weight data.
+func ReadSafetensors(r io.ReaderAt, size int64) ([]Tensor, error) {
+	header, err := readHeader(r, size)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(header, &raw); err != nil {
+		return nil, fmt.Errorf("safetensors header: %w", err)
+	}
+	data := size - 8 - int64(len(header))
+	out := make([]Tensor, 0, len(raw))
+	for name, v := range raw {
+		if name == "__metadata__" {
+			continue
+		}
+		t, err := readEntry(name, v, data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b Tensor) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+func readHeader(r io.ReaderAt, size int64) ([]byte, error) {
+	var lenBuf [8]byte
+	if size < 8 {
+		return nil, fmt.Errorf("safetensors: %d bytes is too short for a header", size)
+	}
+	if _, err := r.ReadAt(lenBuf[:], 0); err != nil {
+		return nil, fmt.Errorf("safetensors: read header length: %w", err)
+	}
+	n := binary.LittleEndian.Uint64(lenBuf[:])
+	if n > MaxHeader || n > uint64(size-8) {
+		return nil, fmt.Errorf("safetensors: header of %d bytes does not fit a %d-byte file (limit %d)", n, size, MaxHeader)
+	}
+	header := make([]byte, n)
+	if _, err := r.ReadAt(header, 8); err != nil {
+		return nil, fmt.Errorf("safetensors: read header: %w", err)
+	}
+	return header, nil
+}
+
+func readEntry(name string, v json.RawMessage, data int64) (Tensor, error) {
+	var e entry
+	if err := json.Unmarshal(v, &e); err != nil {
+		return Tensor{}, fmt.Errorf("safetensors: tensor %.200q: %w", name, err)
+	}
+	if len(e.Offsets) != 2 || e.Offsets[0] < 0 || e.Offsets[1] < e.Offsets[0] || e.Offsets[1] > data {
+		return Tensor{}, fmt.Errorf("safetensors: tensor %.200q: data_offsets %v are outside the %d data bytes", name, e.Offsets, data)
+	}
+	t := Tensor{Name: name, Dtype: e.Dtype, Shape: e.Shape, Bytes: e.Offsets[1] - e.Offsets[0]}
+	return t, checkShape(&t)
+}
+
+// checkShape verifies that a tensor's byte range holds its shape in its dtype.
+func checkShape(t *Tensor) error {
+	if len(t.Shape) > 8 {
+		return fmt.Errorf("safetensors: tensor %.200q has %d dimensions", t.Name, len(t.Shape))
+	}
+	n := uint64(1)
+	for _, d := range t.Shape {
+		hi, lo := bits.Mul64(n, uint64(d))
+		if d < 0 || hi != 0 || lo > 1<<62 {
+			return fmt.Errorf("safetensors: tensor %.200q has shape %v", t.Name, t.Shape)
+		}
+		n = lo
+	}
+	b, ok := elemBits[t.Dtype]
+	if ok && (n*uint64(b)+7)/8 != uint64(t.Bytes) {
+		return fmt.Errorf("safetensors: tensor %.200q: %s%v is %d bytes but data_offsets hold %d",
+			t.Name, t.Dtype, t.Shape, (n*uint64(b)+7)/8, t.Bytes)
+	}
+	return nil
+}
+
+// ReadIndex reads a model.safetensors.index.json and returns the shard
+// files its weight_map names, sorted. Shard names must be plain file names.
+func ReadIndex(data []byte) ([]string, error) {
+	var idx struct {
+		WeightMap map[string]string `json:"weight_map"`
+	}
+	if err := json.Unmarshal(data, &idx); err != nil {
+		return nil, fmt.Errorf("safetensors index: %w", err)
+	}
+	var files []string
+	for _, f := range idx.WeightMap {
+		if f == "" || f == "." || f == ".." || strings.ContainsAny(f, `/\`) {
+			return nil, fmt.Errorf("safetensors index: shard %.200q is not a file name in the model directory", f)
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("safetensors index: weight_map is empty")
+	}
+	slices.Sort(files)
+	return slices.Compact(files), nil
+}
