@@ -2,8 +2,9 @@ module github.com/vramplan/vramplan
 
 go 1.26.8
 
+require github.com/gpustack/gguf-parser-go v0.28.1
+
 require (
-	github.com/gpustack/gguf-parser-go v0.28.1 // indirect
 	github.com/henvic/httpretty v0.1.4 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect

@@ -30,10 +30,10 @@ type layerPlan struct {
 }
 
 type moeDims struct {
-	experts, used, inter   int
-	shared, sharedInter    int  // shared experts and their summed width
-	routerBias, expertBias bool // gpt_oss
-	scoreBias, sharedGate  bool // deepseek_v3 e_score_correction_bias; qwen shared_expert_gate
+	experts, used, inter      int
+	shared, sharedInter       int    // shared experts and their summed width
+	routerBias, expertBias    bool   // gpt_oss
+	scoreBias, sharedGate     bool   // deepseek_v3 e_score_correction_bias; qwen shared_expert_gate
 	module, router, sharedMod string // Hugging Face modules: "mlp", "mlp.gate", "mlp.shared_expert."
 }
 

@@ -24,6 +24,7 @@ type Spec struct {
 type Vision struct {
 	Tensors     []Tensor
 	ImageSize   int
+	PatchSize   int
 	ImageTokens int
 }
 
@@ -119,7 +120,7 @@ func readVision(f *fields, textHidden int) *Vision {
 			b.ts[i].Name = "v." + b.ts[i].Name
 		}
 	}
-	return &Vision{Tensors: b.ts, ImageSize: img, ImageTokens: f.int("mm_tokens_per_image", 256)}
+	return &Vision{Tensors: b.ts, ImageSize: img, PatchSize: patch, ImageTokens: f.int("mm_tokens_per_image", 256)}
 }
 
 func emitSiglipLayer(b *builder, h, inter int) {

@@ -12,75 +12,83 @@ var Classes = []string{"embedding", "attention", "ffn", "experts", "norm", "outp
 
 // Summarize sums tensors stored under sc into weight classes and GEMM matrices.
 func Summarize(ts []Tensor, sc Scheme) planner.Weights {
-	var w planner.Weights
-	classes := map[string]*planner.WeightClass{}
-	byFormat := map[string]int64{}
-	mats := map[planner.Matrix]int{}
+	tally := NewTally()
+	tied := !hasRole(ts, "output")
 	for i := range ts {
 		t := &ts[i]
 		f := sc.Format(t)
-		b := satMul(int64(max(t.Experts, 1)), f.Bytes(t.N, t.K))
-		w.Bytes = planner.Bytes(satAdd(int64(w.Bytes), b))
-		byFormat[f.Name] += b
-		addClass(classes, t.Class(), b, t.Params())
-		if t.Kind == KindMatrix || (t.Kind == KindEmbed && !hasRole(ts, "output")) {
+		tally.Add(t.Class(), satMul(int64(max(t.Experts, 1)), f.Bytes(t.N, t.K)), t.Params(), f.Name)
+		if t.Kind == KindMatrix || (t.Kind == KindEmbed && tied) {
 			name := t.Role
 			if t.Kind == KindEmbed {
 				name = "output"
 			}
-			mats[planner.Matrix{Name: name, N: int(t.N), K: int(t.K), Dtype: f.Name}] += max(t.Experts, 1)
+			tally.AddMatrix(planner.Matrix{Name: name, N: int(t.N), K: int(t.K), Dtype: f.Name}, max(t.Experts, 1))
 		}
 	}
-	w.Classes = orderClasses(classes)
-	w.Matrices = orderMatrices(mats)
-	w.Dtype = dominant(byFormat)
-	return w
+	return tally.Weights()
 }
 
 func hasRole(ts []Tensor, role string) bool {
 	return slices.ContainsFunc(ts, func(t Tensor) bool { return t.Role == role })
 }
 
-func addClass(m map[string]*planner.WeightClass, class string, b, params int64) {
-	c := m[class]
+// Tally sums tensors into weight classes, GEMM matrices and bytes per
+// storage format. The zero value is not usable; call NewTally.
+type Tally struct {
+	bytes    int64
+	classes  map[string]*planner.WeightClass
+	mats     map[planner.Matrix]int
+	byFormat map[string]int64
+}
+
+// NewTally returns an empty tally.
+func NewTally() *Tally {
+	return &Tally{classes: map[string]*planner.WeightClass{}, mats: map[planner.Matrix]int{}, byFormat: map[string]int64{}}
+}
+
+// Add counts a tensor of class stored as format.
+func (t *Tally) Add(class string, bytes, params int64, format string) {
+	t.bytes = satAdd(t.bytes, bytes)
+	t.byFormat[format] = satAdd(t.byFormat[format], bytes)
+	c := t.classes[class]
 	if c == nil {
 		c = &planner.WeightClass{Class: class}
-		m[class] = c
+		t.classes[class] = c
 	}
-	c.Bytes = planner.Bytes(satAdd(int64(c.Bytes), b))
+	c.Bytes = planner.Bytes(satAdd(int64(c.Bytes), bytes))
 	c.Params = satAdd(c.Params, params)
 }
 
-func orderClasses(m map[string]*planner.WeightClass) []planner.WeightClass {
-	var out []planner.WeightClass
-	for _, name := range Classes {
-		if c := m[name]; c != nil {
-			out = append(out, *c)
-		}
-	}
-	return out
+// AddMatrix counts n instances of GEMM weight x (its Count is ignored).
+func (t *Tally) AddMatrix(x planner.Matrix, n int) {
+	x.Count = 0
+	t.mats[x] = min(t.mats[x]+n, 1<<24)
 }
 
-func orderMatrices(m map[planner.Matrix]int) []planner.Matrix {
-	out := make([]planner.Matrix, 0, len(m))
-	for x, n := range m {
-		x.Count = n
-		out = append(out, x)
+// Weights returns the tally: classes in Classes order, matrices sorted, and
+// the format holding the most bytes as the dtype.
+func (t *Tally) Weights() planner.Weights {
+	w := planner.Weights{Bytes: planner.Bytes(t.bytes)}
+	for _, name := range Classes {
+		if c := t.classes[name]; c != nil {
+			w.Classes = append(w.Classes, *c)
+		}
 	}
-	slices.SortFunc(out, func(a, b planner.Matrix) int {
+	for x, n := range t.mats {
+		x.Count = n
+		w.Matrices = append(w.Matrices, x)
+	}
+	slices.SortFunc(w.Matrices, func(a, b planner.Matrix) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.N, b.N), cmp.Compare(a.K, b.K), cmp.Compare(a.Dtype, b.Dtype))
 	})
-	return out
-}
-
-func dominant(byFormat map[string]int64) string {
-	best, bytes := "", int64(-1)
-	for name, b := range byFormat {
-		if b > bytes || (b == bytes && name < best) {
-			best, bytes = name, b
+	best := int64(-1)
+	for name, b := range t.byFormat {
+		if b > best || (b == best && name < w.Dtype) {
+			w.Dtype, best = name, b
 		}
 	}
-	return best
+	return w
 }
 
 // Group merges consecutive identical layers.

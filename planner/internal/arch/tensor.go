@@ -43,15 +43,26 @@ func (t *Tensor) Params() int64 { return satMul(int64(max(t.Experts, 1)), t.N*t.
 
 // Class reports the weight class the tensor is charged to.
 func (t *Tensor) Class() string {
-	r := t.Role
+	switch t.Kind {
+	case KindEmbed:
+		return "embedding"
+	case KindRouter:
+		return "experts"
+	}
+	return RoleClass(t.Role)
+}
+
+// RoleClass reports the weight class of a llama.cpp tensor role ("attn_q",
+// "ffn_down_exps"): the name without its block prefix and suffix.
+func RoleClass(r string) string {
 	switch {
-	case t.Kind == KindEmbed:
+	case r == "token_embd":
 		return "embedding"
 	case r == "output":
 		return "output"
 	case strings.Contains(r, "norm"):
 		return "norm"
-	case strings.HasSuffix(r, "_exps") || t.Kind == KindRouter || r == "exp_probs_b":
+	case strings.HasSuffix(r, "_exps") || strings.HasPrefix(r, "ffn_gate_inp") || r == "exp_probs_b":
 		return "experts"
 	case strings.HasPrefix(r, "attn") || strings.HasPrefix(r, "ssm"):
 		return "attention"
