@@ -79,6 +79,9 @@ func writeValue(b *bytes.Buffer, v any) {
 	case int32:
 		w(uint32(parser.GGUFMetadataValueTypeInt32))
 		w(x)
+	case uint16:
+		w(uint32(parser.GGUFMetadataValueTypeUint16))
+		w(x)
 	case float32:
 		w(uint32(parser.GGUFMetadataValueTypeFloat32))
 		w(x)
@@ -143,4 +146,22 @@ func (z zeroTail) ReadAt(p []byte, off int64) (int, error) {
 		copy(p, z.head[off:])
 	}
 	return len(p), nil
+}
+
+// Split divides f as gguf-split does: the first file keeps the metadata,
+// each file carries split.no, split.count and split.tensors.count, and the
+// tensors are shared out in order.
+func (f *File) Split(n int) []*File {
+	out := make([]*File, n)
+	per := (len(f.Tensors) + n - 1) / n
+	for i := range out {
+		keys := []arch.KV{{Key: "split.no", Value: uint16(i)}, {Key: "split.count", Value: uint16(n)},
+			{Key: "split.tensors.count", Value: int32(len(f.Tensors))}}
+		if i == 0 {
+			keys = append(append([]arch.KV{}, f.KVs...), keys...)
+		}
+		lo, hi := min(i*per, len(f.Tensors)), min((i+1)*per, len(f.Tensors))
+		out[i] = &File{KVs: keys, Tensors: f.Tensors[lo:hi]}
+	}
+	return out
 }

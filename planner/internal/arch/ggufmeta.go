@@ -32,7 +32,11 @@ func (s *Spec) GGUFMetadata() []KV {
 	put("embedding_length", u(d.hidden))
 	put("feed_forward_length", u(d.inter))
 	put("attention.head_count", u(d.heads))
-	put("attention.head_count_kv", u(d.kvHeads))
+	if d.mla.kvLora > 0 {
+		put("attention.head_count_kv", u(1)) // llama.cpp caches MLA's latent as one head
+	} else {
+		put("attention.head_count_kv", u(d.kvHeads))
+	}
 	put("attention.key_length", u(d.headDim))
 	put("attention.value_length", u(d.vHeadDim))
 	put("vocab_size", u(d.vocab))
