@@ -128,6 +128,12 @@ func ApplyTensors(m *planner.Model, ts []Tensor) {
 // classOf is the weight class of a Hugging Face tensor name, "vision" for
 // the vision tower and "" for a layer the engine does not load.
 func classOf(name string, layers int) string {
+	if strings.Contains(name, ".experts.") && strings.HasPrefix(name, "model.layers.") {
+		if layerIndex(name) >= layers {
+			return ""
+		}
+		return "experts"
+	}
 	has := func(s ...string) bool {
 		for _, x := range s {
 			if strings.Contains(name, x) {

@@ -7,9 +7,9 @@ package hf
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/bits"
 	"slices"
 	"strings"
@@ -33,10 +33,11 @@ var elemBits = map[string]int64{
 	"I32": 32, "U32": 32, "F32": 32, "I64": 64, "U64": 64, "F64": 64, "F4": 4,
 }
 
+// entry is one tensor of a header: {"dtype", "shape", "data_offsets"}.
 type entry struct {
-	Dtype   string  `json:"dtype"`
-	Shape   []int64 `json:"shape"`
-	Offsets []int64 `json:"data_offsets"`
+	Dtype   string
+	Shape   []int64
+	Offsets []int64
 }
 
 // ReadSafetensors reads the header of a safetensors file of size bytes and
@@ -46,21 +47,27 @@ func ReadSafetensors(r io.ReaderAt, size int64) ([]Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(header, &raw); err != nil {
-		return nil, fmt.Errorf("safetensors header: %w", err)
-	}
 	data := size - 8 - int64(len(header))
-	out := make([]Tensor, 0, len(raw))
-	for name, v := range raw {
+	var out []Tensor
+	seen := map[string]bool{}
+	sc := &scanner{data: header}
+	err = sc.object(func(name string) error {
 		if name == "__metadata__" {
-			continue
+			return sc.skip()
 		}
-		t, err := readEntry(name, v, data)
-		if err != nil {
-			return nil, err
+		if seen[name] {
+			return fmt.Errorf("tensor %.200q appears twice", name)
 		}
+		seen[name] = true
+		t, err := readEntry(sc, name, data)
 		out = append(out, t)
+		return err
+	})
+	if err == nil {
+		err = sc.end()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("safetensors header: %w", err)
 	}
 	slices.SortFunc(out, func(a, b Tensor) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
@@ -85,13 +92,26 @@ func readHeader(r io.ReaderAt, size int64) ([]byte, error) {
 	return header, nil
 }
 
-func readEntry(name string, v json.RawMessage, data int64) (Tensor, error) {
+func readEntry(sc *scanner, name string, data int64) (Tensor, error) {
 	var e entry
-	if err := json.Unmarshal(v, &e); err != nil {
-		return Tensor{}, fmt.Errorf("safetensors: tensor %.200q: %w", name, err)
+	err := sc.object(func(key string) (err error) {
+		switch key {
+		case "dtype":
+			e.Dtype, err = sc.str()
+		case "shape":
+			e.Shape, err = sc.ints()
+		case "data_offsets":
+			e.Offsets, err = sc.ints()
+		default:
+			err = sc.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return Tensor{}, fmt.Errorf("tensor %.200q: %w", name, err)
 	}
 	if len(e.Offsets) != 2 || e.Offsets[0] < 0 || e.Offsets[1] < e.Offsets[0] || e.Offsets[1] > data {
-		return Tensor{}, fmt.Errorf("safetensors: tensor %.200q: data_offsets %v are outside the %d data bytes", name, e.Offsets, data)
+		return Tensor{}, fmt.Errorf("tensor %.200q: data_offsets %v are outside the %d data bytes", name, e.Offsets, data)
 	}
 	t := Tensor{Name: name, Dtype: e.Dtype, Shape: e.Shape, Bytes: e.Offsets[1] - e.Offsets[0]}
 	return t, checkShape(&t)
@@ -121,22 +141,29 @@ func checkShape(t *Tensor) error {
 // ReadIndex reads a model.safetensors.index.json and returns the shard
 // files its weight_map names, sorted. Shard names must be plain file names.
 func ReadIndex(data []byte) ([]string, error) {
-	var idx struct {
-		WeightMap map[string]string `json:"weight_map"`
+	files := map[string]bool{}
+	sc := &scanner{data: data}
+	err := sc.object(func(key string) error {
+		if key != "weight_map" {
+			return sc.skip()
+		}
+		return sc.object(func(string) error {
+			f, err := sc.str()
+			if err == nil && (f == "" || f == "." || f == ".." || strings.ContainsAny(f, `/\`)) {
+				err = fmt.Errorf("shard %.200q is not a file name in the model directory", f)
+			}
+			files[f] = true
+			return err
+		})
+	})
+	if err == nil {
+		err = sc.end()
 	}
-	if err := json.Unmarshal(data, &idx); err != nil {
+	if err == nil && len(files) == 0 {
+		err = fmt.Errorf("weight_map is empty")
+	}
+	if err != nil {
 		return nil, fmt.Errorf("safetensors index: %w", err)
 	}
-	var files []string
-	for _, f := range idx.WeightMap {
-		if f == "" || f == "." || f == ".." || strings.ContainsAny(f, `/\`) {
-			return nil, fmt.Errorf("safetensors index: shard %.200q is not a file name in the model directory", f)
-		}
-		files = append(files, f)
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("safetensors index: weight_map is empty")
-	}
-	slices.Sort(files)
-	return slices.Compact(files), nil
+	return slices.Sorted(maps.Keys(files)), nil
 }

@@ -57,6 +57,10 @@ func checkpointTensors(t testing.TB, cfg []byte) []stTensor {
 	}
 	var out []stTensor
 	for _, x := range all {
+		if x.Experts > 0 {
+			out = append(out, expertTensors(x)...)
+			continue
+		}
 		name, shape := x.Module+".weight", []int64{x.N, x.K}
 		if strings.HasSuffix(x.Name, ".bias") {
 			name = x.Module + ".bias"
@@ -69,14 +73,24 @@ func checkpointTensors(t testing.TB, cfg []byte) []stTensor {
 	return out
 }
 
+// expertTensors lists stacked experts one by one, as transformers saves them.
+func expertTensors(x arch.Tensor) []stTensor {
+	proj := map[string]string{"ffn_gate_exps": "gate_proj", "ffn_up_exps": "up_proj", "ffn_down_exps": "down_proj"}[x.Role]
+	out := make([]stTensor, x.Experts)
+	for e := range out {
+		out[e] = stTensor{fmt.Sprintf("%s.%d.%s.weight", x.Module, e, proj), "BF16", []int64{x.N, x.K}, 2 * x.N * x.K}
+	}
+	return out
+}
+
 // writeCheckpoint writes config.json and the tensors split over two shards with an index.
-func writeCheckpoint(t testing.TB, dir string, cfg []byte, ts []stTensor) {
+func writeCheckpoint(t testing.TB, dir string, cfg []byte, ts []stTensor, n int) {
 	os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644)
-	half := len(ts) / 2
-	shards := [][]stTensor{ts[:half], ts[half:]}
 	wm := map[string]string{}
-	for i, s := range shards {
-		name := fmt.Sprintf("model-%05d-of-00002.safetensors", i+1)
+	per := (len(ts) + n - 1) / n
+	for i := range n {
+		s := ts[min(i*per, len(ts)):min((i+1)*per, len(ts))]
+		name := fmt.Sprintf("model-%05d-of-%05d.safetensors", i+1, n)
 		writeSafetensors(t, filepath.Join(dir, name), s)
 		for _, x := range s {
 			wm[x.name] = name
@@ -89,11 +103,11 @@ func writeCheckpoint(t testing.TB, dir string, cfg []byte, ts []stTensor) {
 // TestLoadDir checks that the exact bytes of a sharded checkpoint equal the
 // sum of its tensors and agree with the config.json formula.
 func TestLoadDir(t *testing.T) {
-	for _, name := range []string{"Qwen__Qwen3-0.6B", "google__gemma-3-4b-it", "meta-llama__Llama-3.1-8B-Instruct"} {
+	for _, name := range []string{"Qwen__Qwen3-0.6B", "google__gemma-3-4b-it", "meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-30B-A3B"} {
 		cfg := readConfig(t, name)
 		dir := t.TempDir()
 		ts := checkpointTensors(t, cfg)
-		writeCheckpoint(t, dir, cfg, ts)
+		writeCheckpoint(t, dir, cfg, ts, 3)
 		m, err := LoadDir(dir, Options{})
 		if err != nil {
 			t.Fatalf("LoadDir(%s): %v", name, err)

@@ -10,7 +10,7 @@
 package arch
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -87,7 +87,8 @@ func (b *builder) names(role, module string, bias bool) (string, string) {
 	if b.layer < 0 {
 		return role + suffix, module
 	}
-	return fmt.Sprintf("blk.%d.%s%s", b.layer, role, suffix), fmt.Sprintf("%s%d.%s", b.prefix, b.layer, module)
+	n := strconv.Itoa(b.layer)
+	return "blk." + n + "." + role + suffix, b.prefix + n + "." + module
 }
 
 func (b *builder) add(role, module string, bias bool, experts int, n, k int, kind Kind) {
