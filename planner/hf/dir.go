@@ -9,8 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/internal/arch"
@@ -37,16 +40,32 @@ func LoadDir(dir string, opts Options) (planner.Model, error) {
 	if err != nil || len(files) == 0 {
 		return m, err
 	}
-	var ts []Tensor
-	for _, f := range files {
-		got, err := readShard(filepath.Join(dir, f))
-		if err != nil {
-			return m, err
-		}
-		ts = append(ts, got...)
+	ts, err := readShards(dir, files)
+	if err != nil {
+		return m, err
 	}
 	ApplyTensors(&m, ts)
 	return m, nil
+}
+
+// readShards reads the shards' headers, a few at a time.
+func readShards(dir string, files []string) ([]Tensor, error) {
+	got := make([][]Tensor, len(files))
+	errs := make([]error, len(files))
+	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			got[i], errs[i] = readShard(filepath.Join(dir, f))
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return slices.Concat(got...), nil
 }
 
 func readFile(path string, limit int64) ([]byte, error) {

@@ -52,10 +52,22 @@ func (s *scanner) expect(c byte) error {
 	return nil
 }
 
-// str reads a string; escaped strings go through encoding/json.
+// str reads a string.
 func (s *scanner) str() (string, error) {
+	raw, escaped, err := s.rawStr()
+	if err != nil || !escaped {
+		return string(raw), err
+	}
+	var out string
+	err = json.Unmarshal(s.data[s.pos-len(raw)-2:s.pos], &out)
+	return out, err
+}
+
+// rawStr reads a string and returns its bytes between the quotes, valid
+// until the data changes, and whether it holds escapes.
+func (s *scanner) rawStr() ([]byte, bool, error) {
 	if err := s.expect('"'); err != nil {
-		return "", err
+		return nil, false, err
 	}
 	start, escaped := s.pos, false
 	for ; s.pos < len(s.data); s.pos++ {
@@ -64,18 +76,13 @@ func (s *scanner) str() (string, error) {
 			escaped = true
 			s.pos++
 		case c < 0x20:
-			return "", s.errorf("control character in string")
+			return nil, false, s.errorf("control character in string")
 		case c == '"':
 			s.pos++
-			if !escaped {
-				return string(s.data[start : s.pos-1]), nil
-			}
-			var out string
-			err := json.Unmarshal(s.data[start-1:s.pos], &out)
-			return out, err
+			return s.data[start : s.pos-1], escaped, nil
 		}
 	}
-	return "", s.errorf("unterminated string")
+	return nil, false, s.errorf("unterminated string")
 }
 
 // int reads an integer in [−2^62, 2^62].
@@ -128,6 +135,39 @@ func (s *scanner) object(member func(key string) error) error {
 		}
 		return err
 	})
+}
+
+// objectRaw is object with each key's raw bytes (escapes undecoded), which
+// it does not allocate.
+func (s *scanner) objectRaw(member func(key []byte) error) error {
+	return s.nested('{', '}', func() error {
+		key, _, err := s.rawStr()
+		if err == nil {
+			err = s.expect(':')
+		}
+		if err == nil {
+			err = member(key)
+		}
+		return err
+	})
+}
+
+// pair reads an array of exactly two integers.
+func (s *scanner) pair() ([2]int64, error) {
+	var p [2]int64
+	n := 0
+	err := s.array(func() error {
+		if n == 2 {
+			return s.errorf("more than 2 integers")
+		}
+		v, err := s.int()
+		p[n], n = v, n+1
+		return err
+	})
+	if err == nil && n != 2 {
+		err = s.errorf("want 2 integers")
+	}
+	return p, err
 }
 
 // array calls item for each element.
@@ -187,7 +227,9 @@ func (s *scanner) literal() error {
 	return nil
 }
 
-func isNumByte(c byte) bool { return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'E' }
+func isNumByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'E'
+}
 
 // end checks that nothing but space follows the value.
 func (s *scanner) end() error {

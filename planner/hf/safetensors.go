@@ -6,7 +6,9 @@ package hf
 // size before anything is allocated.
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -37,7 +39,7 @@ var elemBits = map[string]int64{
 type entry struct {
 	Dtype   string
 	Shape   []int64
-	Offsets []int64
+	Offsets [2]int64
 }
 
 // ReadSafetensors reads the header of a safetensors file of size bytes and
@@ -48,17 +50,12 @@ func ReadSafetensors(r io.ReaderAt, size int64) ([]Tensor, error) {
 		return nil, err
 	}
 	data := size - 8 - int64(len(header))
-	var out []Tensor
-	seen := map[string]bool{}
+	out := make([]Tensor, 0, bytes.Count(header, []byte(`"data_offsets"`)))
 	sc := &scanner{data: header}
 	err = sc.object(func(name string) error {
 		if name == "__metadata__" {
 			return sc.skip()
 		}
-		if seen[name] {
-			return fmt.Errorf("tensor %.200q appears twice", name)
-		}
-		seen[name] = true
 		t, err := readEntry(sc, name, data)
 		out = append(out, t)
 		return err
@@ -70,6 +67,11 @@ func ReadSafetensors(r io.ReaderAt, size int64) ([]Tensor, error) {
 		return nil, fmt.Errorf("safetensors header: %w", err)
 	}
 	slices.SortFunc(out, func(a, b Tensor) int { return strings.Compare(a.Name, b.Name) })
+	for i := 1; i < len(out); i++ {
+		if out[i].Name == out[i-1].Name {
+			return nil, fmt.Errorf("safetensors header: tensor %.200q appears twice", out[i].Name)
+		}
+	}
 	return out, nil
 }
 
@@ -101,7 +103,7 @@ func readEntry(sc *scanner, name string, data int64) (Tensor, error) {
 		case "shape":
 			e.Shape, err = sc.ints()
 		case "data_offsets":
-			e.Offsets, err = sc.ints()
+			e.Offsets, err = sc.pair()
 		default:
 			err = sc.skip()
 		}
@@ -110,7 +112,7 @@ func readEntry(sc *scanner, name string, data int64) (Tensor, error) {
 	if err != nil {
 		return Tensor{}, fmt.Errorf("tensor %.200q: %w", name, err)
 	}
-	if len(e.Offsets) != 2 || e.Offsets[0] < 0 || e.Offsets[1] < e.Offsets[0] || e.Offsets[1] > data {
+	if e.Offsets[0] < 0 || e.Offsets[1] < e.Offsets[0] || e.Offsets[1] > data {
 		return Tensor{}, fmt.Errorf("tensor %.200q: data_offsets %v are outside the %d data bytes", name, e.Offsets, data)
 	}
 	t := Tensor{Name: name, Dtype: e.Dtype, Shape: e.Shape, Bytes: e.Offsets[1] - e.Offsets[0]}
@@ -147,13 +149,14 @@ func ReadIndex(data []byte) ([]string, error) {
 		if key != "weight_map" {
 			return sc.skip()
 		}
-		return sc.object(func(string) error {
-			f, err := sc.str()
-			if err == nil && (f == "" || f == "." || f == ".." || strings.ContainsAny(f, `/\`)) {
-				err = fmt.Errorf("shard %.200q is not a file name in the model directory", f)
+		var last []byte
+		return sc.objectRaw(func([]byte) error {
+			raw, escaped, err := sc.rawStr()
+			if err != nil || (!escaped && bytes.Equal(raw, last)) {
+				return err
 			}
-			files[f] = true
-			return err
+			last = raw
+			return addShard(files, sc, raw, escaped)
 		})
 	})
 	if err == nil {
@@ -166,4 +169,19 @@ func ReadIndex(data []byte) ([]string, error) {
 		return nil, fmt.Errorf("safetensors index: %w", err)
 	}
 	return slices.Sorted(maps.Keys(files)), nil
+}
+
+// addShard records one shard name of an index, refusing paths.
+func addShard(files map[string]bool, sc *scanner, raw []byte, escaped bool) error {
+	f := string(raw)
+	if escaped {
+		if err := json.Unmarshal(sc.data[sc.pos-len(raw)-2:sc.pos], &f); err != nil {
+			return err
+		}
+	}
+	if f == "" || f == "." || f == ".." || strings.ContainsAny(f, `/\`) {
+		return fmt.Errorf("shard %.200q is not a file name in the model directory", f)
+	}
+	files[f] = true
+	return nil
 }
