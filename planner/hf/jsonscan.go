@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 )
 
 const maxNesting = 64
@@ -111,16 +112,17 @@ func (s *scanner) int() (int64, error) {
 
 // ints reads an array of at most 16 integers.
 func (s *scanner) ints() ([]int64, error) {
-	var out []int64
+	var buf [16]int64
+	n := 0
 	err := s.array(func() error {
-		if len(out) == 16 {
-			return s.errorf("more than 16 integers")
+		if n == len(buf) {
+			return s.errorf("more than %d integers", len(buf))
 		}
 		v, err := s.int()
-		out = append(out, v)
+		buf[n], n = v, n+1
 		return err
 	})
-	return out, err
+	return slices.Clone(buf[:n]), err
 }
 
 // object calls member for each key, positioned at its value.

@@ -96,10 +96,10 @@ func readHeader(r io.ReaderAt, size int64) ([]byte, error) {
 
 func readEntry(sc *scanner, name string, data int64) (Tensor, error) {
 	var e entry
-	err := sc.object(func(key string) (err error) {
-		switch key {
+	err := sc.objectRaw(func(key []byte) (err error) {
+		switch string(key) {
 		case "dtype":
-			e.Dtype, err = sc.str()
+			e.Dtype, err = dtypeOf(sc)
 		case "shape":
 			e.Shape, err = sc.ints()
 		case "data_offsets":
@@ -117,6 +117,20 @@ func readEntry(sc *scanner, name string, data int64) (Tensor, error) {
 	}
 	t := Tensor{Name: name, Dtype: e.Dtype, Shape: e.Shape, Bytes: e.Offsets[1] - e.Offsets[0]}
 	return t, checkShape(&t)
+}
+
+// dtypeOf reads a dtype, sharing the string of a known one.
+func dtypeOf(sc *scanner) (string, error) {
+	raw, escaped, err := sc.rawStr()
+	if err != nil || escaped {
+		return "", fmt.Errorf("dtype: %v", err)
+	}
+	for name := range elemBits {
+		if name == string(raw) {
+			return name, nil
+		}
+	}
+	return string(raw), nil
 }
 
 // checkShape verifies that a tensor's byte range holds its shape in its dtype.
