@@ -61,9 +61,9 @@ func checkpointTensors(t testing.TB, cfg []byte) []stTensor {
 			out = append(out, expertTensors(x)...)
 			continue
 		}
-		name, shape := x.Module+".weight", []int64{x.N, x.K}
-		if strings.HasSuffix(x.Name, ".bias") {
-			name = x.Module + ".bias"
+		name, shape := x.HFModule()+".weight", []int64{x.N, x.K}
+		if x.Bias {
+			name = x.HFModule() + ".bias"
 		}
 		if x.Kind == arch.KindVector {
 			shape = []int64{x.N}
@@ -78,7 +78,7 @@ func expertTensors(x arch.Tensor) []stTensor {
 	proj := map[string]string{"ffn_gate_exps": "gate_proj", "ffn_up_exps": "up_proj", "ffn_down_exps": "down_proj"}[x.Role]
 	out := make([]stTensor, x.Experts)
 	for e := range out {
-		out[e] = stTensor{fmt.Sprintf("%s.%d.%s.weight", x.Module, e, proj), "BF16", []int64{x.N, x.K}, 2 * x.N * x.K}
+		out[e] = stTensor{fmt.Sprintf("%s.%d.%s.weight", x.HFModule(), e, proj), "BF16", []int64{x.N, x.K}, 2 * x.N * x.K}
 	}
 	return out
 }

@@ -61,7 +61,7 @@ func tensors(ts []arch.Tensor, sc arch.Scheme) ([]Tensor, error) {
 		f := sc.Format(&t)
 		typ, ok := ggmlTypes[f.Name]
 		if !ok {
-			return nil, fmt.Errorf("tensor %s: no ggml type for %s", t.Name, f.Name)
+			return nil, fmt.Errorf("tensor %s: no ggml type for %s", t.Name(), f.Name)
 		}
 		dims := []uint64{uint64(t.K), uint64(t.N)}
 		if t.Kind == arch.KindVector {
@@ -70,7 +70,7 @@ func tensors(ts []arch.Tensor, sc arch.Scheme) ([]Tensor, error) {
 		if t.Experts > 0 {
 			dims = append(dims, uint64(t.Experts))
 		}
-		out = append(out, Tensor{Name: t.Name, Dims: dims, Type: typ})
+		out = append(out, Tensor{Name: t.Name(), Dims: dims, Type: typ})
 	}
 	return out, nil
 }

@@ -56,7 +56,7 @@ type decoder struct {
 
 // tensors emits every tensor of the language model.
 func (d *decoder) tensors() []Tensor {
-	b := &builder{layer: -1, prefix: "model.layers.", ts: make([]Tensor, 0, 24*len(d.plan)+4)}
+	b := newBuilder("blk.", "model.layers.", 24*len(d.plan)+4)
 	b.add("token_embd", "model.embed_tokens", false, 0, d.vocab, d.hidden, KindEmbed)
 	for i, p := range d.plan {
 		b.layer = i

@@ -32,19 +32,19 @@ type ggufRules struct {
 	hasOutput bool
 	experts   int
 	layers    int
-	attnV     map[string]int // i_attention_wv of each attn_v tensor
+	attnV     map[int]int // i_attention_wv of each layer's attn_v
 	nAttnV    int
 }
 
 func ggufScheme(ft ggufFileType, ts []Tensor) Scheme {
-	r := &ggufRules{ft: ft, base: mustFormat(ft.base), attnV: map[string]int{}}
+	r := &ggufRules{ft: ft, base: mustFormat(ft.base), attnV: map[int]int{}}
 	for i := range ts {
 		t := &ts[i]
 		r.hasOutput = r.hasOutput || t.Role == "output"
 		r.experts = max(r.experts, t.Experts)
 		r.layers = max(r.layers, t.Layer+1)
 		if t.Role == "attn_v" && t.Kind == KindMatrix {
-			r.attnV[t.Name] = r.nAttnV
+			r.attnV[t.Layer] = r.nAttnV
 			r.nAttnV++
 		}
 	}
@@ -93,7 +93,7 @@ func (r *ggufRules) choose(t *Tensor) string {
 }
 
 func (r *ggufRules) attnVType(t *Tensor) string {
-	i := r.attnV[t.Name]
+	i := r.attnV[t.Layer]
 	switch {
 	case r.experts == 8:
 		return "q8_0"

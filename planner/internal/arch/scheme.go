@@ -34,8 +34,12 @@ func (h *hfQuant) pick(t *Tensor) Format {
 	if t.Kind != KindMatrix || t.Role == "output" || (h.expertsOnly && t.Experts == 0) {
 		return h.base
 	}
+	if len(h.ignore) == 0 {
+		return h.q
+	}
+	module := t.HFModule()
 	for _, re := range h.ignore {
-		if re.MatchString(t.Module) {
+		if re.MatchString(module) {
 			return h.base
 		}
 	}

@@ -103,33 +103,28 @@ func readVision(f *fields, textHidden int) *Vision {
 		vc.fail("num_hidden_layers", "out of range")
 		return nil
 	}
-	b := &builder{layer: -1, prefix: "vision_tower.vision_model.encoder.layers."}
+	b := newBuilder("v.blk.", "vision_tower.vision_model.encoder.layers.", 16*n+8)
 	b.add("v.patch_embd", "vision_tower.vision_model.embeddings.patch_embedding", false, 0, h, 3*patch*patch, KindOther)
-	b.vec("v.patch_embd", "vision_tower.vision_model.embeddings.patch_embedding.bias", h)
+	b.add("v.patch_embd", "vision_tower.vision_model.embeddings.patch_embedding", true, 0, h, 1, KindVector)
 	b.add("v.position_embd", "vision_tower.vision_model.embeddings.position_embedding", false, 0, (img/patch)*(img/patch), h, KindOther)
 	for i := range n {
 		b.layer = i
 		emitSiglipLayer(b, h, inter)
 	}
 	b.layer = -1
-	b.vec("v.post_ln", "vision_tower.vision_model.post_layernorm", 2*h)
+	b.layerNorm("v.post_ln", "vision_tower.vision_model.post_layernorm", h)
 	b.mat("mm.input_projection", "multi_modal_projector.mm_input_projection", textHidden, h, false)
 	b.vec("mm.soft_emb_norm", "multi_modal_projector.mm_soft_emb_norm", h)
-	for i := range b.ts {
-		if b.ts[i].Layer >= 0 {
-			b.ts[i].Name = "v." + b.ts[i].Name
-		}
-	}
 	return &Vision{Tensors: b.ts, ImageSize: img, PatchSize: patch, ImageTokens: f.int("mm_tokens_per_image", 256)}
 }
 
 func emitSiglipLayer(b *builder, h, inter int) {
-	b.vec("ln1", "layer_norm1", 2*h)
+	b.layerNorm("ln1", "layer_norm1", h)
 	for _, p := range []string{"q", "k", "v"} {
 		b.mat("attn_"+p, "self_attn."+p+"_proj", h, h, true)
 	}
 	b.mat("attn_out", "self_attn.out_proj", h, h, true)
-	b.vec("ln2", "layer_norm2", 2*h)
+	b.layerNorm("ln2", "layer_norm2", h)
 	b.mat("ffn_up", "mlp.fc1", inter, h, true)
 	b.mat("ffn_down", "mlp.fc2", h, inter, true)
 }

@@ -29,13 +29,37 @@ const (
 // Tensor is one weight tensor: Experts stacked N×K matrices (N outputs, K
 // inputs), or a vector of N elements with K = 1.
 type Tensor struct {
-	Name    string // llama.cpp name, "blk.3.attn_q.weight"
-	Module  string // Hugging Face module, "model.layers.3.self_attn.q_proj"
 	Role    string // the llama.cpp name without block and suffix, "attn_q"
+	Module  string // Hugging Face module within the block, "self_attn.q_proj"
 	Layer   int    // block index, −1 outside the blocks
+	Bias    bool   // the module's bias rather than its weight
 	Experts int    // experts stacked in the tensor, 0 for none
 	N, K    int64
 	Kind    Kind
+	blocks  *blockNames
+}
+
+// blockNames are the prefixes of a model's blocks in both namings.
+type blockNames struct{ gguf, hf string }
+
+// Name returns the llama.cpp name, "blk.3.attn_q.weight".
+func (t *Tensor) Name() string {
+	suffix := ".weight"
+	if t.Bias {
+		suffix = ".bias"
+	}
+	if t.Layer < 0 {
+		return t.Role + suffix
+	}
+	return t.blocks.gguf + strconv.Itoa(t.Layer) + "." + t.Role + suffix
+}
+
+// HFModule returns the Hugging Face module, "model.layers.3.self_attn.q_proj".
+func (t *Tensor) HFModule() string {
+	if t.Layer < 0 {
+		return t.Module
+	}
+	return t.blocks.hf + strconv.Itoa(t.Layer) + "." + t.Module
 }
 
 // Params reports the tensor's element count.
@@ -75,29 +99,20 @@ func RoleClass(r string) string {
 // builder collects the tensors of one model.
 type builder struct {
 	ts     []Tensor
-	layer  int    // current block, −1 outside
-	prefix string // Hugging Face module prefix of the blocks, "model.layers."
+	layer  int // current block, −1 outside
+	blocks *blockNames
 }
 
-func (b *builder) names(role, module string, bias bool) (string, string) {
-	suffix := ".weight"
-	if bias {
-		suffix = ".bias"
-	}
-	if b.layer < 0 {
-		return role + suffix, module
-	}
-	n := strconv.Itoa(b.layer)
-	return "blk." + n + "." + role + suffix, b.prefix + n + "." + module
+func newBuilder(gguf, hf string, capacity int) *builder {
+	return &builder{ts: make([]Tensor, 0, capacity), layer: -1, blocks: &blockNames{gguf, hf}}
 }
 
 func (b *builder) add(role, module string, bias bool, experts int, n, k int, kind Kind) {
 	if n <= 0 || k <= 0 {
 		return
 	}
-	name, mod := b.names(role, module, bias)
-	b.ts = append(b.ts, Tensor{Name: name, Module: mod, Role: role, Layer: b.layer,
-		Experts: experts, N: int64(n), K: int64(k), Kind: kind})
+	b.ts = append(b.ts, Tensor{Role: role, Module: module, Layer: b.layer, Bias: bias,
+		Experts: experts, N: int64(n), K: int64(k), Kind: kind, blocks: b.blocks})
 }
 
 // mat adds an n×k GEMM weight and, when bias is set, its bias.
@@ -118,3 +133,9 @@ func (b *builder) exps(role, module string, e, n, k int, bias bool) {
 
 // vec adds a 1-D parameter of n elements.
 func (b *builder) vec(role, module string, n int) { b.add(role, module, false, 0, n, 1, KindVector) }
+
+// layerNorm adds a LayerNorm's weight and bias of n elements each.
+func (b *builder) layerNorm(role, module string, n int) {
+	b.add(role, module, false, 0, n, 1, KindVector)
+	b.add(role, module, true, 0, n, 1, KindVector)
+}
