@@ -61,25 +61,69 @@ func TestParams(t *testing.T) {
 	}
 }
 
+// planKV plans m for batch sequences of n tokens in KV format d.
+func planKV(t *testing.T, m planner.Model, batch, n int, d planner.KVDtype) planner.KVPlan {
+	t.Helper()
+	cal, err := calibrations.Lookup("rtx5090-wsl2-cuda13.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := planner.Input{Model: m, Calibration: cal, Budget: 1 << 45,
+		Limits: planner.Limits{MaxBatch: batch, MaxSeqLen: n, KVDtype: d}}
+	p, err := planner.PlanMemory(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.KV
+}
+
 // TestLlama31KV checks the example end to end through the planner:
-// Llama-3.1-8B at bf16 holds 4 GiB of KV for 8 sequences of 4096 tokens.
+// Llama-3.1-8B at bf16 holds exactly 4 GiB of KV for 8 sequences of 4096
+// tokens, and each block-quantized format its scale bytes.
 func TestLlama31KV(t *testing.T) {
 	m, err := ParseConfig(readConfig(t, "meta-llama__Llama-3.1-8B-Instruct"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cal, err := calibrations.Lookup("rtx5090-wsl2-cuda13.3")
-	if err != nil {
-		t.Fatal(err)
+	const tokens = 8 * 4096
+	tests := []struct {
+		dtype planner.KVDtype
+		want  planner.Bytes
+	}{
+		{planner.KVDtypeBF16, 4 << 30},
+		{planner.KVDtypeF16, 4 << 30},
+		{planner.KVDtypeFP8, 2 << 30},
+		{planner.KVDtypeQ8_0, 32 * 8 * 2 * (128 / 32 * 34) * tokens}, // 34 B per 32 elements
+		{planner.KVDtypeQ4_0, 32 * 8 * 2 * (128 / 32 * 18) * tokens}, // 18 B per 32 elements
+		{planner.KVDtypeNVFP4, 32 * 8 * 2 * (128 / 16 * 9) * tokens}, // 9 B per 16 elements
 	}
-	in := planner.Input{Model: m, Calibration: cal, Budget: 1 << 40,
-		Limits: planner.Limits{MaxBatch: 8, MaxSeqLen: 4096, KVDtype: planner.KVDtypeBF16}}
-	p, err := planner.PlanMemory(in)
-	if err != nil {
-		t.Fatal(err)
+	for _, tt := range tests {
+		if got := planKV(t, m, 8, 4096, tt.dtype).Bytes; got != tt.want {
+			t.Errorf("PlanMemory(Llama-3.1-8B, 8×4096, %s).KV.Bytes = %d, want %d", tt.dtype, got, tt.want)
+		}
 	}
-	if p.KV.Bytes != 4<<30 {
-		t.Errorf("PlanMemory(Llama-3.1-8B, 8×4096, bf16).KV.Bytes = %d, want %d", p.KV.Bytes, int64(4<<30))
+}
+
+// TestKVKinds checks the other geometries through the planner: MLA keeps one
+// latent per token, a sliding window its own pool sized by the window, and
+// recurrent layers nothing per token.
+func TestKVKinds(t *testing.T) {
+	ds, _ := ParseConfig(readConfig(t, "deepseek-ai__DeepSeek-V2-Lite-Chat"), Options{})
+	if got, want := planKV(t, ds, 4, 4096, planner.KVDtypeBF16).Bytes, planner.Bytes(27*(512+64)*2*4*4096); got != want {
+		t.Errorf("DeepSeek-V2-Lite KV = %d, want %d (27 layers × 576-element latent × 2 B × 16384 tokens)", got, want)
+	}
+	oss, _ := ParseConfig(readConfig(t, "openai__gpt-oss-20b"), Options{})
+	kv := planKV(t, oss, 8, 4096, planner.KVDtypeBF16)
+	// 12 full layers × 8 heads × 64 × 2 (K, V) × 2 B per token; the 12 sliding
+	// layers keep ⌈128/16⌉+1 = 9 blocks of 16 tokens per sequence, apart.
+	if full := planner.Bytes(12 * 8 * 64 * 2 * 2 * 8 * 4096); kv.SWA == nil || kv.Bytes != full+kv.SWA.Bytes || kv.SWA.Bytes != 12*8*64*2*2*8*9*16 {
+		t.Errorf("gpt-oss-20b KV = %+v, want %d full plus a %d-byte SWA pool", kv, full, 12*8*64*2*2*8*9*16)
+	}
+	next, _ := ParseConfig(readConfig(t, "Qwen__Qwen3-Next-80B-A3B-Instruct"), Options{})
+	short, long := planKV(t, next, 4, 1024, planner.KVDtypeBF16), planKV(t, next, 4, 4096, planner.KVDtypeBF16)
+	// Only the 12 full-attention layers grow with tokens: 12 × 2 heads × 256 × 2 × 2 B.
+	if got, want := long.Bytes-short.Bytes, planner.Bytes(12*2*256*2*2*4*(4096-1024)); got != want {
+		t.Errorf("Qwen3-Next KV growth 1024→4096 tokens = %d, want %d", got, want)
 	}
 }
 
