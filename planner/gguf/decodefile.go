@@ -197,7 +197,7 @@ func checkTensorData(gf *parser.GGUFFile, parts int) error {
 		return nil
 	}
 	held := uint64(gf.Size) - uint64(gf.TensorDataStartOffset)
-	if want := gf.TensorInfos.Bytes(); want > held {
+	if want := totalBytes(gf.TensorInfos); want > held {
 		return fmt.Errorf("tensor data needs %d bytes but only %d follow the header (is the file truncated?)", want, held)
 	}
 	return nil
@@ -209,4 +209,16 @@ func recoverInto(err *error) {
 	if r := recover(); r != nil {
 		*err = fmt.Errorf("malformed GGUF: %v", r)
 	}
+}
+
+// satBytes caps tensor sizes: gguf-parser-go's sums wrap around 2^64.
+const satBytes = 1 << 62
+
+// totalBytes sums the tensors' sizes, saturating at 2^62.
+func totalBytes(tis parser.GGUFTensorInfos) uint64 {
+	var sum uint64
+	for i := range tis {
+		sum = min(sum+min(tis[i].Bytes(), satBytes), satBytes)
+	}
+	return sum
 }

@@ -6,6 +6,7 @@ package gguf
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	parser "github.com/gpustack/gguf-parser-go"
@@ -30,6 +31,27 @@ func newMeta(gf *parser.GGUFFile) *meta {
 
 // key expands "%s" to the architecture.
 func (m *meta) key(k string) string { return strings.Replace(k, "%s", m.arch, 1) }
+
+// limits bound metadata values by key suffix to what the planner accepts.
+var limits = map[string]int{
+	".block_count": 1 << 12, ".embedding_length": 1 << 20, ".vocab_size": 1 << 24, ".context_length": 1 << 27,
+	".feed_forward_length": 1 << 27, ".head_count": 1 << 16, ".head_count_kv": 1 << 16, ".key_length": 1 << 20,
+	".value_length": 1 << 20, ".key_length_mla": 1 << 20, ".value_length_mla": 1 << 20, ".sliding_window": 1 << 27,
+	".expert_count": 1 << 16, ".expert_used_count": 1 << 16, ".expert_feed_forward_length": 1 << 20,
+	".expert_shared_count": 1 << 10, ".kv_lora_rank": 1 << 16, ".dimension_count": 1 << 16,
+	".conv_kernel": 1 << 10, ".inner_size": 1 << 20, ".state_size": 1 << 16, ".time_step_rank": 1 << 16,
+	".group_count": 1 << 12, ".image_size": 1 << 16, ".patch_size": 1 << 16,
+}
+
+// check bounds value v of key.
+func check(key string, v int) error {
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		if limit, ok := limits[key[i:]]; ok && v > limit {
+			return fmt.Errorf("GGUF metadata %s: %d is more than %d", key, v, limit)
+		}
+	}
+	return nil
+}
 
 // num converts a numeric metadata value to an int in [0, 2^31).
 func num(v any) (int, bool) {
@@ -86,7 +108,7 @@ func (m *meta) int(k string, def int) (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("GGUF metadata %s: %v is not a count", key, v)
 	}
-	return n, nil
+	return n, check(key, n)
 }
 
 func maxOf(key string, a parser.GGUFMetadataKVArrayValue) (int, error) {
@@ -98,7 +120,7 @@ func maxOf(key string, a parser.GGUFMetadataKVArrayValue) (int, error) {
 		}
 		best = max(best, n)
 	}
-	return best, nil
+	return best, check(key, best)
 }
 
 // need returns the scalar at key and fails when it is absent.
@@ -132,7 +154,7 @@ func (m *meta) perLayer(k string, n, def int) ([]int, error) {
 		}
 		out[i] = v
 	}
-	return out, nil
+	return out, check(key, slices.Max(append(out, 0)))
 }
 
 func (m *meta) has(k string) bool { _, ok := m.kv[m.key(k)]; return ok }

@@ -5,6 +5,7 @@ package gguf
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	parser "github.com/gpustack/gguf-parser-go"
@@ -39,7 +40,20 @@ func toModel(gf *parser.GGUFFile) (m planner.Model, err error) {
 	if m.VocabSize == 0 {
 		m.VocabSize = vocabOf(gf, md)
 	}
-	return m, nil
+	return m, complete(&m, md)
+}
+
+// complete checks what the planner needs and the metadata may leave out.
+func complete(m *planner.Model, md *meta) error {
+	switch {
+	case m.VocabSize < 1 || m.VocabSize > 1<<24:
+		return fmt.Errorf("GGUF: vocabulary of %d tokens (from token_embd.weight, %s or tokenizer.ggml.tokens) is out of range [1, 2^24]", m.VocabSize, md.key("%s.vocab_size"))
+	case m.HiddenSize < 1:
+		return fmt.Errorf("GGUF metadata %s: 0", md.key("%s.embedding_length"))
+	case m.Weights.Bytes > 1<<50:
+		return fmt.Errorf("GGUF: %d bytes of tensors is more than 1 PiB", int64(m.Weights.Bytes))
+	}
+	return nil
 }
 
 func dims(md *meta) (planner.Model, error) {
@@ -66,6 +80,9 @@ func moe(md *meta) (*planner.MoE, error) {
 	}
 	e := &planner.MoE{Experts: n}
 	e.ExpertsUsed, _ = md.int("%s.expert_used_count", 0)
+	if e.ExpertsUsed > n {
+		return nil, fmt.Errorf("GGUF metadata %s: %d experts used of %d", md.key("%s.expert_used_count"), e.ExpertsUsed, n)
+	}
 	e.IntermediateSize, _ = md.int("%s.expert_feed_forward_length", 0)
 	e.SharedExperts, _ = md.int("%s.expert_shared_count", 0)
 	if w, _ := md.int("%s.expert_shared_feed_forward_length", 0); w > 0 && e.SharedExperts == 0 {
@@ -153,6 +170,9 @@ func (lm *layerMeta) readHeads(md *meta, m *planner.Model) error {
 	}
 	if lm.keyLen, err = md.int("%s.attention.key_length", def); err == nil {
 		lm.valueLen, err = md.int("%s.attention.value_length", lm.keyLen)
+	}
+	if err == nil && (lm.keyLen == 0 || lm.valueLen == 0) && slices.Max(lm.kv) > 0 {
+		err = fmt.Errorf("GGUF metadata %s: missing, and head_count gives no head size", md.key("%s.attention.key_length"))
 	}
 	return err
 }

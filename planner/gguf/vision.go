@@ -23,10 +23,13 @@ func toVision(gf *parser.GGUFFile) (v *planner.Vision, err error) {
 	if err := errorsJoin(err1, err2); err != nil {
 		return nil, err
 	}
-	v = &planner.Vision{Bytes: planner.Bytes(gf.TensorInfos.Bytes()), Source: planner.SourceExact, ImageSize: size}
+	v = &planner.Vision{Bytes: planner.Bytes(totalBytes(gf.TensorInfos)), Source: planner.SourceExact, ImageSize: size}
 	if patch > 0 {
 		proj, _ := md.kv["clip.projector_type"].(string)
 		v.ImageTokens = (size / patch) * (size / patch) / max(poolFactor[proj], 1)
+	}
+	if v.ImageTokens > 1<<20 || v.Bytes > 1<<50 {
+		return nil, fmt.Errorf("vision projector: %d image tokens or %d bytes is out of range", v.ImageTokens, int64(v.Bytes))
 	}
 	return v, nil
 }

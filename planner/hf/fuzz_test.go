@@ -2,7 +2,11 @@ package hf
 
 import (
 	"bytes"
+	"errors"
 	"testing"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/planner"
 )
 
 // FuzzParseConfig feeds arbitrary bytes to ParseConfig: it must return a
@@ -16,8 +20,11 @@ func FuzzParseConfig(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(m.Layers) == 0 || m.Weights.Bytes < 0 {
-			t.Errorf("ParseConfig(%q) = a model with %d layer groups and %d weight bytes", data, len(m.Layers), m.Weights.Bytes)
+		cal, _ := calibrations.Lookup("rtx5090-wsl2-cuda13.3")
+		_, err = planner.Report(planner.Input{Model: m, Calibration: cal, Limits: planner.Limits{MaxBatch: 1, MaxSeqLen: 16}})
+		var ie *planner.InputError
+		if errors.As(err, &ie) {
+			t.Errorf("ParseConfig(%q) = a model the planner refuses: %v", data, err)
 		}
 	})
 }

@@ -10,6 +10,8 @@
 package hf
 
 import (
+	"fmt"
+
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/internal/arch"
 )
@@ -22,6 +24,9 @@ type Options struct {
 	// file type (q8_0, q6_k, q4_k_m) applied with llama.cpp's per-tensor rules.
 	WeightsDtype string `json:"weights_dtype,omitempty"`
 }
+
+// maxWeights is the planner's bound on weight bytes.
+const maxWeights = 1 << 50
 
 // ParseConfig reads a config.json into a model whose weight bytes are
 // computed from torch_dtype, quantization_config or opts.WeightsDtype.
@@ -38,6 +43,9 @@ func ParseConfig(data []byte, opts Options) (planner.Model, error) {
 	}
 	m := s.Model(sc)
 	m.ID, m.Source = s.Arch, "config.json"
+	if m.Weights.Bytes > maxWeights {
+		return m, fmt.Errorf("config.json: weights of %d bytes are more than 1 PiB", int64(m.Weights.Bytes))
+	}
 	return m, nil
 }
 

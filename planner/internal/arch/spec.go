@@ -165,7 +165,14 @@ func (d *decoder) check(f *fields) error {
 		{"vocab_size", d.vocab, 1, 1 << 24}, {"num_attention_heads", d.heads, 1, 1 << 16},
 		{"num_key_value_heads", d.kvHeads, 1, 1 << 16}, {"head_dim", d.headDim, 1, 1 << 16},
 		{"intermediate_size", d.inter, 0, 1 << 24}, {"num_experts", d.moe.experts, 0, 1 << 16},
-		{"moe_intermediate_size", d.moe.inter, 0, 1 << 24}, {"kv_lora_rank", d.mla.kvLora, 0, 1 << 16},
+		{"num_experts_per_tok", d.moe.used, 0, d.moe.experts}, {"moe_intermediate_size", d.moe.inter, 0, 1 << 20},
+		{"n_shared_experts", d.moe.shared, 0, 1 << 10}, {"shared_expert_intermediate_size", d.moe.sharedInter, 0, 1 << 20},
+		{"kv_lora_rank", d.mla.kvLora, 0, 1 << 16}, {"q_lora_rank", d.mla.qLora, 0, 1 << 20},
+		{"qk_rope_head_dim", d.mla.rope, 0, 1 << 16}, {"qk_nope_head_dim", d.mla.nope, 0, 1 << 16},
+		{"v_head_dim", d.mla.v, 0, 1 << 16}, {"max_position_embeddings", d.maxCtx, 0, 1 << 27},
+		{"linear_conv_kernel_dim", d.lin.kernel, 0, 1 << 10}, {"linear_num_key_heads", d.lin.kHeads, 0, 1 << 12},
+		{"linear_num_value_heads", d.lin.vHeads, 0, 1 << 12}, {"linear_key_head_dim", d.lin.kDim, 0, 1 << 12},
+		{"linear_value_head_dim", d.lin.vDim, 0, 1 << 12},
 	} {
 		if c.v < c.lo || c.v > c.hi {
 			f.fail(c.key, "%d is out of range [%d, %d]", c.v, c.lo, c.hi)
