@@ -114,7 +114,7 @@ func (f Format) intBytes(n, k int64) int64 {
 	if f.gidx {
 		b += k * 4
 	}
-	return b
+	return b + f.perMatrix
 }
 
 // blockAligned reports whether a row of k elements fills whole blocks.
