@@ -1,0 +1,102 @@
+package catalog
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/catalog/internal/build"
+)
+
+// TestFresh regenerates the catalog and compares it with models/*.json.
+func TestFresh(t *testing.T) {
+	want, err := build.Generate("spec.json", filepath.Join("..", "hf", "testdata", "configs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, _ := filepath.Glob("models/*.json")
+	if len(have) != len(want) {
+		t.Errorf("models/ holds %d files, the generator makes %d; run go generate ./planner/catalog", len(have), len(want))
+	}
+	for name, data := range want {
+		got, err := os.ReadFile(filepath.Join("models", name))
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("models/%s is stale (%v); run go generate ./planner/catalog", name, err)
+		}
+	}
+}
+
+// TestAll checks the catalog's size, the seed's configurations, and that
+// every model is valid planner input.
+func TestAll(t *testing.T) {
+	all, err := All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 30 {
+		t.Errorf("All() = %d models, want at least 30", len(all))
+	}
+	cal, _ := calibrations.Lookup("rtx5090-wsl2-cuda13.3")
+	for _, m := range all {
+		in := planner.Input{Model: m, Calibration: cal, Limits: planner.Limits{MaxBatch: 1, MaxSeqLen: 4096}}
+		var ie *planner.InputError
+		if _, err := planner.Report(in); errors.As(err, &ie) {
+			t.Errorf("Report(%s): %v", m.ID, err)
+		}
+	}
+	for _, id := range []string{"qwen3-4b-instruct-2507-q8_0", "qwen3-coder-30b-a3b-instruct-nvfp4", "gemma-3-4b-it-q4_k_m",
+		"qwen3-8b-q8_0", "qwen3-14b-q6_k", "gpt-oss-20b-mxfp4", "llama-3.1-8b-instruct-bf16"} {
+		if _, err := Lookup(id); err != nil {
+			t.Errorf("Lookup(%q): %v", id, err)
+		}
+	}
+}
+
+// TestSeedWeights compares generated weights with the seed's measurements.
+func TestSeedWeights(t *testing.T) {
+	tests := []struct {
+		id        string
+		want      planner.Bytes
+		tolerance float64
+	}{
+		// Seed A1.4 WEIGHTS: 4076.1 MiB for Qwen3-4B-Instruct-2507 Q8_0 (the
+		// llama.cpp file's tensors: every matrix q8_0, norms f32).
+		{"qwen3-4b-instruct-2507-q8_0", 4274100634, 0.001},
+		// Seed A1.4 WEIGHTS: 2367.6 MiB for gemma-3-4b-it Q4_K_M.
+		{"gemma-3-4b-it-q4_k_m", 2482609766, 0.001},
+	}
+	for _, tt := range tests {
+		m, err := Lookup(tt.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := float64(m.Weights.Bytes-tt.want) / float64(tt.want); d > tt.tolerance || d < -tt.tolerance {
+			t.Errorf("Lookup(%s).Weights.Bytes = %d, want %d ± %.1f%%", tt.id, m.Weights.Bytes, tt.want, 100*tt.tolerance)
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	tests := []struct{ q, id, err string }{
+		{"qwen3-8b-q8_0", "qwen3-8b-q8_0", ""},
+		{"QWEN3-8B-Q8_0", "qwen3-8b-q8_0", ""},
+		{"gpt-oss-2", "gpt-oss-20b-mxfp4", ""},
+		{"qwen3-8b", "", "ambiguous"},
+		{"llama-9", "", "closest"},
+		{"", "", "closest"},
+	}
+	for _, tt := range tests {
+		m, err := Lookup(tt.q)
+		switch {
+		case tt.err == "" && (err != nil || m.ID != tt.id):
+			t.Errorf("Lookup(%q) = %q, %v, want %q", tt.q, m.ID, err, tt.id)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("Lookup(%q) = %v, want an error containing %q", tt.q, err, tt.err)
+		}
+	}
+}

@@ -1,0 +1,246 @@
+package gguf
+
+// This file decodes a GGUF header from an io.ReaderAt into gguf-parser-go's
+// own GGUFFile. The library parses only paths and URLs, and its reader issues
+// one small read per field (about 130k for an 8B model's tokenizer); in a
+// browser each read crosses into JavaScript, so the header is decoded here
+// from blocks read ahead, and gguf-parser-go takes over from the GGUFFile:
+// tensor sizes, file types and its llama.cpp estimator. Tests check that
+// this decoder and ParseGGUFFile produce equal GGUFFiles.
+//
+// Every count and length is bounded by the bytes left in the file and by the
+// limits below before anything is allocated.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	parser "github.com/gpustack/gguf-parser-go"
+)
+
+// Limits on what a header may claim.
+const (
+	maxHeaderBytes = 1 << 30 // metadata and tensor infos of one file
+	maxString      = 1 << 26 // one string (chat templates run to ~100 KiB)
+	maxArray       = 1 << 24 // items of one metadata array
+	maxTensors     = 1 << 20 // tensor infos of one file
+	maxDepth       = 4       // nesting of arrays of arrays
+)
+
+// errTruncated reports a header that runs past the end of its file.
+var errTruncated = errors.New("truncated GGUF header")
+
+// blockReader reads a file front to back from an io.ReaderAt in blocks.
+type blockReader struct {
+	r     io.ReaderAt
+	size  int64
+	pos   int64  // offset of the next byte
+	buf   []byte // bytes of the file from bufAt
+	bufAt int64
+	block int
+	bo    binary.ByteOrder
+	v     parser.GGUFVersion
+}
+
+// next returns the next n bytes, valid until the following call.
+func (b *blockReader) next(n int64) ([]byte, error) {
+	if n < 0 || n > b.size-b.pos {
+		return nil, fmt.Errorf("%w: %d bytes wanted at offset %d of %d", errTruncated, n, b.pos, b.size)
+	}
+	if b.pos > maxHeaderBytes {
+		return nil, fmt.Errorf("GGUF header runs past %d bytes", maxHeaderBytes)
+	}
+	start := b.pos - b.bufAt
+	if b.bufAt > b.pos || start+n > int64(len(b.buf)) {
+		if err := b.fill(n); err != nil {
+			return nil, err
+		}
+		start = 0
+	}
+	b.pos += n
+	return b.buf[start : start+n], nil
+}
+
+// fill reads a block (or n bytes, if more) starting at pos.
+func (b *blockReader) fill(n int64) error {
+	want := min(max(int64(b.block), n), b.size-b.pos)
+	if int64(cap(b.buf)) < want {
+		b.buf = make([]byte, want)
+	}
+	b.buf = b.buf[:want]
+	got, err := b.r.ReadAt(b.buf, b.pos)
+	if int64(got) < n {
+		if err == nil || err == io.EOF {
+			err = errTruncated
+		}
+		return fmt.Errorf("read at offset %d: %w", b.pos, err)
+	}
+	b.buf, b.bufAt = b.buf[:got], b.pos
+	return nil
+}
+
+func (b *blockReader) u32() (uint32, error) {
+	p, err := b.next(4)
+	if err != nil {
+		return 0, err
+	}
+	return b.bo.Uint32(p), nil
+}
+
+func (b *blockReader) u64() (uint64, error) {
+	p, err := b.next(8)
+	if err != nil {
+		return 0, err
+	}
+	return b.bo.Uint64(p), nil
+}
+
+// count reads a length: 32 bits in GGUF v1, 64 bits after.
+func (b *blockReader) count() (uint64, error) {
+	if b.v <= parser.GGUFVersionV1 {
+		v, err := b.u32()
+		return uint64(v), err
+	}
+	return b.u64()
+}
+
+func (b *blockReader) str() (string, error) {
+	n, err := b.count()
+	if err != nil {
+		return "", err
+	}
+	if n > maxString || int64(n) > b.size-b.pos {
+		return "", fmt.Errorf("string of %d bytes at offset %d exceeds the file or the %d-byte limit", n, b.pos, maxString)
+	}
+	p, err := b.next(int64(n))
+	return string(bytes.TrimSpace(p)), err
+}
+
+// value reads one metadata value of type t.
+func (b *blockReader) value(t parser.GGUFMetadataValueType, depth int) (any, error) {
+	switch t {
+	case parser.GGUFMetadataValueTypeString:
+		return b.str()
+	case parser.GGUFMetadataValueTypeArray:
+		return b.array(depth+1, "")
+	}
+	size, ok := scalarSize[t]
+	if !ok {
+		return nil, fmt.Errorf("invalid metadata value type %d at offset %d", t, b.pos)
+	}
+	p, err := b.next(size)
+	if err != nil {
+		return nil, err
+	}
+	return scalar(t, p, b.bo), nil
+}
+
+var scalarSize = map[parser.GGUFMetadataValueType]int64{
+	parser.GGUFMetadataValueTypeUint8: 1, parser.GGUFMetadataValueTypeInt8: 1, parser.GGUFMetadataValueTypeBool: 1,
+	parser.GGUFMetadataValueTypeUint16: 2, parser.GGUFMetadataValueTypeInt16: 2,
+	parser.GGUFMetadataValueTypeUint32: 4, parser.GGUFMetadataValueTypeInt32: 4, parser.GGUFMetadataValueTypeFloat32: 4,
+	parser.GGUFMetadataValueTypeUint64: 8, parser.GGUFMetadataValueTypeInt64: 8, parser.GGUFMetadataValueTypeFloat64: 8,
+}
+
+func scalar(t parser.GGUFMetadataValueType, p []byte, bo binary.ByteOrder) any {
+	switch t {
+	case parser.GGUFMetadataValueTypeUint8:
+		return p[0]
+	case parser.GGUFMetadataValueTypeInt8:
+		return int8(p[0])
+	case parser.GGUFMetadataValueTypeBool:
+		return p[0] != 0
+	case parser.GGUFMetadataValueTypeUint16:
+		return bo.Uint16(p)
+	case parser.GGUFMetadataValueTypeInt16:
+		return int16(bo.Uint16(p))
+	case parser.GGUFMetadataValueTypeUint32:
+		return bo.Uint32(p)
+	case parser.GGUFMetadataValueTypeInt32:
+		return int32(bo.Uint32(p))
+	case parser.GGUFMetadataValueTypeFloat32:
+		return math.Float32frombits(bo.Uint32(p))
+	case parser.GGUFMetadataValueTypeUint64:
+		return bo.Uint64(p)
+	case parser.GGUFMetadataValueTypeInt64:
+		return int64(bo.Uint64(p))
+	}
+	return math.Float64frombits(bo.Uint64(p))
+}
+
+// keptArrays are the arrays the models need, by key suffix; the others (the
+// tokenizer's) are skipped as gguf-parser-go's SkipLargeMetadata skips them,
+// keeping their length, offset and size.
+var keptArrays = []string{".feed_forward_length", ".attention.head_count", ".attention.head_count_kv", ".attention.sliding_window_pattern"}
+
+func keep(key string) bool {
+	return key == "" || slices.ContainsFunc(keptArrays, func(s string) bool { return strings.HasSuffix(key, s) })
+}
+
+// skip moves past n bytes without reading them.
+func (b *blockReader) skip(n int64) error {
+	if n < 0 || n > b.size-b.pos {
+		return fmt.Errorf("%w: %d bytes to skip at offset %d of %d", errTruncated, n, b.pos, b.size)
+	}
+	b.pos += n
+	return nil
+}
+
+func (b *blockReader) skipArray(v *parser.GGUFMetadataKVArrayValue) error {
+	if size, ok := scalarSize[v.Type]; ok {
+		if v.Len > uint64(b.size) {
+			return fmt.Errorf("%w: array of %d items", errTruncated, v.Len)
+		}
+		return b.skip(int64(v.Len) * size)
+	}
+	if v.Type != parser.GGUFMetadataValueTypeString {
+		return fmt.Errorf("array of type %d at offset %d cannot be skipped", v.Type, b.pos)
+	}
+	for i := uint64(0); i < v.Len; i++ {
+		n, err := b.count()
+		if err == nil {
+			err = b.skip(int64(min(n, math.MaxInt64)))
+		}
+		if err != nil {
+			return fmt.Errorf("array item %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func (b *blockReader) array(depth int, key string) (parser.GGUFMetadataKVArrayValue, error) {
+	v := parser.GGUFMetadataKVArrayValue{StartOffset: b.pos}
+	t, err := b.u32()
+	if err != nil {
+		return v, err
+	}
+	v.Type = parser.GGUFMetadataValueType(t)
+	if v.Len, err = b.count(); err != nil {
+		return v, err
+	}
+	start := b.pos
+	if depth > maxDepth || v.Len > maxArray || int64(v.Len) > b.size-start {
+		return v, fmt.Errorf("array of %d items at offset %d exceeds the file or the %d-item limit (depth %d)", v.Len, start, maxArray, depth)
+	}
+	if !keep(key) {
+		err := b.skipArray(&v)
+		v.Size = b.pos - start
+		return v, err
+	}
+	v.Array = make([]any, 0, min(v.Len, 1<<20))
+	for i := uint64(0); i < v.Len; i++ {
+		x, err := b.value(v.Type, depth)
+		if err != nil {
+			return v, fmt.Errorf("array item %d: %w", i, err)
+		}
+		v.Array = append(v.Array, x)
+	}
+	v.Size = b.pos - start
+	return v, nil
+}

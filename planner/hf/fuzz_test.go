@@ -1,0 +1,47 @@
+package hf
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/planner"
+)
+
+// FuzzParseConfig feeds arbitrary bytes to ParseConfig: it must return a
+// model or an error, never panic, and a model it returns must have layers
+// and bounded weights. The seed corpus is testdata/fuzz/FuzzParseConfig.
+func FuzzParseConfig(f *testing.F) {
+	f.Add(readConfig(f, "google__gemma-3-4b-it"))
+	f.Add(readConfig(f, "deepseek-ai__DeepSeek-V3"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseConfig(data, Options{})
+		if err != nil {
+			return
+		}
+		cal, _ := calibrations.Lookup("rtx5090-wsl2-cuda13.3")
+		_, err = planner.Report(planner.Input{Model: m, Calibration: cal, Limits: planner.Limits{MaxBatch: 1, MaxSeqLen: 16}})
+		var ie *planner.InputError
+		if errors.As(err, &ie) {
+			t.Errorf("ParseConfig(%q) = a model the planner refuses: %v", data, err)
+		}
+	})
+}
+
+// FuzzReadSafetensors feeds arbitrary files to ReadSafetensors: it must
+// return tensors whose bytes fit the file, or an error, and never panic.
+// The seed corpus is testdata/fuzz/FuzzReadSafetensors.
+func FuzzReadSafetensors(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ts, err := ReadSafetensors(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		for _, x := range ts {
+			if x.Bytes < 0 || x.Bytes > int64(len(data)) {
+				t.Errorf("ReadSafetensors(%q) = tensor %q of %d bytes in a %d-byte file", data, x.Name, x.Bytes, len(data))
+			}
+		}
+	})
+}

@@ -1,0 +1,201 @@
+package hf
+
+// This file reads safetensors headers: an 8-byte little-endian length, then
+// that many bytes of JSON naming every tensor's dtype, shape and byte range.
+// Only the header is read; every length is checked against the file's true
+// size before anything is allocated.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math/bits"
+	"slices"
+	"strings"
+)
+
+// MaxHeader bounds a safetensors header: the format's own 100 MB limit.
+const MaxHeader = 100 << 20
+
+// Tensor is one tensor of a safetensors file.
+type Tensor struct {
+	Name  string  `json:"name"`
+	Dtype string  `json:"dtype"`
+	Shape []int64 `json:"shape"`
+	Bytes int64   `json:"bytes"`
+}
+
+// elemBits is the size of each safetensors dtype, in bits.
+var elemBits = map[string]int64{
+	"BOOL": 8, "U8": 8, "I8": 8, "F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8,
+	"I16": 16, "U16": 16, "F16": 16, "BF16": 16,
+	"I32": 32, "U32": 32, "F32": 32, "I64": 64, "U64": 64, "F64": 64, "F4": 4,
+}
+
+// entry is one tensor of a header: {"dtype", "shape", "data_offsets"}.
+type entry struct {
+	Dtype   string
+	Shape   []int64
+	Offsets [2]int64
+}
+
+// ReadSafetensors reads the header of a safetensors file of size bytes and
+// returns its tensors sorted by name. It reads no weight data.
+func ReadSafetensors(r io.ReaderAt, size int64) ([]Tensor, error) {
+	header, err := readHeader(r, size)
+	if err != nil {
+		return nil, err
+	}
+	data := size - 8 - int64(len(header))
+	out := make([]Tensor, 0, bytes.Count(header, []byte(`"data_offsets"`)))
+	sc := &scanner{data: header}
+	err = sc.object(func(name string) error {
+		if name == "__metadata__" {
+			return sc.skip()
+		}
+		t, err := readEntry(sc, name, data)
+		out = append(out, t)
+		return err
+	})
+	if err == nil {
+		err = sc.end()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("safetensors header: %w", err)
+	}
+	slices.SortFunc(out, func(a, b Tensor) int { return strings.Compare(a.Name, b.Name) })
+	for i := 1; i < len(out); i++ {
+		if out[i].Name == out[i-1].Name {
+			return nil, fmt.Errorf("safetensors header: tensor %.200q appears twice", out[i].Name)
+		}
+	}
+	return out, nil
+}
+
+func readHeader(r io.ReaderAt, size int64) ([]byte, error) {
+	var lenBuf [8]byte
+	if size < 8 {
+		return nil, fmt.Errorf("safetensors: %d bytes is too short for a header", size)
+	}
+	if _, err := r.ReadAt(lenBuf[:], 0); err != nil {
+		return nil, fmt.Errorf("safetensors: read header length: %w", err)
+	}
+	n := binary.LittleEndian.Uint64(lenBuf[:])
+	if n > MaxHeader || n > uint64(size-8) {
+		return nil, fmt.Errorf("safetensors: header of %d bytes does not fit a %d-byte file (limit %d)", n, size, MaxHeader)
+	}
+	header := make([]byte, n)
+	if _, err := r.ReadAt(header, 8); err != nil {
+		return nil, fmt.Errorf("safetensors: read header: %w", err)
+	}
+	return header, nil
+}
+
+func readEntry(sc *scanner, name string, data int64) (Tensor, error) {
+	var e entry
+	err := sc.objectRaw(func(key []byte) (err error) {
+		switch string(key) {
+		case "dtype":
+			e.Dtype, err = dtypeOf(sc)
+		case "shape":
+			e.Shape, err = sc.ints()
+		case "data_offsets":
+			e.Offsets, err = sc.pair()
+		default:
+			err = sc.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return Tensor{}, fmt.Errorf("tensor %.200q: %w", name, err)
+	}
+	if e.Offsets[0] < 0 || e.Offsets[1] < e.Offsets[0] || e.Offsets[1] > data {
+		return Tensor{}, fmt.Errorf("tensor %.200q: data_offsets %v are outside the %d data bytes", name, e.Offsets, data)
+	}
+	t := Tensor{Name: name, Dtype: e.Dtype, Shape: e.Shape, Bytes: e.Offsets[1] - e.Offsets[0]}
+	return t, checkShape(&t)
+}
+
+// dtypeOf reads a dtype, sharing the string of a known one.
+func dtypeOf(sc *scanner) (string, error) {
+	raw, escaped, err := sc.rawStr()
+	if err != nil || escaped {
+		return "", fmt.Errorf("dtype: %v", err)
+	}
+	for name := range elemBits {
+		if name == string(raw) {
+			return name, nil
+		}
+	}
+	return string(raw), nil
+}
+
+// checkShape verifies that a tensor's byte range holds its shape in its dtype.
+func checkShape(t *Tensor) error {
+	if len(t.Shape) > 8 {
+		return fmt.Errorf("safetensors: tensor %.200q has %d dimensions", t.Name, len(t.Shape))
+	}
+	n := uint64(1)
+	for _, d := range t.Shape {
+		hi, lo := bits.Mul64(n, uint64(d))
+		if d < 0 || hi != 0 || lo > 1<<62 {
+			return fmt.Errorf("safetensors: tensor %.200q has shape %v", t.Name, t.Shape)
+		}
+		n = lo
+	}
+	b, ok := elemBits[t.Dtype]
+	if ok && (n*uint64(b)+7)/8 != uint64(t.Bytes) {
+		return fmt.Errorf("safetensors: tensor %.200q: %s%v is %d bytes but data_offsets hold %d",
+			t.Name, t.Dtype, t.Shape, (n*uint64(b)+7)/8, t.Bytes)
+	}
+	return nil
+}
+
+// ReadIndex reads a model.safetensors.index.json and returns the shard
+// files its weight_map names, sorted. Shard names must be plain file names.
+func ReadIndex(data []byte) ([]string, error) {
+	files := map[string]bool{}
+	sc := &scanner{data: data}
+	err := sc.object(func(key string) error {
+		if key != "weight_map" {
+			return sc.skip()
+		}
+		var last []byte
+		return sc.objectRaw(func([]byte) error {
+			raw, escaped, err := sc.rawStr()
+			if err != nil || (!escaped && bytes.Equal(raw, last)) {
+				return err
+			}
+			last = raw
+			return addShard(files, sc, raw, escaped)
+		})
+	})
+	if err == nil {
+		err = sc.end()
+	}
+	if err == nil && len(files) == 0 {
+		err = fmt.Errorf("weight_map is empty")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("safetensors index: %w", err)
+	}
+	return slices.Sorted(maps.Keys(files)), nil
+}
+
+// addShard records one shard name of an index, refusing paths.
+func addShard(files map[string]bool, sc *scanner, raw []byte, escaped bool) error {
+	f := string(raw)
+	if escaped {
+		if err := json.Unmarshal(sc.data[sc.pos-len(raw)-2:sc.pos], &f); err != nil {
+			return err
+		}
+	}
+	if f == "" || f == "." || f == ".." || strings.ContainsAny(f, `/\`) {
+		return fmt.Errorf("shard %.200q is not a file name in the model directory", f)
+	}
+	files[f] = true
+	return nil
+}

@@ -1,0 +1,182 @@
+package arch
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/vramplan/vramplan/planner"
+)
+
+// MaxConfig bounds the size of a config.json.
+const MaxConfig = 4 << 20
+
+// Spec is a config.json read through its architecture's template.
+type Spec struct {
+	Arch    string   // model_type of the language model
+	Tensors []Tensor // the language model's tensors
+	Scheme  Scheme   // torch_dtype and quantization_config
+	Base    Format   // torch_dtype
+	Vision  *Vision  // the vision tower, when the config has one
+	d       decoder
+}
+
+// Vision is a vision tower's tensors and image geometry.
+type Vision struct {
+	Tensors     []Tensor
+	ImageSize   int
+	PatchSize   int
+	ImageTokens int
+}
+
+// Parse reads a config.json.
+func Parse(data []byte) (*Spec, error) {
+	if len(data) > MaxConfig {
+		return nil, fmt.Errorf("config.json: %d bytes is more than %d", len(data), MaxConfig)
+	}
+	f, err := newFields(data)
+	if err != nil {
+		return nil, err
+	}
+	tf, mt := textFields(f)
+	s := &Spec{Arch: mt, d: decoder{arch: mt}}
+	if err := readTemplate(tf, mt, &s.d); err != nil {
+		return nil, err
+	}
+	if err := s.d.check(tf); err != nil {
+		return nil, err
+	}
+	if s.Scheme, err = readScheme(f); err != nil {
+		return nil, err
+	}
+	s.Base, _ = FormatNamed(f.str("torch_dtype"))
+	if s.Base.Name == "" {
+		s.Base = mustFormat("bf16")
+	}
+	s.Tensors = s.d.tensors()
+	s.Vision = readVision(f, s.d.hidden)
+	return s, *f.err
+}
+
+// textFields returns the language model's fields: text_config of a
+// multimodal config whose own model_type has no template.
+func textFields(f *fields) (*fields, string) {
+	mt := f.str("model_type")
+	if _, ok := templates[mt]; ok {
+		return f, mt
+	}
+	if tf := f.sub("text_config"); tf != nil {
+		tmt := tf.str("model_type")
+		if tmt == "" && mt == "gemma3" {
+			tmt = "gemma3_text"
+		}
+		return tf, tmt
+	}
+	return f, mt
+}
+
+func readTemplate(f *fields, mt string, d *decoder) error {
+	t, ok := templates[mt]
+	if ok {
+		t(f, d)
+		return *f.err
+	}
+	readLlama(f, d)
+	if err := *f.err; err != nil {
+		if mt == "" {
+			return fmt.Errorf("config.json has no model_type, and the generic decoder cannot read it: %w", err)
+		}
+		return fmt.Errorf("model_type %q has no template (known: %v), and the generic decoder cannot read it: %w", mt, Architectures(), err)
+	}
+	return nil
+}
+
+// readVision reads a SigLIP vision_config (gemma3) into the tensors llama.cpp's
+// mmproj holds.
+func readVision(f *fields, textHidden int) *Vision {
+	vc := f.sub("vision_config")
+	if vc == nil || f.str("model_type") != "gemma3" {
+		return nil
+	}
+	h, inter, n := vc.int("hidden_size", 1152), vc.int("intermediate_size", 4304), vc.int("num_hidden_layers", 27)
+	img, patch := vc.int("image_size", 896), max(vc.int("patch_size", 14), 1)
+	if n > maxLayers || img > 1<<16 {
+		vc.fail("num_hidden_layers", "out of range")
+		return nil
+	}
+	b := newBuilder("v.blk.", "vision_tower.vision_model.encoder.layers.", 16*n+8)
+	b.add("v.patch_embd", "vision_tower.vision_model.embeddings.patch_embedding", false, 0, h, 3*patch*patch, KindOther)
+	b.add("v.patch_embd", "vision_tower.vision_model.embeddings.patch_embedding", true, 0, h, 1, KindVector)
+	b.add("v.position_embd", "vision_tower.vision_model.embeddings.position_embedding", false, 0, (img/patch)*(img/patch), h, KindOther)
+	for i := range n {
+		b.layer = i
+		emitSiglipLayer(b, h, inter)
+	}
+	b.layer = -1
+	b.layerNorm("v.post_ln", "vision_tower.vision_model.post_layernorm", h)
+	b.mat("mm.input_projection", "multi_modal_projector.mm_input_projection", textHidden, h, false)
+	b.vec("mm.soft_emb_norm", "multi_modal_projector.mm_soft_emb_norm", h)
+	return &Vision{Tensors: b.ts, ImageSize: img, PatchSize: patch, ImageTokens: f.int("mm_tokens_per_image", 256)}
+}
+
+func emitSiglipLayer(b *builder, h, inter int) {
+	b.layerNorm("ln1", "layer_norm1", h)
+	for _, p := range []string{"q", "k", "v"} {
+		b.mat("attn_"+p, "self_attn."+p+"_proj", h, h, true)
+	}
+	b.mat("attn_out", "self_attn.out_proj", h, h, true)
+	b.layerNorm("ln2", "layer_norm2", h)
+	b.mat("ffn_up", "mlp.fc1", inter, h, true)
+	b.mat("ffn_down", "mlp.fc2", h, inter, true)
+}
+
+// Model builds the planner's model from s with weights stored under sc.
+func (s *Spec) Model(sc Scheme) planner.Model {
+	d := &s.d
+	m := planner.Model{Arch: s.Arch, HiddenSize: d.hidden, VocabSize: d.vocab,
+		QueryHeads: d.heads, MaxContext: d.maxCtx, Layers: Group(d.layers())}
+	if slices.ContainsFunc(d.plan, func(p layerPlan) bool { return p.ffn == ffnDense }) {
+		m.IntermediateSize = d.inter
+	}
+	if d.moe.experts > 0 {
+		m.MoE = &planner.MoE{Experts: d.moe.experts, ExpertsUsed: d.moe.used,
+			IntermediateSize: d.moe.inter, SharedExperts: d.moe.shared}
+	}
+	if d.plan != nil && d.plan[0].mix == mixMLA {
+		m.MLA = &planner.MLA{KVLoraRank: d.mla.kvLora, RopeDim: d.mla.rope, NopeDim: d.mla.nope, ValueDim: d.mla.v}
+	}
+	m.Weights = Summarize(s.Tensors, sc)
+	m.Weights.Source = planner.SourceFormula
+	if v := s.Vision; v != nil {
+		w := Summarize(v.Tensors, Uniform(s.Base))
+		m.Vision = &planner.Vision{Bytes: w.Bytes, Source: planner.SourceFormula,
+			ImageSize: v.ImageSize, ImageTokens: v.ImageTokens}
+	}
+	return m
+}
+
+// check bounds the dimensions a template read, so that no sum overflows
+// and no layer is left without the geometry the planner needs.
+func (d *decoder) check(f *fields) error {
+	for _, c := range []struct {
+		key       string
+		v, lo, hi int
+	}{
+		{"num_hidden_layers", len(d.plan), 1, maxLayers}, {"hidden_size", d.hidden, 1, 1 << 20},
+		{"vocab_size", d.vocab, 1, 1 << 24}, {"num_attention_heads", d.heads, 1, 1 << 16},
+		{"num_key_value_heads", d.kvHeads, 1, 1 << 16}, {"head_dim", d.headDim, 1, 1 << 16},
+		{"intermediate_size", d.inter, 0, 1 << 24}, {"num_experts", d.moe.experts, 0, 1 << 16},
+		{"num_experts_per_tok", d.moe.used, 0, d.moe.experts}, {"moe_intermediate_size", d.moe.inter, 0, 1 << 20},
+		{"n_shared_experts", d.moe.shared, 0, 1 << 10}, {"shared_expert_intermediate_size", d.moe.sharedInter, 0, 1 << 20},
+		{"kv_lora_rank", d.mla.kvLora, 0, 1 << 16}, {"q_lora_rank", d.mla.qLora, 0, 1 << 20},
+		{"qk_rope_head_dim", d.mla.rope, 0, 1 << 16}, {"qk_nope_head_dim", d.mla.nope, 0, 1 << 16},
+		{"v_head_dim", d.mla.v, 0, 1 << 16}, {"max_position_embeddings", d.maxCtx, 0, 1 << 27},
+		{"linear_conv_kernel_dim", d.lin.kernel, 0, 1 << 10}, {"linear_num_key_heads", d.lin.kHeads, 0, 1 << 12},
+		{"linear_num_value_heads", d.lin.vHeads, 0, 1 << 12}, {"linear_key_head_dim", d.lin.kDim, 0, 1 << 12},
+		{"linear_value_head_dim", d.lin.vDim, 0, 1 << 12},
+	} {
+		if c.v < c.lo || c.v > c.hi {
+			f.fail(c.key, "%d is out of range [%d, %d]", c.v, c.lo, c.hi)
+		}
+	}
+	return *f.err
+}
