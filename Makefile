@@ -31,11 +31,12 @@ deps-npm:
 	@test -x $(NODE_BIN)/node || npm ci --no-audit --no-fund
 	@$(NODE_BIN)/node --version
 
-check: ## gofmt, go vet, the module tidy
+check: ## gofmt, go vet, the module tidy, generated files fresh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags invariants ./...
 	$(GO) mod tidy -diff
+	$(GO) generate ./planner/catalog && git diff --exit-code -- planner/catalog
 
 unit: ## unit, golden, property and example tests: invariants on, then gpuagent's release build
 	$(GO) test -tags invariants -count=1 ./...
@@ -43,12 +44,13 @@ unit: ## unit, golden, property and example tests: invariants on, then gpuagent'
 
 wasm-test: deps-npm ## the planner's tests under GOOS=js GOARCH=wasm in Node
 	GOOS=js GOARCH=wasm $(GO) test -count=1 ./planner/ ./calibrations/
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -run 'Blob|Tiny|BadFiles|PerLayer' ./planner/gguf
 
 fuzz: ## every fuzz target for FUZZTIME (default 5s)
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
 
 bench: ## native benchmarks (see docs/benchmarks.md)
-	$(GO) test -run='^$$' -bench=. -benchmem ./planner/ ./gpuagent/...
+	$(GO) test -run='^$$' -bench=. -benchmem ./planner/... ./gpuagent/...
 
 bench-wasm: deps-npm ## planner benchmarks under wasm in Node
 	GOOS=js GOARCH=wasm $(GO) test -run='^$$' -bench=. -benchmem ./planner/

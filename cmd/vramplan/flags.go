@@ -15,6 +15,7 @@ import (
 // inputFlags are the flags that build a planner.Input.
 type inputFlags struct {
 	input, model, gpu, budget, kvDtype, weightCache string
+	weightsDtype, mmproj                            string
 	maxBatch, maxSeqLen, blockTokens, prefill       int
 	specK, ring, snapshots                          int
 	vision, graphs, eager, sidecar                  bool
@@ -22,7 +23,9 @@ type inputFlags struct {
 
 func (f *inputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.input, "input", "", "read the whole input from a JSON `file` (an input or plan document); other flags override it")
-	fs.StringVar(&f.model, "model", "", "model: a catalog `name` or a model file")
+	fs.StringVar(&f.model, "model", "", "model: a catalog `name`, a .gguf file, a config.json, a model directory or a model-shape .json")
+	fs.StringVar(&f.weightsDtype, "weights-dtype", "", "override the bytes per weight of a config.json model (`dtype` such as bf16, fp8, int4)")
+	fs.StringVar(&f.mmproj, "mmproj", "", "vision projector GGUF `file` to charge as the vision tower (implies --vision)")
 	fs.StringVar(&f.gpu, "gpu", "", "GPU calibration `id` or unambiguous prefix (see 'vramplan calibrations')")
 	fs.StringVar(&f.budget, "budget", "", "memory `budget` such as 30GiB (default: the device total)")
 	fs.IntVar(&f.maxBatch, "max-batch", 0, "concurrent sequences (0: as many as fit)")
@@ -96,11 +99,14 @@ func readLimited(path string) ([]byte, error) {
 
 func (f *inputFlags) applyModel(in *planner.Input, set map[string]bool) error {
 	if set["model"] {
-		m, err := loadModel(f.model)
+		m, err := loadModel(f.model, f.weightsDtype, f.mmproj)
 		if err != nil {
 			return &flagError{"model", err.Error()}
 		}
 		in.Model = m
+		if f.mmproj != "" && !set["vision"] {
+			in.Features.Vision = true
+		}
 	}
 	if set["gpu"] {
 		c, err := calibrations.Lookup(f.gpu)

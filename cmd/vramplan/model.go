@@ -1,19 +1,14 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/modelfile"
 )
 
-// loadModel resolves --model: a model-shape file in the planner's own JSON
-// format.
-func loadModel(name string) (planner.Model, error) {
-	data, err := readLimited(name)
-	if err != nil {
-		return planner.Model{}, fmt.Errorf("%q is not a readable model file: %v", name, err)
-	}
-	var in planner.Input
-	in.Model, err = planner.ParseModel(data)
-	return in.Model, err
+// loadModel resolves --model: a catalog name (or unambiguous prefix), a
+// .gguf file (the first of a split model finds the rest), a config.json, a
+// directory holding one (with safetensors headers when present), or a model
+// shape in the planner's own JSON format.
+func loadModel(name, weightsDtype, mmproj string) (planner.Model, error) {
+	return modelfile.Open(name, modelfile.Options{WeightsDtype: weightsDtype, Mmproj: mmproj})
 }

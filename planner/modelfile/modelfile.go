@@ -4,7 +4,6 @@
 package modelfile
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,11 +102,9 @@ func openJSON(path string, opts Options) (planner.Model, error) {
 }
 
 func decodeShape(path string, data []byte) (planner.Model, error) {
-	var m planner.Model
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return m, fmt.Errorf("%s: not a planner model shape: %w", path, err)
+	m, err := planner.ParseModel(data)
+	if err != nil {
+		return m, fmt.Errorf("%s: not a valid planner model shape: %w", path, err)
 	}
 	return m, nil
 }
