@@ -104,7 +104,7 @@ func openJSON(path string, opts Options) (planner.Model, error) {
 func decodeShape(path string, data []byte) (planner.Model, error) {
 	m, err := planner.ParseModel(data)
 	if err != nil {
-		return m, fmt.Errorf("%s: not a valid planner model shape: %w", path, err)
+		return m, fmt.Errorf("%s: not a planner model shape: %w", path, err)
 	}
 	return m, nil
 }
