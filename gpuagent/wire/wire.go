@@ -87,19 +87,19 @@ type Step struct {
 
 // Op is one general operation. Which fields matter depends on Op.
 type Op struct {
-	Op        string   `json:"op"`
-	Seq       uint64   `json:"seq,omitempty"`        // append, fork, free, table
-	MaxTokens int      `json:"max_tokens,omitempty"` // admit, fork (0: the parent's)
-	Tokens    int      `json:"tokens,omitempty"`     // admit (prompt), append
-	Hashes    []uint64 `json:"hashes,omitempty"`     // admit, append: blocks completed; pin
+	Op        string `json:"op"`
+	Seq       uint64 `json:"seq,omitempty"`        // append, fork, free, table
+	MaxTokens int    `json:"max_tokens,omitempty"` // admit, fork (0: the parent's)
+	Tokens    int    `json:"tokens,omitempty"`     // admit (prompt), append
+	Hashes    IDs    `json:"hashes,omitempty"`     // admit, append: blocks completed; pin
 }
 
 // Decode appends one token to each sequence in Seqs. Hashes, when given,
 // has one entry per sequence: the content hash of the block that token
 // completes, or 0.
 type Decode struct {
-	Seqs   []uint64 `json:"seqs"`
-	Hashes []uint64 `json:"hashes,omitempty"`
+	Seqs   IDs `json:"seqs"`
+	Hashes IDs `json:"hashes,omitempty"`
 }
 
 // StepResult answers a Step: one Result per operation, in order, and the
