@@ -126,6 +126,11 @@ func (c *Client) roundTrip(method, path string, in any) (int, []byte, error) {
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	b := make([]byte, max(resp.ContentLength, 0))
+	if resp.ContentLength >= 0 {
+		_, err = io.ReadFull(resp.Body, b)
+	} else {
+		b, err = io.ReadAll(resp.Body)
+	}
 	return resp.StatusCode, b, err
 }
