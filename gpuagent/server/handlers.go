@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/vramplan/vramplan/gpuagent/agent"
 	"github.com/vramplan/vramplan/gpuagent/wire"
 )
 
@@ -39,78 +40,48 @@ func reply(w http.ResponseWriter, status int, v any) {
 
 func fail(w http.ResponseWriter, err *wire.Error) { reply(w, err.Status(), err) }
 
-func (s *Server) openLease(w http.ResponseWriter, r *http.Request) {
-	var req wire.OpenLease
-	if err := read(w, r, &req); err != nil {
-		fail(w, err)
-		return
+// call adapts one API call to a handler: decode the body into a Req,
+// call f with the request's connection, reply with its answer or error.
+func call[Req any](f func(conn agent.Conn, req *Req) (any, *wire.Error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req Req
+		if err := read(w, r, &req); err != nil {
+			fail(w, err)
+			return
+		}
+		res, err := f(connOf(r), &req)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		reply(w, http.StatusOK, res)
 	}
-	l, err := s.a.OpenLease(connOf(r), req)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	reply(w, http.StatusOK, l)
 }
 
-func (s *Server) renew(w http.ResponseWriter, r *http.Request) {
-	var req wire.LeaseRef
-	if err := read(w, r, &req); err != nil {
-		fail(w, err)
-		return
-	}
-	l, err := s.a.Renew(connOf(r), req.Lease)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	reply(w, http.StatusOK, l)
+func (s *Server) openLease(conn agent.Conn, req *wire.OpenLease) (any, *wire.Error) {
+	return s.a.OpenLease(conn, *req)
 }
 
-func (s *Server) closeLease(w http.ResponseWriter, r *http.Request) {
-	var req wire.LeaseRef
-	if err := read(w, r, &req); err != nil {
-		fail(w, err)
-		return
-	}
-	if err := s.a.CloseLease(connOf(r), req.Lease); err != nil {
-		fail(w, err)
-		return
-	}
-	reply(w, http.StatusOK, struct{}{})
+func (s *Server) renew(conn agent.Conn, req *wire.LeaseRef) (any, *wire.Error) {
+	return s.a.Renew(conn, req.Lease)
 }
 
-func (s *Server) step(w http.ResponseWriter, r *http.Request) {
-	var req wire.Step
-	if err := read(w, r, &req); err != nil {
-		fail(w, err)
-		return
-	}
-	res, err := s.a.Step(connOf(r), &req, nil)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	reply(w, http.StatusOK, res)
+func (s *Server) closeLease(conn agent.Conn, req *wire.LeaseRef) (any, *wire.Error) {
+	return struct{}{}, s.a.CloseLease(conn, req.Lease)
+}
+
+func (s *Server) step(conn agent.Conn, req *wire.Step) (any, *wire.Error) {
+	return s.a.Step(conn, req, nil)
 }
 
 // admit is one admission; a refusal is answered with the error's status,
 // 503 with the block arithmetic for capacity (I6).
-func (s *Server) admit(w http.ResponseWriter, r *http.Request) {
-	var req wire.AdmitCall
-	if err := read(w, r, &req); err != nil {
-		fail(w, err)
-		return
-	}
-	res, err := s.a.Admit(connOf(r), req.Lease, &req.Op)
+func (s *Server) admit(conn agent.Conn, req *wire.AdmitCall) (any, *wire.Error) {
+	res, err := s.a.Admit(conn, req.Lease, &req.Op)
 	if err == nil {
 		err = res.Error
 	}
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	reply(w, http.StatusOK, res)
+	return res, err
 }
 
 func (s *Server) report(w http.ResponseWriter, r *http.Request) {

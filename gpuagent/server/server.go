@@ -92,11 +92,11 @@ func New(a *agent.Agent, cfg Config) *Server {
 // Handler returns the API and /metrics as one handler.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/lease", s.openLease)
-	mux.HandleFunc("POST /v1/lease/renew", s.renew)
-	mux.HandleFunc("POST /v1/lease/close", s.closeLease)
-	mux.HandleFunc("POST /v1/step", s.step)
-	mux.HandleFunc("POST /v1/admit", s.admit)
+	mux.HandleFunc("POST /v1/lease", call(s.openLease))
+	mux.HandleFunc("POST /v1/lease/renew", call(s.renew))
+	mux.HandleFunc("POST /v1/lease/close", call(s.closeLease))
+	mux.HandleFunc("POST /v1/step", call(s.step))
+	mux.HandleFunc("POST /v1/admit", call(s.admit))
 	mux.HandleFunc("GET /v1/report", s.report)
 	mux.HandleFunc("GET /v1/stats", s.stats)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
