@@ -1,8 +1,9 @@
 // Package client is the Go client of gpuagent's engine API (package wire).
 //
-// A Client owns one connection, and a lease lives on the connection that
-// opened it: closing the Client, or losing the connection, ends the lease
-// and releases everything it held. Calls on one Client are serialized; an
+// A Client owns one connection, upgraded to frames (wire.FramesProtocol),
+// and a lease lives on the connection that opened it: closing the Client,
+// or losing the connection, ends the lease and releases everything it
+// held. Calls on one Client are serialized; an
 // engine's scheduler makes one Step call per step.
 //
 // A Client is safe for concurrent use. Whoever dialed it closes it.
@@ -10,15 +11,14 @@ package client
 
 import (
 	"bufio"
-	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -35,7 +35,8 @@ type Client struct {
 	mu    sync.Mutex
 	c     net.Conn
 	r     *bufio.Reader
-	w     *bytes.Buffer
+	in    []byte // the last answer frame
+	out   []byte // the last request frame
 	lease wire.Lease
 	dead  bool
 	stop  chan struct{}
@@ -44,7 +45,8 @@ type Client struct {
 	renewing bool
 }
 
-// Dial connects to the agent at spec: "unix:PATH" or "HOST:PORT".
+// Dial connects to the agent at spec ("unix:PATH" or "HOST:PORT") and
+// upgrades the connection to frames (wire.FramesProtocol).
 func Dial(ctx context.Context, spec string) (*Client, error) {
 	network, addr := "tcp", spec
 	if p, ok := strings.CutPrefix(spec, "unix:"); ok {
@@ -55,7 +57,30 @@ func Dial(ctx context.Context, spec string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpuagent client: %w", err)
 	}
-	return &Client{c: c, r: bufio.NewReaderSize(c, 64<<10), w: new(bytes.Buffer), stop: make(chan struct{})}, nil
+	cl := &Client{c: c, r: bufio.NewReaderSize(c, 64<<10), stop: make(chan struct{})}
+	if err := cl.upgrade(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("gpuagent client: upgrading to %s: %w", wire.FramesProtocol, err)
+	}
+	return cl, nil
+}
+
+func (c *Client) upgrade() error {
+	c.c.SetDeadline(time.Now().Add(10 * time.Second))
+	defer c.c.SetDeadline(time.Time{})
+	req := "GET /v1/frames HTTP/1.1\r\nHost: gpuagent\r\nConnection: Upgrade\r\nUpgrade: " + wire.FramesProtocol + "\r\n\r\n"
+	if _, err := io.WriteString(c.c, req); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(c.r, nil)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return nil
 }
 
 // Close closes the connection, which ends the lease on the agent.
@@ -77,15 +102,15 @@ func (c *Client) Lease() wire.Lease {
 	return c.lease
 }
 
-// call posts in to path and decodes the answer into out. A refusal comes
-// back as a *wire.Error.
-func (c *Client) call(method, path string, in, out any) error {
+// call sends one call and decodes the answer into out. A refusal comes
+// back as a *wire.Error; a broken connection as ErrClosed.
+func (c *Client) call(call wire.Call, in, out any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dead {
 		return ErrClosed
 	}
-	status, body, err := c.roundTrip(method, path, in)
+	status, body, err := c.roundTrip(call, in)
 	if err != nil {
 		c.dead = true
 		c.c.Close()
@@ -94,7 +119,7 @@ func (c *Client) call(method, path string, in, out any) error {
 	if status != http.StatusOK {
 		var e wire.Error
 		if json.Unmarshal(body, &e) != nil || e.Code == "" {
-			return fmt.Errorf("gpuagent client: %s %s: HTTP %d", method, path, status)
+			return fmt.Errorf("gpuagent client: call %d: status %d", call, status)
 		}
 		return &e
 	}
@@ -104,33 +129,25 @@ func (c *Client) call(method, path string, in, out any) error {
 	return json.Unmarshal(body, out)
 }
 
-func (c *Client) roundTrip(method, path string, in any) (int, []byte, error) {
-	c.w.Reset()
-	var body []byte
+func (c *Client) roundTrip(call wire.Call, in any) (int, []byte, error) {
+	body := []byte("{}")
 	if in != nil {
 		var err error
 		if body, err = json.Marshal(in); err != nil {
 			return 0, nil, err
 		}
 	}
-	c.w.WriteString(method + " " + path + " HTTP/1.1\r\nHost: gpuagent\r\nContent-Type: application/json\r\nContent-Length: ")
-	c.w.WriteString(strconv.Itoa(len(body)))
-	c.w.WriteString("\r\n\r\n")
-	c.w.Write(body)
+	c.out = wire.AppendFrame(c.out[:0], []byte{byte(call)}, body)
 	c.c.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := c.c.Write(c.w.Bytes()); err != nil {
+	if _, err := c.c.Write(c.out); err != nil {
 		return 0, nil, err
 	}
-	resp, err := http.ReadResponse(c.r, nil)
-	if err != nil {
+	var err error
+	if c.in, err = wire.ReadFrame(c.r, c.in, 1<<30); err != nil {
 		return 0, nil, err
 	}
-	defer resp.Body.Close()
-	b := make([]byte, max(resp.ContentLength, 0))
-	if resp.ContentLength >= 0 {
-		_, err = io.ReadFull(resp.Body, b)
-	} else {
-		b, err = io.ReadAll(resp.Body)
+	if len(c.in) < 2 {
+		return 0, nil, fmt.Errorf("a %d-byte answer", len(c.in))
 	}
-	return resp.StatusCode, b, err
+	return int(binary.BigEndian.Uint16(c.in)), c.in[2:], nil
 }

@@ -11,7 +11,7 @@ import (
 // the Client is closed. Every call through the lease renews it as well.
 func (c *Client) Open(ttl time.Duration, name string) (wire.Lease, error) {
 	var l wire.Lease
-	if err := c.call("POST", "/v1/lease", wire.OpenLease{TTLms: ttl.Milliseconds(), Name: name}, &l); err != nil {
+	if err := c.call(wire.CallOpenLease, wire.OpenLease{TTLms: ttl.Milliseconds(), Name: name}, &l); err != nil {
 		return l, err
 	}
 	c.mu.Lock()
@@ -42,20 +42,20 @@ func (c *Client) keepAlive(every time.Duration) {
 
 // Renew extends the lease by its TTL.
 func (c *Client) Renew() error {
-	return c.call("POST", "/v1/lease/renew", wire.LeaseRef{Lease: c.Lease().Lease}, nil)
+	return c.call(wire.CallRenew, wire.LeaseRef{Lease: c.Lease().Lease}, nil)
 }
 
 // CloseLease ends the lease, releasing everything it holds; the
 // connection stays open.
 func (c *Client) CloseLease() error {
-	return c.call("POST", "/v1/lease/close", wire.LeaseRef{Lease: c.Lease().Lease}, nil)
+	return c.call(wire.CallCloseLease, wire.LeaseRef{Lease: c.Lease().Lease}, nil)
 }
 
 // Step sends one scheduler step; s.Lease is filled in.
 func (c *Client) Step(s *wire.Step) (*wire.StepResult, error) {
 	s.Lease = c.Lease().Lease
 	var res wire.StepResult
-	if err := c.call("POST", "/v1/step", s, &res); err != nil {
+	if err := c.call(wire.CallStep, s, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -81,7 +81,7 @@ func (c *Client) one(op wire.Op) (wire.Result, error) {
 // *wire.Error with code capacity and the block arithmetic.
 func (c *Client) Admit(maxTokens, tokens int, hashes ...uint64) (wire.Result, error) {
 	var r wire.Result
-	err := c.call("POST", "/v1/admit", wire.AdmitCall{Lease: c.Lease().Lease,
+	err := c.call(wire.CallAdmit, wire.AdmitCall{Lease: c.Lease().Lease,
 		Op: wire.Op{Op: wire.OpAdmit, MaxTokens: maxTokens, Tokens: tokens, Hashes: hashes}}, &r)
 	return r, err
 }
@@ -117,7 +117,7 @@ func (c *Client) Unpin() error {
 
 // Report fetches the agent's memory report into v (an agent.Report, or
 // any type with its JSON fields).
-func (c *Client) Report(v any) error { return c.call("GET", "/v1/report", nil, v) }
+func (c *Client) Report(v any) error { return c.call(wire.CallReport, nil, v) }
 
 // Stats fetches the agent's statistics into v (an agent.Stats).
-func (c *Client) Stats(v any) error { return c.call("GET", "/v1/stats", nil, v) }
+func (c *Client) Stats(v any) error { return c.call(wire.CallStats, nil, v) }

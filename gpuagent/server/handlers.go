@@ -10,52 +10,84 @@ import (
 	"github.com/vramplan/vramplan/gpuagent/wire"
 )
 
+// An endpoint is one API call, served both as an HTTP route and as a
+// frame call.
+type endpoint struct {
+	call         wire.Call
+	method, path string
+	do           func(conn agent.Conn, body []byte) (any, *wire.Error)
+}
+
+func (s *Server) endpoints() []endpoint {
+	return []endpoint{
+		{wire.CallOpenLease, "POST", "/v1/lease", decodeThen(s.openLease)},
+		{wire.CallRenew, "POST", "/v1/lease/renew", decodeThen(s.renew)},
+		{wire.CallCloseLease, "POST", "/v1/lease/close", decodeThen(s.closeLease)},
+		{wire.CallStep, "POST", "/v1/step", decodeThen(s.step)},
+		{wire.CallAdmit, "POST", "/v1/admit", decodeThen(s.admit)},
+		{wire.CallReport, "GET", "/v1/report", func(agent.Conn, []byte) (any, *wire.Error) { return s.a.Report(), nil }},
+		{wire.CallStats, "GET", "/v1/stats", func(agent.Conn, []byte) (any, *wire.Error) { return s.a.Stats(), nil }},
+	}
+}
+
+// decodeThen decodes a body into a Req and calls f with it.
+func decodeThen[Req any](f func(conn agent.Conn, req *Req) (any, *wire.Error)) func(agent.Conn, []byte) (any, *wire.Error) {
+	return func(conn agent.Conn, body []byte) (any, *wire.Error) {
+		var req Req
+		if err := wire.Unmarshal(body, &req); err != nil {
+			return nil, err
+		}
+		return f(conn, &req)
+	}
+}
+
 // buffers are request bodies and responses, reused across requests.
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// read decodes r's body into v, refusing more than wire.MaxBody bytes.
-func read(w http.ResponseWriter, r *http.Request, v any) *wire.Error {
-	buf := buffers.Get().(*bytes.Buffer)
-	defer buffers.Put(buf)
-	buf.Reset()
-	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, wire.MaxBody+1)); err != nil {
-		return wire.Errorf(wire.CodeTooLarge, "body: %v", err)
+// route serves ep over HTTP.
+func route(ep endpoint) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		buf := buffers.Get().(*bytes.Buffer)
+		defer buffers.Put(buf)
+		buf.Reset()
+		if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, wire.MaxBody+1)); err != nil {
+			reply(w, wire.Errorf(wire.CodeTooLarge, "body: %v", err))
+			return
+		}
+		res, err := ep.do(connOf(r), buf.Bytes())
+		if err != nil {
+			reply(w, err)
+			return
+		}
+		reply(w, res)
 	}
-	return wire.Unmarshal(buf.Bytes(), v)
 }
 
-func reply(w http.ResponseWriter, status int, v any) {
+func reply(w http.ResponseWriter, v any) {
 	buf := buffers.Get().(*bytes.Buffer)
 	defer buffers.Put(buf)
 	buf.Reset()
-	if err := json.NewEncoder(buf).Encode(v); err != nil {
-		status, v = http.StatusInternalServerError, wire.Errorf(wire.CodeInternal, "encoding: %v", err)
-		buf.Reset()
-		json.NewEncoder(buf).Encode(v)
-	}
+	status := encode(buf, v)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }
 
-func fail(w http.ResponseWriter, err *wire.Error) { reply(w, err.Status(), err) }
-
-// call adapts one API call to a handler: decode the body into a Req,
-// call f with the request's connection, reply with its answer or error.
-func call[Req any](f func(conn agent.Conn, req *Req) (any, *wire.Error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		var req Req
-		if err := read(w, r, &req); err != nil {
-			fail(w, err)
-			return
-		}
-		res, err := f(connOf(r), &req)
-		if err != nil {
-			fail(w, err)
-			return
-		}
-		reply(w, http.StatusOK, res)
+// encode appends v's JSON to buf and returns the HTTP status it stands
+// for: an *wire.Error's own, 200 otherwise.
+func encode(buf *bytes.Buffer, v any) int {
+	status := http.StatusOK
+	if e, ok := v.(*wire.Error); ok {
+		status = e.Status()
 	}
+	start := buf.Len()
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
+		buf.Truncate(start)
+		e := wire.Errorf(wire.CodeInternal, "encoding: %v", err)
+		json.NewEncoder(buf).Encode(e)
+		return e.Status()
+	}
+	return status
 }
 
 func (s *Server) openLease(conn agent.Conn, req *wire.OpenLease) (any, *wire.Error) {
@@ -82,12 +114,4 @@ func (s *Server) admit(conn agent.Conn, req *wire.AdmitCall) (any, *wire.Error) 
 		err = res.Error
 	}
 	return res, err
-}
-
-func (s *Server) report(w http.ResponseWriter, r *http.Request) {
-	reply(w, http.StatusOK, s.a.Report())
-}
-
-func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
-	reply(w, http.StatusOK, s.a.Stats())
 }

@@ -193,3 +193,51 @@ func TestLeaseEndsOnDisconnectAndExpiry(t *testing.T) {
 	eventually(t, "the lease opens", func() bool { return a.Stats().Leases == 1 })
 	eventually(t, "an unrenewed lease expires", func() bool { s := a.Stats(); return s.Leases == 0 && s.Expired == 1 })
 }
+
+// upgraded returns a raw connection switched to frames.
+func upgraded(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("unix", strings.TrimPrefix(addr, "unix:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	fmt.Fprintf(c, "GET /v1/frames HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: %s\r\n\r\n", wire.FramesProtocol)
+	r := bufio.NewReader(c)
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade = %v, %v", resp, err)
+	}
+	return c, r
+}
+
+func TestHostileFrames(t *testing.T) {
+	addr, _ := start(t, tiny, agent.Config{}, server.Config{})
+	vc, vr := victim(t, addr)
+	tests := []struct {
+		name  string
+		frame []byte
+		want  int // answer status; 0: the connection is closed
+	}{
+		{"unknown call", wire.AppendFrame(nil, []byte{99}, []byte(`{}`)), http.StatusBadRequest},
+		{"garbage body", wire.AppendFrame(nil, []byte{byte(wire.CallStep)}, []byte("\xff\x00")), http.StatusBadRequest},
+		{"foreign lease", wire.AppendFrame(nil, []byte{byte(wire.CallStep)}, []byte(`{"lease":"`+vc.Lease().Lease+`"}`)), http.StatusNotFound},
+		{"frame over the limit", []byte{0x7f, 0xff, 0xff, 0xff, 1}, 0},
+		{"empty frame", []byte{0, 0, 0, 0}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, r := upgraded(t, addr)
+			c.Write(tt.frame)
+			c.SetReadDeadline(time.Now().Add(3 * time.Second))
+			got := 0
+			if b, err := wire.ReadFrame(r, nil, wire.MaxBody); err == nil && len(b) >= 2 {
+				got = int(b[0])<<8 | int(b[1])
+			}
+			if got != tt.want {
+				t.Errorf("answer status %d, want %d", got, tt.want)
+			}
+		})
+	}
+	checkVictim(t, vc, vr)
+}

@@ -56,16 +56,17 @@ func orDur(d, def time.Duration) time.Duration {
 
 // A Server serves one agent.
 type Server struct {
-	a     *agent.Agent
-	cfg   Config
-	http  *http.Server
-	conns sync.Map // net.Conn -> agent.Conn
-	next  atomic.Uint64
-	open  atomic.Int64
-	shed  atomic.Uint64
-	reg   *prometheus.Registry
-	stop  chan struct{}
-	once  sync.Once
+	a      *agent.Agent
+	cfg    Config
+	http   *http.Server
+	conns  sync.Map // net.Conn -> agent.Conn, HTTP connections
+	framed sync.Map // net.Conn -> agent.Conn, upgraded to frames
+	next   atomic.Uint64
+	open   atomic.Int64
+	shed   atomic.Uint64
+	reg    *prometheus.Registry
+	stop   chan struct{}
+	once   sync.Once
 }
 
 type connKey struct{}
@@ -92,13 +93,10 @@ func New(a *agent.Agent, cfg Config) *Server {
 // Handler returns the API and /metrics as one handler.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/lease", call(s.openLease))
-	mux.HandleFunc("POST /v1/lease/renew", call(s.renew))
-	mux.HandleFunc("POST /v1/lease/close", call(s.closeLease))
-	mux.HandleFunc("POST /v1/step", call(s.step))
-	mux.HandleFunc("POST /v1/admit", call(s.admit))
-	mux.HandleFunc("GET /v1/report", s.report)
-	mux.HandleFunc("GET /v1/stats", s.stats)
+	for _, ep := range s.endpoints() {
+		mux.HandleFunc(ep.method+" "+ep.path, route(ep))
+	}
+	mux.HandleFunc("GET /v1/frames", s.upgrade)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
 	return mux
 }
@@ -110,11 +108,13 @@ func (s *Server) connContext(ctx context.Context, c net.Conn) context.Context {
 }
 
 func (s *Server) connState(c net.Conn, st http.ConnState) {
-	if st != http.StateClosed && st != http.StateHijacked {
-		return
-	}
-	if id, ok := s.conns.LoadAndDelete(c); ok {
-		s.a.CloseConn(id.(uint64))
+	switch st {
+	case http.StateHijacked: // upgraded to frames: the frame loop ends its leases
+		s.conns.Delete(c)
+	case http.StateClosed:
+		if id, ok := s.conns.LoadAndDelete(c); ok {
+			s.a.CloseConn(id.(uint64))
+		}
 	}
 }
 
@@ -152,6 +152,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.once.Do(func() { close(s.stop) })
 	err := s.http.Shutdown(ctx)
 	s.http.Close()
+	s.framed.Range(func(c, _ any) bool {
+		c.(net.Conn).Close()
+		return true
+	})
 	return err
 }
 

@@ -5,7 +5,8 @@
 //
 // # Framing
 //
-// Every call is one HTTP request with a JSON body of at most MaxBody bytes
+// Every call is one HTTP request, or one frame on an upgraded connection,
+// with a JSON body of at most MaxBody bytes
 // and one JSON response. Unknown fields, trailing data, negative numbers
 // and numbers beyond the limits are errors that name the field. A step
 // carries at most MaxOps general operations and at most MaxBatch decode
@@ -21,6 +22,7 @@
 //	POST /v1/admit        AdmitCall  -> Result       (one admission; 503 on capacity)
 //	GET  /v1/report                  -> report document
 //	GET  /metrics                    -> Prometheus text
+//	GET  /v1/frames (Upgrade)        -> the same calls as frames (FramesProtocol)
 //
 // A lease belongs to the connection that opened it: it ends when that
 // connection closes, when it is not renewed within its TTL, or when it is
