@@ -232,3 +232,25 @@ func TestLeaseEndsReleaseEverything(t *testing.T) {
 		t.Errorf("after expiry and disconnect: %+v, want everything released", s)
 	}
 }
+
+func TestPinsAreBounded(t *testing.T) {
+	a, _ := mustLoad(t, "tiny", agent.Config{})
+	l := open(t, a, 1)
+	r := step(t, a, 1, l, wire.Op{Op: wire.OpAdmit, MaxTokens: 16, Tokens: 16, Hashes: []uint64{42}})[0]
+	step(t, a, 1, l, wire.Op{Op: wire.OpFree, Seq: r.Seq}) // 42 is cached now
+	hashes := make([]uint64, 64)
+	for i := range hashes {
+		hashes[i] = 42
+	}
+	var last wire.Result
+	for range 2048/64 + 1 {
+		last = step(t, a, 1, l, wire.Op{Op: wire.OpPin, Hashes: hashes})[0]
+	}
+	if last.Error == nil || last.Error.Code != wire.CodeTooLarge {
+		t.Errorf("pinning one hash past the pool's size in pins = %+v, want too_large", last)
+	}
+	step(t, a, 1, l, wire.Op{Op: wire.OpUnpin})
+	if got := step(t, a, 1, l, wire.Op{Op: wire.OpPin, Hashes: hashes[:1]})[0]; got.Error != nil || got.Pinned != 1 {
+		t.Errorf("pin after unpin = %+v", got)
+	}
+}

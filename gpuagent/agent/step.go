@@ -178,6 +178,9 @@ func (a *Agent) free(l *lease, h uint64) *wire.Error {
 // every promise with them held out of reclaim.
 func (a *Agent) pin(l *lease, hashes []uint64) (int, *wire.Error) {
 	n := int64(len(hashes))
+	if l.pins+n > int64(a.global.ids.Blocks()) { // each pin is remembered until unpin
+		return 0, wire.Errorf(wire.CodeTooLarge, "%d pins on this lease, at most %d: unpin first", l.pins+n, a.global.ids.Blocks())
+	}
 	if avail := a.global.available(int64(a.kv.Stats().PinnedBlocks)); n > avail {
 		return 0, a.capacity("global", n, avail, int64(a.global.ids.Blocks()))
 	}
