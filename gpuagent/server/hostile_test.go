@@ -3,6 +3,7 @@ package server_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -168,6 +169,9 @@ func TestThousandsOfConnections(t *testing.T) {
 	}
 	eventually(t, "connections drain", func() bool { return a.Stats().Leases == 1 })
 	checkVictim(t, vc, vr)
+	if shed := metric(t, addr, "gpuagent_connections_shed_total"); shed == "0" || shed == "" {
+		t.Errorf("connections shed = %q with %d dialed against a cap of 64", shed, len(conns))
+	}
 	if c := dial(t, addr); c.Stats(new(agent.Stats)) != nil {
 		t.Error("a new client cannot connect after the flood")
 	}
@@ -240,4 +244,25 @@ func TestHostileFrames(t *testing.T) {
 		})
 	}
 	checkVictim(t, vc, vr)
+}
+
+// metric scrapes /metrics and returns the named unlabelled sample's value.
+func metric(t *testing.T, addr, name string) string {
+	t.Helper()
+	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return net.Dial("unix", strings.TrimPrefix(addr, "unix:"))
+	}}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr, Timeout: 5 * time.Second}).Get("http://agent/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			return v
+		}
+	}
+	return ""
 }

@@ -8,17 +8,8 @@ import (
 	"strconv"
 )
 
-// Read reads one JSON document from r into v. It refuses a body over
-// MaxBody bytes, unknown fields, and anything after the document.
-func Read(r io.Reader, v any) *Error {
-	body, err := io.ReadAll(io.LimitReader(r, MaxBody+1))
-	if err != nil {
-		return Errorf(CodeBadRequest, "reading body: %v", err)
-	}
-	return Unmarshal(body, v)
-}
-
-// Unmarshal decodes data as Read does.
+// Unmarshal decodes one JSON document from data into v. It refuses more
+// than MaxBody bytes, unknown fields, and anything after the document.
 func Unmarshal(data []byte, v any) *Error {
 	if len(data) > MaxBody {
 		return Errorf(CodeTooLarge, "body over %d bytes", MaxBody)
