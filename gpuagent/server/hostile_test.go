@@ -266,3 +266,21 @@ func metric(t *testing.T, addr, name string) string {
 	}
 	return ""
 }
+
+func TestLoopbackTCP(t *testing.T) {
+	if _, err := server.Listen("0.0.0.0:0"); err == nil {
+		t.Error("Listen on a non-loopback address succeeded")
+	}
+	l, err := server.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, a := start(t, tiny, agent.Config{}, server.Config{}) // a second listener on the same agent
+	s := server.New(a, server.Config{})
+	go s.Serve(l)
+	defer s.Shutdown(context.Background())
+	c := openLease(t, l.Addr().String())
+	if _, err := c.Admit(64, 20); err != nil {
+		t.Errorf("admit over loopback TCP: %v", err)
+	}
+}
