@@ -136,8 +136,8 @@ func (a *Agent) Guard() *backend.PhaseGuard { return a.guard }
 // KVBase returns the global KV pool's base address, which never moves.
 func (a *Agent) KVBase() backend.Addr { return a.global.r.Base() }
 
-// Close ends every lease, returns every tier to the backend and returns
-// the backend's phase guard to nothing held. Closing twice panics.
+// Close ends every lease and returns every tier to the backend. Closing
+// twice panics.
 func (a *Agent) Close() {
 	a.mu.Lock()
 	defer a.mu.Unlock()

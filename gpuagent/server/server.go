@@ -1,5 +1,6 @@
 // Package server serves an agent.Agent over HTTP/1.1 on a Unix socket or
-// loopback TCP: the wire API for engines and /metrics on one listener.
+// loopback TCP: the wire API for engines and /metrics on one listener, and
+// the same API as frames on connections upgraded at /v1/frames.
 //
 // Each connection gets an id; a lease belongs to the connection that
 // opened it, and when that connection closes every lease it opened ends.
