@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -77,4 +79,46 @@ func commandLine(args []string) string {
 		words = append(words, a)
 	}
 	return strings.Join(words, " ")
+}
+
+// errUsage marks a calibrate error as bad usage (exit 2).
+var errUsage = errors.New("usage")
+
+// cmdCalibrate and cmdProbe adapt the calibrate commands to the dispatch
+// table's exit codes.
+func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
+	return exitCode("calibrate", runCalibrate(args, stdout, stderr), stderr)
+}
+
+func cmdProbe(args []string, stdout, stderr io.Writer) int {
+	return exitCode("calibrate-probe", runProbe(args, stdout, stderr), stderr)
+}
+
+func exitCode(name string, err error, stderr io.Writer) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "gpuagent %s: %v\n", name, err)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "gpuagent %s: %v\n", name, err)
+	return exitFail
+}
+
+// dirs is a repeatable string flag.
+type dirs []string
+
+func (d *dirs) String() string     { return strings.Join(*d, ",") }
+func (d *dirs) Set(v string) error { *d = append(*d, v); return nil }
+
+// defaultBLASDirs are searched for cuBLAS when no --blas-dir is given.
+var defaultBLASDirs = []string{"", "/usr/local/cuda/lib64"}
+
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("gpuagent "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
 }

@@ -1,83 +1,75 @@
-// Command gpuagent is the GPU-side agent of vramplan.
+// Command gpuagent enforces a vramplan plan on a GPU and serves KV blocks
+// to engine processes.
 //
 // Usage:
 //
+//	gpuagent serve  --plan plan.json [--device N] [--backend vmm|cuda|fake] [--listen unix:PATH|HOST:PORT]
+//	gpuagent report --listen unix:PATH | --plan plan.json [--json]
+//	gpuagent soak   --listen unix:PATH [--clients 32] [--ops 100000] [--latency-batch 256]
 //	gpuagent calibrate [--device N] [-o FILE] [--runs N] [--blas-dir DIR]... [--machine TEXT]
 //
 // calibrate measures what the GPU, its driver and platform charge (context,
 // cuBLAS reserve, VMM granularity and latencies) and writes a calibration
 // document in the planner's schema to FILE, or to standard output.
+//
+// Exit codes: 0 success, 1 refused or failed (a plan the device cannot
+// hold, a soak that did not drain), 2 bad usage.
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 )
 
-// A command is one subcommand of gpuagent.
-type command struct {
-	summary string // one line for usage; empty hides the command
-	run     func(args []string, stdout, stderr io.Writer) error
-}
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
 
-// commands is the dispatch table. A later issue adds "serve".
-var commands = map[string]command{
-	"calibrate":       {"measure this GPU and write a calibration file", runCalibrate},
-	"calibrate-probe": {"", runProbe}, // the child calibrate re-runs itself as
+// commands is the dispatch table. calibrate-probe is the child process
+// calibrate re-runs itself as; usage does not list it.
+var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"serve":           cmdServe,
+	"report":          cmdReport,
+	"soak":            cmdSoak,
+	"calibrate":       cmdCalibrate,
+	"calibrate-probe": cmdProbe,
 }
 
 func main() {
-	if err := dispatch(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "gpuagent:", err)
-		os.Exit(1)
-	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-var errUsage = errors.New("usage")
-
-func dispatch(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage(stdout)
-		return nil
-	}
-	c, ok := commands[args[0]]
-	if !ok {
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
 		usage(stderr)
-		return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+		return exitUsage
 	}
-	return c.run(args[1:], stdout, stderr)
+	cmd, ok := commands[args[0]]
+	if !ok {
+		if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+			usage(stdout)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "gpuagent: unknown command %q\n", args[0])
+		usage(stderr)
+		return exitUsage
+	}
+	return cmd(args[1:], stdout, stderr)
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: gpuagent COMMAND [flags]\n\ncommands:")
-	var names []string
-	for n, c := range commands {
-		if c.summary != "" {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
-	}
-}
+	fmt.Fprint(w, `usage: gpuagent <command> [flags]
 
-// dirs is a repeatable string flag.
-type dirs []string
+commands:
+  serve      enforce a plan on a device and serve KV blocks to engines
+  report     the memory report of a running agent (or a plan's planned side)
+  soak       drive a running agent with many clients and check it drains
+  calibrate  measure this GPU and write a calibration file
 
-func (d *dirs) String() string     { return strings.Join(*d, ",") }
-func (d *dirs) Set(v string) error { *d = append(*d, v); return nil }
-
-// defaultBLASDirs are searched for cuBLAS when no --blas-dir is given.
-var defaultBLASDirs = []string{"", "/usr/local/cuda/lib64"}
-
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("gpuagent "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
+Run "gpuagent <command> -h" for a command's flags.
+`)
 }

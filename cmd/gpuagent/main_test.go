@@ -2,47 +2,77 @@ package main
 
 import (
 	"bytes"
-	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
-func TestUsageHidesTheProbe(t *testing.T) {
-	var out bytes.Buffer
-	if err := dispatch(nil, &out, &out); err != nil {
-		t.Fatal(err)
-	}
-	if s := out.String(); !strings.Contains(s, "calibrate") || strings.Contains(s, "calibrate-probe") {
-		t.Errorf("usage = %q, want calibrate listed and calibrate-probe hidden", s)
-	}
-}
+const tinyPlan = "../../gpuagent/agent/testdata/tiny.plan.json"
 
-func TestDispatchErrors(t *testing.T) {
-	var out bytes.Buffer
-	for _, args := range [][]string{{"nosuch"}, {"calibrate", "extra"}, {"calibrate-probe"}, {"calibrate-probe", "a", "b"}} {
-		if err := dispatch(args, &out, &out); !errors.Is(err, errUsage) {
-			t.Errorf("dispatch(%q) = %v, want a usage error", args, err)
+func TestRun(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		out  string // in stdout or stderr
+	}{
+		{nil, exitUsage, "usage: gpuagent"},
+		{[]string{"help"}, exitOK, "commands:"},
+		{[]string{"frobnicate"}, exitUsage, "unknown command"},
+		{[]string{"serve"}, exitUsage, "--plan is required"},
+		{[]string{"serve", "--plan", tinyPlan, "--backend", "vmm"}, exitFail, "not built into this binary yet"},
+		{[]string{"serve", "--plan", tinyPlan, "--backend", "cuda"}, exitFail, "not built into this binary yet"},
+		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--sidecar", "true"}, exitFail, "sidecar_uncharged"},
+		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--fake-context-mib", "400"}, exitFail, "calibration_drift"},
+		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--fake-total-mib", "900"}, exitFail, "over by"},
+		{[]string{"serve", "--plan", "missing.json", "--backend", "fake"}, exitUsage, "no such file"},
+		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--listen", "0.0.0.0:9999"}, exitUsage, "loopback"},
+		{[]string{"report"}, exitUsage, "give --listen"},
+		{[]string{"report", "--plan", tinyPlan}, exitOK, "planned side only"},
+		{[]string{"soak"}, exitUsage, "--listen is required"},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		code := run(tt.args, &out, &out)
+		if code != tt.code || !strings.Contains(out.String(), tt.out) {
+			t.Errorf("run(%q) = %d, %q; want %d and %q", tt.args, code, out.String(), tt.code, tt.out)
 		}
 	}
-	if err := dispatch([]string{"calibrate", "--nosuch"}, &out, &out); err == nil {
-		t.Error("calibrate --nosuch succeeded")
-	}
 }
 
-func TestProbeWithoutDriverFails(t *testing.T) {
-	var out, errs bytes.Buffer
-	err := dispatch([]string{"calibrate-probe", "--blas-dir", "/nowhere", "context"}, &out, &errs)
-	if err == nil {
-		t.Skip("a CUDA driver is present")
+// TestServeReportSoak is the whole flow a user runs: serve a plan on the
+// fake backend, read its report, soak it, stop it.
+func TestServeReportSoak(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "ga.sock")
+	var serveOut, serveErr bytes.Buffer
+	done := make(chan int)
+	go func() {
+		done <- run([]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--listen", "unix:" + sock}, &serveOut, &serveErr)
+	}()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if i == 200 {
+			t.Fatalf("no socket after 2 s: %s", serveErr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	if !strings.Contains(err.Error(), "no CUDA driver") {
-		t.Errorf("calibrate-probe context = %v, want a no-driver error", err)
+	var out bytes.Buffer
+	if code := run([]string{"report", "--listen", "unix:" + sock}, &out, &out); code != exitOK || !strings.Contains(out.String(), "attribution") {
+		t.Errorf("report = %d\n%s", code, out.String())
 	}
-}
-
-func TestCommandLine(t *testing.T) {
-	got := commandLine([]string{"--machine", "NVIDIA H200, 16 cores", "-o", "h200.json"})
-	if want := `gpuagent calibrate --machine "NVIDIA H200, 16 cores" -o h200.json`; got != want {
-		t.Errorf("commandLine = %s, want %s", got, want)
+	out.Reset()
+	if code := run([]string{"soak", "--listen", "unix:" + sock, "--ops", "5000", "--clients", "8"}, &out, &out); code != exitOK {
+		t.Errorf("soak = %d\n%s", code, out.String())
+	}
+	p, _ := os.FindProcess(os.Getpid())
+	p.Signal(os.Interrupt)
+	if code := <-done; code != exitOK {
+		t.Errorf("serve = %d: %s", code, serveErr.String())
+	}
+	if !strings.Contains(serveOut.String(), "not a sidecar") {
+		t.Errorf("serve did not say whether it is a sidecar:\n%s", serveOut.String())
 	}
 }

@@ -18,10 +18,11 @@ const (
 	TagScratch       // T4 forward scratch stack
 	TagPinned        // T5b engine-persistent pinned host memory
 	TagStaging       // T5a transient host staging (load only)
+	TagRing          // T3 residual FP16 ring
 	tagCount
 )
 
-var tagNames = [...]string{"none", "weights", "engine", "workspace", "kv", "swa", "ssm", "scratch", "pinned", "staging"}
+var tagNames = [...]string{"none", "weights", "engine", "workspace", "kv", "swa", "ssm", "scratch", "pinned", "staging", "ring"}
 
 // String returns the tag's short name, as used in metrics labels.
 func (t Tag) String() string {

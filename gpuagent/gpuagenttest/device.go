@@ -120,7 +120,7 @@ func (d *Device) MemAlloc(n, align backend.Bytes) (backend.Addr, error) {
 		return 0, err
 	}
 	va := d.takeVA(n, max(align, 256))
-	d.allocs[va] = make([]byte, n)
+	d.allocs[va] = hostAlloc(int(n))
 	d.used += n
 	return va, nil
 }
@@ -140,13 +140,18 @@ func (d *Device) MemFree(va backend.Addr) error {
 }
 
 func (d *Device) poison(va backend.Addr, mem []byte) {
-	for i := range mem {
-		mem[i] = Poison
-	}
 	if d.qlen == 0 {
+		hostFree(mem) // nothing keeps it readable: poisoning it would only cost time
 		return
 	}
+	if len(mem) > 0 { // fill by doubling: a byte loop over gigabytes takes seconds
+		mem[0] = Poison
+		for n := 1; n < len(mem); n *= 2 {
+			copy(mem[n:], mem[:n])
+		}
+	}
 	if len(d.quarantine) == d.qlen {
+		hostFree(d.quarantine[0].mem)
 		d.quarantine = d.quarantine[1:]
 	}
 	d.quarantine = append(d.quarantine, freed{va, mem})
@@ -164,7 +169,7 @@ func (d *Device) MemCreate(n backend.Bytes) (uint64, error) {
 		return 0, err
 	}
 	d.nextHandle++
-	d.handles[d.nextHandle] = &handle{size: n, mem: make([]byte, n)}
+	d.handles[d.nextHandle] = &handle{size: n, mem: hostAlloc(int(n))}
 	d.used += n
 	return d.nextHandle, nil
 }

@@ -160,3 +160,75 @@ func (s *Sequence) Close() {
 	}
 	s.blocks, s.sealed, s.swa = nil, nil, nil
 }
+
+// A Copy asks the engine to copy one block's content into another: what a
+// fork could not share.
+type Copy struct {
+	SWA      bool // both blocks are in the SWA pool
+	From, To mem.BlockID
+}
+
+// Fork returns a new sequence with the same tables as s. Every global block
+// is shared, holes stay holes and seals carry over, except that when
+// copyLast is true the last global slot gets a fresh block (the partly
+// written block both sequences would otherwise write to). SWA blocks are
+// never shared: each SWA slot gets a fresh block. The returned copies name
+// the blocks whose content the engine must copy. On failure nothing
+// changes and no sequence is returned. The caller closes the new sequence.
+func (s *Sequence) Fork(copyLast bool) (*Sequence, []Copy, error) {
+	s.live("Fork")
+	c := s.m.NewSequence()
+	copies, err := c.forkFrom(s, copyLast)
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return c, copies, nil
+}
+
+func (c *Sequence) forkFrom(s *Sequence, copyLast bool) ([]Copy, error) {
+	var copies []Copy
+	last := len(s.blocks) - 1
+	for i := range s.blocks {
+		src := &s.blocks[i]
+		switch {
+		case src.IsNil():
+			c.blocks = append(c.blocks, mem.BlockRef{})
+			c.sealed = append(c.sealed, 0)
+		case i == last && copyLast:
+			var r mem.BlockRef
+			if err := c.m.acquire(&r); err != nil {
+				return nil, fmt.Errorf("kv: fork block %d: %w", i, err)
+			}
+			copies = append(copies, Copy{From: src.ID(), To: r.ID()})
+			c.push(&r, 0)
+		default:
+			r := src.Share()
+			c.push(&r, s.sealed[i])
+		}
+	}
+	return c.forkSWA(s, copies)
+}
+
+func (c *Sequence) forkSWA(s *Sequence, copies []Copy) ([]Copy, error) {
+	for i := range s.swa {
+		if s.swa[i].IsNil() {
+			c.swa = append(c.swa, mem.BlockRef{})
+			continue
+		}
+		if err := c.AppendSWA(); err != nil {
+			return nil, err
+		}
+		copies = append(copies, Copy{SWA: true, From: s.swa[i].ID(), To: c.swa[len(c.swa)-1].ID()})
+	}
+	return copies, nil
+}
+
+// LastID returns the id of the last global block, 0 for an empty table or
+// a hole.
+func (s *Sequence) LastID() mem.BlockID {
+	if len(s.blocks) == 0 {
+		return 0
+	}
+	return s.blocks[len(s.blocks)-1].ID()
+}

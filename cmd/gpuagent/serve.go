@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vramplan/vramplan/gpuagent/agent"
+	"github.com/vramplan/vramplan/gpuagent/backend"
+	"github.com/vramplan/vramplan/gpuagent/server"
+	"github.com/vramplan/vramplan/planner"
+)
+
+// serveFlags are serve's flags.
+type serveFlags struct {
+	plan, kind, listen, sidecar string
+	device                      int
+	cfg                         agent.Config
+	srv                         server.Config
+	fakeTotal, fakeCtx, fakeLib int64
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.plan, "plan", "", "the plan `file` vramplan plan -o wrote (required)")
+	fs.IntVar(&f.device, "device", 0, "CUDA device `ordinal`")
+	fs.StringVar(&f.kind, "backend", "vmm", "backend: "+strings.Join(slices.Sorted(mapsKeys(backends)), ", "))
+	fs.StringVar(&f.listen, "listen", "", "unix:`PATH` or loopback HOST:PORT (default unix:/tmp/gpuagent-<device>.sock)")
+	fs.StringVar(&f.sidecar, "sidecar", "auto", "the agent is a second CUDA context beside an engine: true, false, or auto (true for real backends)")
+	fs.Float64Var(&f.cfg.Tolerance, "tolerance", 0.10, "refuse when the measured context or library reserve differ from the calibration by more than this `fraction`")
+	fs.DurationVar(&f.cfg.LeaseTTL, "lease-ttl", 10*time.Second, "default lease TTL")
+	fs.DurationVar(&f.cfg.MaxLeaseTTL, "max-lease-ttl", 60*time.Second, "longest lease TTL a client may ask for")
+	fs.IntVar(&f.cfg.MaxLeases, "max-leases", 4096, "open leases at most")
+	fs.IntVar(&f.srv.MaxConns, "max-conns", 1024, "open connections at most; more are closed at accept")
+	fs.Int64Var(&f.fakeTotal, "fake-total-mib", 0, "fake backend: device total in MiB (default: the calibration's)")
+	fs.Int64Var(&f.fakeCtx, "fake-context-mib", 0, "fake backend: measured CUDA context in MiB (default: the calibration's)")
+	fs.Int64Var(&f.fakeLib, "fake-library-mib", 0, "fake backend: measured library reserve in MiB (default: the calibration's)")
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func cmdServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("gpuagent serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f serveFlags
+	f.register(fs)
+	if code := parse(fs, args); code >= 0 {
+		return code
+	}
+	kind, ok := backends[f.kind]
+	if f.plan == "" || !ok {
+		fmt.Fprintf(stderr, "gpuagent serve: --plan is required and --backend must be one of %s\n", strings.Join(slices.Sorted(mapsKeys(backends)), ", "))
+		return exitUsage
+	}
+	sidecar, err := sidecarFlag(f.sidecar, kind.sidecar)
+	if err != nil {
+		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		return exitUsage
+	}
+	f.cfg.Sidecar = sidecar
+	logger := log.New(stderr, "", log.LstdFlags)
+	f.cfg.Logf = logger.Printf
+	a, code := load(&f, kind, stderr)
+	if a == nil {
+		return code
+	}
+	defer a.Close()
+	return serve(a, &f, stdout, stderr)
+}
+
+func parse(fs *flag.FlagSet, args []string) int {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return exitUsage
+	}
+	return -1
+}
+
+func sidecarFlag(v string, def bool) (bool, error) {
+	switch v {
+	case "auto":
+		return def, nil
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("--sidecar %q: want true, false or auto", v)
+}
+
+// load reads the plan and loads it onto the backend. It returns nil and
+// an exit code when it cannot.
+func load(f *serveFlags, kind backendKind, stderr io.Writer) (*agent.Agent, int) {
+	data, err := os.ReadFile(f.plan)
+	if err != nil {
+		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		return nil, exitUsage
+	}
+	p, err := planner.ParsePlan(data)
+	if err != nil {
+		fmt.Fprintf(stderr, "gpuagent serve: %s: %v\n", f.plan, err)
+		return nil, exitUsage
+	}
+	g := backend.NewPhaseGuard()
+	g.Logf = f.cfg.Logf
+	o := &backendOptions{device: f.device, fake: agent.Measurement{Total: backend.Bytes(f.fakeTotal) * backend.MiB,
+		Context: backend.Bytes(f.fakeCtx) * backend.MiB, LibraryReserve: backend.Bytes(f.fakeLib) * backend.MiB}}
+	b, dev, err := kind.open(&p, g, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		return nil, exitFail
+	}
+	a, err := agent.Load(p, b, g, dev, f.cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return nil, exitFail
+	}
+	return a, -1
+}
+
+func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
+	listen := f.listen
+	if listen == "" {
+		listen = fmt.Sprintf("unix:/tmp/gpuagent-%d.sock", f.device)
+	}
+	l, err := server.Listen(listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		return exitUsage
+	}
+	if path, ok := strings.CutPrefix(listen, "unix:"); ok {
+		defer os.Remove(path)
+	}
+	f.srv.IdleTimeout = 2 * f.cfg.MaxLeaseTTL
+	s := server.New(a, f.srv)
+	announce(a, listen, stdout)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(l) }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = s.Shutdown(sctx)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// announce says what is being served, and whether the agent is a sidecar.
+func announce(a *agent.Agent, listen string, w io.Writer) {
+	p := a.Plan()
+	r := a.Report()
+	fmt.Fprintf(w, "gpuagent: serving %s (%d KV blocks of %d tokens, base %#x) on %s, listening on %s\n",
+		r.Plan, p.KV.Blocks, p.KV.BlockTokens, uint64(a.KVBase()), r.Device, listen)
+	switch {
+	case r.Sidecar:
+		fmt.Fprintln(w, "gpuagent: running as a sidecar: this process is a second CUDA context on the device; the plan charges it (sidecar_context)")
+	default:
+		fmt.Fprintln(w, "gpuagent: not a sidecar: no second CUDA context is charged")
+	}
+	for _, warn := range a.Warnings() {
+		fmt.Fprintf(w, "gpuagent: warning: %s\n", warn)
+	}
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/vramplan/vramplan/gpuagent/soak"
+)
+
+// cmdSoak drives a running agent with many clients, then checks it
+// drained; with --latency-batch it times batched decode steps instead.
+func cmdSoak(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("gpuagent soak", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg soak.Config
+	fs.StringVar(&cfg.Addr, "listen", "", "the agent's unix:`PATH` or HOST:PORT (required)")
+	fs.IntVar(&cfg.Clients, "clients", 32, "concurrent clients")
+	fs.IntVar(&cfg.Ops, "ops", 100_000, "operations in all")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed")
+	batch := fs.Int("latency-batch", 0, "time decode steps of this many sequences instead of soaking")
+	steps := fs.Int("latency-steps", 20_000, "decode steps to time")
+	if code := parse(fs, args); code >= 0 {
+		return code
+	}
+	if cfg.Addr == "" {
+		fmt.Fprintln(stderr, "gpuagent soak: --listen is required")
+		return exitUsage
+	}
+	ctx := context.Background()
+	if *batch > 0 {
+		l, err := soak.MeasureStep(ctx, cfg.Addr, *batch, *steps)
+		if err != nil {
+			fmt.Fprintf(stderr, "gpuagent soak: %v\n", err)
+			return exitFail
+		}
+		fmt.Fprintln(stdout, l)
+		return exitOK
+	}
+	res, err := soak.Run(ctx, cfg)
+	if err == nil {
+		err = res.Check()
+	}
+	if res != nil {
+		fmt.Fprintln(stdout, res)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gpuagent soak: FAIL: %v\n", err)
+		return exitFail
+	}
+	fmt.Fprintln(stdout, "gpuagent soak: PASS: drained to the baseline, 0 steady-state acquisitions, KV base unmoved")
+	return exitOK
+}

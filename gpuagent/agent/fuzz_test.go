@@ -1,0 +1,90 @@
+package agent_test
+
+import (
+	"testing"
+
+	"github.com/vramplan/vramplan/gpuagent/agent"
+	"github.com/vramplan/vramplan/gpuagent/wire"
+)
+
+// FuzzAgent replays a random operation sequence from two leases against
+// a model of what each lease holds: every table is as long as its tokens
+// need, a lease never sees the other's sequences, promises never exceed
+// the pool, and ending both leases leaves only the prefix cache live.
+func FuzzAgent(f *testing.F) {
+	f.Add([]byte{0, 5, 9, 1, 1, 3, 2, 0, 4, 1, 5, 6, 7, 0, 8})
+	f.Add([]byte{0, 255, 0, 255, 0, 255, 2, 2, 2, 3, 3, 3, 6, 1, 0})
+	f.Fuzz(func(t *testing.T, prog []byte) {
+		a, _ := mustLoad(t, "tiny-swa", agent.Config{})
+		leases := []string{open(t, a, 1), open(t, a, 2)}
+		held := []map[uint64]int{{}, {}} // handle -> tokens
+		for i := 0; i+2 < len(prog); i += 3 {
+			who, op, arg := int(prog[i]%2), prog[i+1]%6, int(prog[i+2])
+			fuzzOp(t, a, agent.Conn(who+1), leases[who], held[who], op, arg)
+			if s := a.Stats(); s.KV.Promised > int64(s.KV.Blocks) || s.SWA.Promised > int64(s.SWA.Blocks) {
+				t.Fatalf("promised %d/%d global, %d/%d SWA blocks", s.KV.Promised, s.KV.Blocks, s.SWA.Promised, s.SWA.Blocks)
+			}
+		}
+		for who := range leases {
+			if err := a.CloseLease(agent.Conn(who+1), leases[who]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s := a.Stats(); s.KV.Live != s.KV.Cached || s.SWA.Live != 0 || s.KV.Promised != 0 || len(s.SteadyState) != 0 {
+			t.Fatalf("after both leases ended: %+v", s)
+		}
+	})
+}
+
+func fuzzOp(t *testing.T, a *agent.Agent, conn agent.Conn, lease string, held map[uint64]int, op byte, arg int) {
+	var any uint64
+	for h := range held {
+		any = h
+		break
+	}
+	var o wire.Op
+	switch op {
+	case 0:
+		o = wire.Op{Op: wire.OpAdmit, MaxTokens: 1 + arg*4, Tokens: arg * 2, Hashes: []uint64{uint64(arg % 3), 7}[:min(2, arg*2/16)]}
+	case 1:
+		o = wire.Op{Op: wire.OpAppend, Seq: any + 1, Tokens: arg % 40}
+	case 2:
+		o = wire.Op{Op: wire.OpFork, Seq: any + uint64(arg%2)}
+	case 3:
+		o = wire.Op{Op: wire.OpFree, Seq: any + uint64(arg%2)}
+	case 4:
+		o = wire.Op{Op: wire.OpPin, Hashes: []uint64{uint64(arg % 3), 7}}
+	default:
+		o = wire.Op{Op: wire.OpUnpin}
+	}
+	if o.Seq == 0 && op >= 1 && op <= 3 {
+		o.Seq = 1
+	}
+	res, err := a.Step(conn, &wire.Step{Lease: lease, Ops: []wire.Op{o}}, nil)
+	if err != nil {
+		return // refused whole: bounds
+	}
+	r := res.Results[0]
+	if r.Error != nil {
+		if r.Error.Code == wire.CodeInternal {
+			t.Fatalf("%+v: %v", o, r.Error)
+		}
+		return
+	}
+	switch o.Op {
+	case wire.OpAdmit:
+		held[r.Seq] = o.Tokens
+	case wire.OpAppend:
+		held[o.Seq] += o.Tokens
+	case wire.OpFork:
+		held[r.Seq] = held[o.Seq]
+	case wire.OpFree:
+		delete(held, o.Seq)
+	}
+	if h, ok := held[r.Seq]; ok && o.Op != wire.OpFree {
+		tab, _ := a.Step(conn, &wire.Step{Lease: lease, Ops: []wire.Op{{Op: wire.OpTable, Seq: r.Seq}}}, nil)
+		if got, want := len(tab.Results[0].Blocks), (h+15)/16; got != want {
+			t.Fatalf("after %+v sequence %d of %d tokens has %d blocks, want %d", o, r.Seq, h, got, want)
+		}
+	}
+}

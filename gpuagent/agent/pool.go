@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"fmt"
+
+	"github.com/vramplan/vramplan/gpuagent/backend"
+	"github.com/vramplan/vramplan/gpuagent/internal/invariants"
+	"github.com/vramplan/vramplan/gpuagent/mem"
+	"github.com/vramplan/vramplan/planner"
+)
+
+// A kvPool is one KV pool: a growable region reserved for every block of
+// the plan, block-major (block i at base + (i-1)*stride), and the id space
+// that hands the blocks out. The id space's free list is LIFO and starts
+// with block 1, so the highest id ever handed out equals the most blocks
+// ever live at once: committing the region up to (live + needed) × stride
+// before an operation covers every block it can take.
+//
+// The agent owns it and closes it; not safe for concurrent use.
+type kvPool struct {
+	r       *backend.Region
+	ids     *mem.BlockPool
+	stride  backend.Bytes
+	chunk   backend.Bytes
+	credits int64 // blocks promised to open sequences
+	commits uint64
+	decom   uint64
+}
+
+// openPool reserves the pool's region — the plan's charge for it, or the
+// blocks' extent if that is larger, rounded to the backend's granularity —
+// and commits what first blocks need.
+func openPool(b backend.Backend, it planner.Item, blocks int64, stride, chunk backend.Bytes, first int64, tag backend.Tag) (*kvPool, error) {
+	g := b.Stats().Granularity
+	chunk = backend.AlignUp(max(chunk, g), g)
+	reserve := backend.AlignUp(max(backend.Bytes(it.Bytes), backend.Bytes(blocks)*stride), g)
+	commit := min(reserve, backend.AlignUp(backend.Bytes(min(first, blocks))*stride, chunk))
+	r, err := b.AcquireGrowable(reserve, commit, tag)
+	if err != nil {
+		return nil, err
+	}
+	p := &kvPool{r: r, stride: stride, chunk: chunk, ids: mem.NewBlockIDSpace(int(blocks), tag)}
+	p.commits = 1
+	return p, nil
+}
+
+func (p *kvPool) idsOrNil() *mem.BlockPool {
+	if p == nil {
+		return nil
+	}
+	return p.ids
+}
+
+// ensure commits chunks until blocks blocks are backed. It fails, changing
+// nothing, when the backend cannot commit.
+func (p *kvPool) ensure(b backend.Backend, blocks int64) error {
+	need := backend.Bytes(min(blocks, int64(p.ids.Blocks()))) * p.stride
+	if need <= p.r.Committed() {
+		return nil
+	}
+	n := min(p.r.Reserved(), backend.AlignUp(need, p.chunk))
+	if err := b.Commit(p.r, n); err != nil {
+		return err
+	}
+	p.commits++
+	return nil
+}
+
+// backed panics under invariants if block id lies beyond the commit.
+func (p *kvPool) backed(id mem.BlockID) {
+	if invariants.Enabled && backend.Bytes(id)*p.stride > p.r.Committed() {
+		panic(fmt.Sprintf("agent: block %d of the %v handed out beyond the commit (%v)", id, p.ids, p.r.Committed()))
+	}
+}
+
+// available is how many more blocks the pool can promise.
+func (p *kvPool) available(pinned int64) int64 { return int64(p.ids.Blocks()) - p.credits - pinned }
+
+func (p *kvPool) close(b backend.Backend) {
+	if p == nil {
+		return
+	}
+	if p.ids != nil {
+		p.ids.Close()
+	}
+	if p.r != nil {
+		b.Release(p.r)
+	}
+}

@@ -1,0 +1,153 @@
+// Package client is the Go client of gpuagent's engine API (package wire).
+//
+// A Client owns one connection, upgraded to frames (wire.FramesProtocol),
+// and a lease lives on the connection that opened it: closing the Client,
+// or losing the connection, ends the lease and releases everything it
+// held. Calls on one Client are serialized; an
+// engine's scheduler makes one Step call per step.
+//
+// A Client is safe for concurrent use. Whoever dialed it closes it.
+package client
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vramplan/vramplan/gpuagent/wire"
+)
+
+// ErrClosed is returned by calls on a closed Client or a broken connection;
+// the lease is gone with it.
+var ErrClosed = errors.New("gpuagent client: connection closed")
+
+// A Client is one connection to an agent and, once opened, one lease.
+type Client struct {
+	mu    sync.Mutex
+	c     net.Conn
+	r     *bufio.Reader
+	in    []byte // the last answer frame
+	out   []byte // the last request frame
+	lease wire.Lease
+	dead  bool
+	stop  chan struct{}
+	// renewing is set once the background renewal runs; it renews
+	// whatever lease the Client holds.
+	renewing bool
+}
+
+// Dial connects to the agent at spec ("unix:PATH" or "HOST:PORT") and
+// upgrades the connection to frames (wire.FramesProtocol).
+func Dial(ctx context.Context, spec string) (*Client, error) {
+	network, addr := "tcp", spec
+	if p, ok := strings.CutPrefix(spec, "unix:"); ok {
+		network, addr = "unix", p
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, fmt.Errorf("gpuagent client: %w", err)
+	}
+	cl := &Client{c: c, r: bufio.NewReaderSize(c, 64<<10), stop: make(chan struct{})}
+	if err := cl.upgrade(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("gpuagent client: upgrading to %s: %w", wire.FramesProtocol, err)
+	}
+	return cl, nil
+}
+
+func (c *Client) upgrade() error {
+	c.c.SetDeadline(time.Now().Add(10 * time.Second))
+	defer c.c.SetDeadline(time.Time{})
+	req := "GET /v1/frames HTTP/1.1\r\nHost: gpuagent\r\nConnection: Upgrade\r\nUpgrade: " + wire.FramesProtocol + "\r\n\r\n"
+	if _, err := io.WriteString(c.c, req); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(c.r, nil)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// Close closes the connection, which ends the lease on the agent.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead {
+		return nil
+	}
+	c.dead = true
+	close(c.stop)
+	return c.c.Close()
+}
+
+// Lease returns the open lease, or the zero Lease.
+func (c *Client) Lease() wire.Lease {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lease
+}
+
+// call sends one call and decodes the answer into out. A refusal comes
+// back as a *wire.Error; a broken connection as ErrClosed.
+func (c *Client) call(call wire.Call, in, out any) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead {
+		return ErrClosed
+	}
+	status, body, err := c.roundTrip(call, in)
+	if err != nil {
+		c.dead = true
+		c.c.Close()
+		return fmt.Errorf("%w: %v", ErrClosed, err)
+	}
+	if status != http.StatusOK {
+		var e wire.Error
+		if json.Unmarshal(body, &e) != nil || e.Code == "" {
+			return fmt.Errorf("gpuagent client: call %d: status %d", call, status)
+		}
+		return &e
+	}
+	if out == nil {
+		return nil
+	}
+	return json.Unmarshal(body, out)
+}
+
+func (c *Client) roundTrip(call wire.Call, in any) (int, []byte, error) {
+	body := []byte("{}")
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return 0, nil, err
+		}
+	}
+	c.out = wire.AppendFrame(c.out[:0], []byte{byte(call)}, body)
+	c.c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := c.c.Write(c.out); err != nil {
+		return 0, nil, err
+	}
+	var err error
+	if c.in, err = wire.ReadFrame(c.r, c.in, 1<<30); err != nil {
+		return 0, nil, err
+	}
+	if len(c.in) < 2 {
+		return 0, nil, fmt.Errorf("a %d-byte answer", len(c.in))
+	}
+	return int(binary.BigEndian.Uint16(c.in)), c.in[2:], nil
+}

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package gpuagenttest
+
+// This file exists for platforms without mmap: the fake's device memory
+// is ordinary heap memory there.
+
+func hostAlloc(n int) []byte { return make([]byte, n) }
+
+func hostFree([]byte) {}

@@ -1,0 +1,87 @@
+package server
+
+// This file serves the framed form of the API (wire.FramesProtocol) on a
+// connection upgraded from HTTP: one goroutine reads a frame, runs the
+// call and writes the answer, with none of net/http's per-request work.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/vramplan/vramplan/gpuagent/agent"
+	"github.com/vramplan/vramplan/gpuagent/wire"
+)
+
+func (s *Server) upgrade(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Upgrade") != wire.FramesProtocol {
+		reply(w, wire.Errorf(wire.CodeBadRequest, "want Upgrade: %s", wire.FramesProtocol))
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		reply(w, wire.Errorf(wire.CodeInternal, "connection cannot be upgraded"))
+		return
+	}
+	conn := connOf(r)
+	c, rw, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	s.framed.Store(c, conn)
+	defer func() {
+		s.framed.Delete(c)
+		c.Close()
+		s.a.CloseConn(conn)
+	}()
+	rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: " + wire.FramesProtocol + "\r\n\r\n")
+	if rw.Flush() != nil {
+		return
+	}
+	s.serveFrames(c, rw.Reader, conn)
+}
+
+// serveFrames answers frames until the connection fails or idles out.
+func (s *Server) serveFrames(c net.Conn, r *bufio.Reader, conn agent.Conn) {
+	calls := map[wire.Call]endpoint{}
+	for _, ep := range s.endpoints() {
+		calls[ep.call] = ep
+	}
+	var in []byte
+	out := new(bytes.Buffer)
+	for {
+		c.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+		var err error
+		if in, err = wire.ReadFrame(r, in, wire.MaxBody+1); err != nil {
+			return
+		}
+		out.Reset()
+		out.Write([]byte{0, 0, 0, 0, 0, 0}) // length and status, filled in below
+		status := encode(out, s.frameCall(calls, conn, in))
+		b := out.Bytes()
+		binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+		binary.BigEndian.PutUint16(b[4:], uint16(status))
+		c.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+		if _, err := c.Write(b); err != nil {
+			return
+		}
+	}
+}
+
+func (s *Server) frameCall(calls map[wire.Call]endpoint, conn agent.Conn, in []byte) any {
+	ep, ok := calls[wire.Call(in[0])]
+	if !ok {
+		return wire.Errorf(wire.CodeBadRequest, "unknown call %d", in[0])
+	}
+	if len(in)-1 > wire.MaxBody {
+		return wire.Errorf(wire.CodeTooLarge, "body over %d bytes", wire.MaxBody)
+	}
+	res, err := ep.do(conn, in[1:])
+	if err != nil {
+		return err
+	}
+	return res
+}

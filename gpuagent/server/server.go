@@ -1,0 +1,213 @@
+// Package server serves an agent.Agent over HTTP/1.1 on a Unix socket or
+// loopback TCP: the wire API for engines and /metrics on one listener, and
+// the same API as frames on connections upgraded at /v1/frames.
+//
+// Each connection gets an id; a lease belongs to the connection that
+// opened it, and when that connection closes every lease it opened ends.
+// The server bounds what a client can make it hold: request bodies
+// (wire.MaxBody), connections (Config.MaxConns; the excess is closed at
+// accept), header and body read time, write time and idle time.
+//
+// A Server is safe for concurrent use; the agent serializes the KV work.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/vramplan/vramplan/gpuagent/agent"
+)
+
+// Config bounds a Server. Its zero value is the default.
+type Config struct {
+	MaxConns     int           // open connections; 0 means 1024
+	ReadTimeout  time.Duration // headers and body of one request; 0 means 5 s
+	WriteTimeout time.Duration // one response; 0 means 5 s
+	IdleTimeout  time.Duration // between requests on a connection; 0 means 2 min
+	ReapEvery    time.Duration // lease expiry sweep; 0 means 250 ms
+}
+
+func (c *Config) defaults() {
+	if c.MaxConns == 0 {
+		c.MaxConns = 1024
+	}
+	c.ReadTimeout = orDur(c.ReadTimeout, 5*time.Second)
+	c.WriteTimeout = orDur(c.WriteTimeout, 5*time.Second)
+	c.IdleTimeout = orDur(c.IdleTimeout, 2*time.Minute)
+	c.ReapEvery = orDur(c.ReapEvery, 250*time.Millisecond)
+}
+
+func orDur(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+// A Server serves one agent.
+type Server struct {
+	a      *agent.Agent
+	cfg    Config
+	http   *http.Server
+	conns  sync.Map // net.Conn -> agent.Conn, HTTP connections
+	framed sync.Map // net.Conn -> agent.Conn, upgraded to frames
+	next   atomic.Uint64
+	open   atomic.Int64
+	shed   atomic.Uint64
+	reg    *prometheus.Registry
+	stop   chan struct{}
+	once   sync.Once
+}
+
+type connKey struct{}
+
+// New returns a server for a.
+func New(a *agent.Agent, cfg Config) *Server {
+	cfg.defaults()
+	s := &Server{a: a, cfg: cfg, reg: prometheus.NewRegistry(), stop: make(chan struct{})}
+	s.reg.MustRegister(newCollector(s))
+	s.http = &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: cfg.ReadTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    16 << 10,
+		ConnContext:       s.connContext,
+		ConnState:         s.connState,
+		ErrorLog:          nil,
+	}
+	return s
+}
+
+// Handler returns the API and /metrics as one handler.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	for _, ep := range s.endpoints() {
+		mux.HandleFunc(ep.method+" "+ep.path, route(ep))
+	}
+	mux.HandleFunc("GET /v1/frames", s.upgrade)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	return mux
+}
+
+func (s *Server) connContext(ctx context.Context, c net.Conn) context.Context {
+	id := s.next.Add(1)
+	s.conns.Store(c, id)
+	return context.WithValue(ctx, connKey{}, id)
+}
+
+func (s *Server) connState(c net.Conn, st http.ConnState) {
+	switch st {
+	case http.StateHijacked: // upgraded to frames: the frame loop ends its leases
+		s.conns.Delete(c)
+	case http.StateClosed:
+		if id, ok := s.conns.LoadAndDelete(c); ok {
+			s.a.CloseConn(id.(uint64))
+		}
+	}
+}
+
+func connOf(r *http.Request) agent.Conn {
+	id, _ := r.Context().Value(connKey{}).(uint64)
+	return id
+}
+
+// Serve accepts connections on l until Shutdown, sweeping expired leases.
+func (s *Server) Serve(l net.Listener) error {
+	go s.reap()
+	err := s.http.Serve(&limitListener{Listener: l, s: s})
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+func (s *Server) reap() {
+	t := time.NewTicker(s.cfg.ReapEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.a.Expire()
+		}
+	}
+}
+
+// Shutdown stops accepting, closes every connection (which ends their
+// leases) and stops the sweep.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.once.Do(func() { close(s.stop) })
+	err := s.http.Shutdown(ctx)
+	s.http.Close()
+	s.framed.Range(func(c, _ any) bool {
+		c.(net.Conn).Close()
+		return true
+	})
+	return err
+}
+
+// Listen opens the listener spec names: "unix:PATH" (a stale socket file
+// is replaced) or "HOST:PORT" on a loopback address.
+func Listen(spec string) (net.Listener, error) {
+	if path, ok := strings.CutPrefix(spec, "unix:"); ok {
+		if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			os.Remove(path)
+		}
+		return net.Listen("unix", path)
+	}
+	host, _, err := net.SplitHostPort(spec)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %q: want unix:PATH or HOST:PORT: %v", spec, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("--listen %q: TCP only on a loopback address; the API has no authentication", spec)
+	}
+	return net.Listen("tcp", spec)
+}
+
+// limitListener closes connections over the cap as soon as it accepts
+// them, so a flood cannot starve the agent of descriptors.
+type limitListener struct {
+	net.Listener
+	s *Server
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.s.open.Add(1) <= int64(l.s.cfg.MaxConns) {
+			return &countedConn{Conn: c, s: l.s}, nil
+		}
+		l.s.open.Add(-1)
+		l.s.shed.Add(1)
+		c.Close()
+	}
+}
+
+type countedConn struct {
+	net.Conn
+	s    *Server
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(func() { c.s.open.Add(-1) })
+	return c.Conn.Close()
+}

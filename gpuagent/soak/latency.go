@@ -1,0 +1,78 @@
+package soak
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/vramplan/vramplan/gpuagent/client"
+	"github.com/vramplan/vramplan/gpuagent/wire"
+)
+
+// Latency is the distribution of one batched decode step's round trip.
+type Latency struct {
+	Batch, Steps       int
+	P50, P90, P99, Max time.Duration
+}
+
+func (l Latency) String() string {
+	return fmt.Sprintf("decode step of %d sequences, %d steps: p50 %v, p90 %v, p99 %v, max %v",
+		l.Batch, l.Steps, l.P50, l.P90, l.P99, l.Max)
+}
+
+// MeasureStep times steps decode steps of batch sequences each, one
+// client, each step a round trip to the agent at addr. Sequences are
+// admitted at the plan's max_seq_len and re-admitted when full; only the
+// decode steps are timed.
+func MeasureStep(ctx context.Context, addr string, batch, steps int) (Latency, error) {
+	c, err := client.Dial(ctx, addr)
+	if err != nil {
+		return Latency{}, err
+	}
+	defer c.Close()
+	l, err := c.Open(0, "latency")
+	if err != nil {
+		return Latency{}, err
+	}
+	room := l.Limits.MaxSeqLen
+	times := make([]time.Duration, 0, steps)
+	for len(times) < steps {
+		d, err := admitBatch(c, batch, room)
+		if err != nil {
+			return Latency{}, err
+		}
+		for i := 0; i < room && len(times) < steps; i++ {
+			t0 := time.Now()
+			res, err := c.Step(&wire.Step{Decode: d})
+			times = append(times, time.Since(t0))
+			if err == nil && len(res.Decode.Errors) > 0 {
+				err = res.Decode.Errors[0].Error
+			}
+			if err != nil {
+				return Latency{}, err
+			}
+		}
+		if err := c.CloseLease(); err != nil {
+			return Latency{}, err
+		}
+		if _, err := c.Open(0, "latency"); err != nil {
+			return Latency{}, err
+		}
+	}
+	slices.Sort(times)
+	q := func(p float64) time.Duration { return times[min(len(times)-1, int(p*float64(len(times))))] }
+	return Latency{Batch: batch, Steps: steps, P50: q(0.50), P90: q(0.90), P99: q(0.99), Max: times[len(times)-1]}, nil
+}
+
+func admitBatch(c *client.Client, batch, maxTokens int) (*wire.Decode, error) {
+	d := &wire.Decode{}
+	for len(d.Seqs) < batch {
+		r, err := c.Admit(maxTokens, 0)
+		if err != nil {
+			return nil, fmt.Errorf("admitting sequence %d of %d: %w", len(d.Seqs)+1, batch, err)
+		}
+		d.Seqs = append(d.Seqs, r.Seq)
+	}
+	return d, nil
+}

@@ -1,0 +1,64 @@
+package wire
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+)
+
+// Frames are the same calls without HTTP's per-request cost, for engines
+// that call once per scheduler step. A client asks for them on a fresh
+// connection with
+//
+//	GET /v1/frames HTTP/1.1
+//	Connection: Upgrade
+//	Upgrade: gpuagent-frames/1
+//
+// and after "101 Switching Protocols" the connection carries frames both
+// ways. A request frame is a 4-byte big-endian length, then that many
+// bytes: one Call byte and the call's JSON body. A response frame is a
+// 4-byte big-endian length, then a 2-byte big-endian HTTP status and the
+// JSON answer (a Error when the status is not 200). The framing limits
+// are the HTTP API's; a frame over MaxBody+1 bytes ends the connection.
+// Leases opened on the connection end when it closes.
+const FramesProtocol = "gpuagent-frames/1"
+
+// A Call names the call a request frame carries.
+type Call byte
+
+// Calls, one per HTTP endpoint.
+const (
+	CallOpenLease  Call = 1 + iota // POST /v1/lease
+	CallRenew                      // POST /v1/lease/renew
+	CallCloseLease                 // POST /v1/lease/close
+	CallStep                       // POST /v1/step
+	CallAdmit                      // POST /v1/admit
+	CallReport                     // GET /v1/report
+	CallStats                      // GET /v1/stats
+)
+
+// AppendFrame appends a frame holding head and body to dst.
+func AppendFrame(dst, head, body []byte) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(head)+len(body)))
+	return append(append(dst, head...), body...)
+}
+
+// ReadFrame reads one frame's payload from r into buf (grown as needed)
+// and returns it. A frame larger than max is an error and the stream is
+// then unusable.
+func ReadFrame(r io.Reader, buf []byte, max int) ([]byte, error) {
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return nil, err
+	}
+	size := int(binary.BigEndian.Uint32(n[:]))
+	if size > max || size < 1 {
+		return nil, fmt.Errorf("frame of %d bytes, want 1 to %d", size, max)
+	}
+	if cap(buf) < size {
+		buf = make([]byte, size)
+	}
+	buf = buf[:size]
+	_, err := io.ReadFull(r, buf)
+	return buf, err
+}

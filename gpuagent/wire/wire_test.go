@@ -1,0 +1,83 @@
+package wire_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/vramplan/vramplan/gpuagent/wire"
+)
+
+var bounds = wire.Bounds{MaxOps: 64, MaxBatch: 32, MaxTokens: 1024, MaxHashes: 64}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		body string
+		want string // error code, "" for none
+	}{
+		{`{"lease":"l","ops":[{"op":"admit","max_tokens":10,"tokens":5,"hashes":[1]}]}`, ""},
+		{`{"lease":"l","decode":{"seqs":[1,2],"hashes":[0,7]}}`, ""},
+		{`{"ops":[{"op":"unpin"}]}`, wire.CodeBadRequest},
+		{`{"lease":"l","ops":[{"op":"explode"}]}`, wire.CodeBadRequest},
+		{`{"lease":"l","ops":[{"op":"admit"}]}`, wire.CodeBadRequest},
+		{`{"lease":"l","ops":[{"op":"free"}]}`, wire.CodeBadRequest},
+		{`{"lease":"l","ops":[{"op":"unpin","seq":3}]}`, wire.CodeBadRequest},
+		{`{"lease":"l","ops":[{"op":"append","seq":1,"tokens":-1}]}`, wire.CodeBadRequest},
+		{`{"lease":"l","ops":[{"op":"append","seq":1,"tokens":1025}]}`, wire.CodeOverLimit},
+		{`{"lease":"l","decode":{"seqs":[1,2],"hashes":[0]}}`, wire.CodeBadRequest},
+	}
+	for _, tt := range tests {
+		var s wire.Step
+		err := wire.Unmarshal([]byte(tt.body), &s)
+		if err == nil {
+			err = s.Check(bounds)
+		}
+		got := ""
+		if err != nil {
+			got = err.Code
+		}
+		if got != tt.want {
+			t.Errorf("Check(%s) = %v, want code %q", tt.body, err, tt.want)
+		}
+	}
+}
+
+// FuzzStep feeds the server's decoder arbitrary bodies: it must never
+// panic, and a body it accepts must survive a round trip unchanged.
+func FuzzStep(f *testing.F) {
+	f.Add([]byte(`{"lease":"l","ops":[{"op":"admit","max_tokens":10,"tokens":5,"hashes":[1]}],"decode":{"seqs":[1]}}`))
+	f.Add([]byte(`{"lease":"l","ops":[{"op":"fork","seq":18446744073709551615}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var s wire.Step
+		if wire.Unmarshal(body, &s) != nil || s.Check(bounds) != nil {
+			return
+		}
+		again, err := json.Marshal(&s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s2 wire.Step
+		if err := wire.Unmarshal(again, &s2); err != nil {
+			t.Fatalf("re-decoding %s: %v", again, err)
+		}
+		if !reflect.DeepEqual(normalize(s), normalize(s2)) {
+			t.Fatalf("round trip changed %+v into %+v", s, s2)
+		}
+	})
+}
+
+// normalize makes empty and nil slices equal, as JSON does.
+func normalize(s wire.Step) wire.Step {
+	for i := range s.Ops {
+		if len(s.Ops[i].Hashes) == 0 {
+			s.Ops[i].Hashes = nil
+		}
+	}
+	if len(s.Ops) == 0 {
+		s.Ops = nil
+	}
+	if s.Decode != nil && len(s.Decode.Hashes) == 0 {
+		s.Decode.Hashes = nil
+	}
+	return s
+}
