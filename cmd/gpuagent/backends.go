@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"io"
 
 	"github.com/vramplan/vramplan/gpuagent/agent"
 	"github.com/vramplan/vramplan/gpuagent/backend"
@@ -11,8 +11,10 @@ import (
 
 // backendOptions is what serve's flags tell a backend.
 type backendOptions struct {
-	device int
-	fake   agent.Measurement // the fake's figures; zero fields take the calibration's
+	device   int
+	blasDirs []string          // where the start-up library measurement finds cuBLAS
+	log      io.Writer         // the measurement children's progress
+	fake     agent.Measurement // the fake's figures; zero fields take the calibration's
 }
 
 // backendKind opens one kind of backend for a plan. sidecar says whether
@@ -22,18 +24,13 @@ type backendKind struct {
 	sidecar bool
 }
 
-// backends is the --backend table. The cuda and vmm entries are filled in
-// where the CUDA backends are built.
+// backends is the --backend table: the VMM backend keeps the KV pool a
+// growable reservation (seed A3.1); cuda is plain device allocations; fake
+// runs the whole agent without a GPU.
 var backends = map[string]backendKind{
 	"fake": {open: openFake, sidecar: false},
-	"cuda": {open: notBuilt("cuda"), sidecar: true},
-	"vmm":  {open: notBuilt("vmm"), sidecar: true},
-}
-
-func notBuilt(name string) func(*planner.Plan, *backend.PhaseGuard, *backendOptions) (backend.Backend, agent.Device, error) {
-	return func(*planner.Plan, *backend.PhaseGuard, *backendOptions) (backend.Backend, agent.Device, error) {
-		return nil, nil, fmt.Errorf("--backend %s is not built into this binary yet (use --backend fake)", name)
-	}
+	"cuda": {open: openCUDA, sidecar: true},
+	"vmm":  {open: openVMM, sidecar: true},
 }
 
 // openFake sizes a fake device from the plan's calibration: its capacity

@@ -24,6 +24,7 @@ import (
 type serveFlags struct {
 	plan, kind, listen, sidecar string
 	device                      int
+	blas                        dirs
 	cfg                         agent.Config
 	srv                         server.Config
 	fakeTotal, fakeCtx, fakeLib int64
@@ -32,6 +33,7 @@ type serveFlags struct {
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.plan, "plan", "", "the plan `file` vramplan plan -o wrote (required)")
 	fs.IntVar(&f.device, "device", 0, "CUDA device `ordinal`")
+	fs.Var(&f.blas, "blas-dir", "`directory` holding cuBLAS for the start-up library measurement (repeatable)")
 	fs.StringVar(&f.kind, "backend", "vmm", "backend: "+strings.Join(slices.Sorted(mapsKeys(backends)), ", "))
 	fs.StringVar(&f.listen, "listen", "", "unix:`PATH` or loopback HOST:PORT (default unix:/tmp/gpuagent-<device>.sock)")
 	fs.StringVar(&f.sidecar, "sidecar", "auto", "the agent is a second CUDA context beside an engine: true, false, or auto (true for real backends)")
@@ -125,7 +127,7 @@ func load(f *serveFlags, kind backendKind, stderr io.Writer) (*agent.Agent, int)
 	}
 	g := backend.NewPhaseGuard()
 	g.Logf = f.cfg.Logf
-	o := &backendOptions{device: f.device, fake: agent.Measurement{Total: backend.Bytes(f.fakeTotal) * backend.MiB,
+	o := &backendOptions{device: f.device, blasDirs: blasDirs(f.blas), log: stderr, fake: agent.Measurement{Total: backend.Bytes(f.fakeTotal) * backend.MiB,
 		Context: backend.Bytes(f.fakeCtx) * backend.MiB, LibraryReserve: backend.Bytes(f.fakeLib) * backend.MiB}}
 	b, dev, err := kind.open(&p, g, o)
 	if err != nil {
