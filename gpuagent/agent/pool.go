@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/vramplan/vramplan/gpuagent/backend"
@@ -29,13 +30,18 @@ type kvPool struct {
 
 // openPool reserves the pool's region — the plan's charge for it, or the
 // blocks' extent if that is larger, rounded to the backend's granularity —
-// and commits what first blocks need.
+// and commits what first blocks need. On a backend that cannot grow (plain
+// device allocations) it commits the whole reservation at once, so the
+// pool never needs to grow while serving.
 func openPool(b backend.Backend, it planner.Item, blocks int64, stride, chunk backend.Bytes, first int64, tag backend.Tag) (*kvPool, error) {
 	g := b.Stats().Granularity
 	chunk = backend.AlignUp(max(chunk, g), g)
 	reserve := backend.AlignUp(max(backend.Bytes(it.Bytes), backend.Bytes(blocks)*stride), g)
 	commit := min(reserve, backend.AlignUp(backend.Bytes(min(first, blocks))*stride, chunk))
 	r, err := b.AcquireGrowable(reserve, commit, tag)
+	if errors.Is(err, backend.ErrNotGrowable) {
+		r, err = b.Acquire(reserve, 0, tag)
+	}
 	if err != nil {
 		return nil, err
 	}
