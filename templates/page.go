@@ -35,8 +35,8 @@ var (
 	BlockSizes = []int{1, 2, 4, 8, 16, 32, 64, 128, 256}
 )
 
-func itoa(n int) string       { return strconv.Itoa(n) }
-func i64(n int64) string      { return strconv.FormatInt(n, 10) }
+func itoa(n int) string  { return strconv.Itoa(n) }
+func i64(n int64) string { return strconv.FormatInt(n, 10) }
 func orDefault(n, d int) int {
 	if n == 0 {
 		return d
@@ -125,4 +125,21 @@ func iframeSnippet(model, gpu string) string {
 func componentSnippet(model, gpu string) string {
 	return `<script type="module" src="https://HOST/static/vram-calculator.js"></script>
 <vram-calculator model="` + model + `" gpu="` + gpu + `"></vram-calculator>`
+}
+
+// budgetValue is the budget field's value: empty for the device total, so
+// that picking another GPU moves the budget with it.
+func budgetValue(s calc.State) string {
+	if s.Budget == 0 {
+		return ""
+	}
+	return i64(int64(s.Budget / planner.MiB))
+}
+
+// sliderClass marks the budget slider, whose fitting side is the right.
+func sliderClass(name string) string {
+	if name == "budget" {
+		return "slider inverse"
+	}
+	return "slider"
 }

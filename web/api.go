@@ -17,7 +17,7 @@ func (a *app) planQuery(c echo.Context) error {
 	if k.err != nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
 	}
-	in, field, err := k.input(c.QueryParams().Encode())
+	in, field, err := k.input(c.QueryString())
 	if err != nil {
 		return jsonError(c, http.StatusBadRequest, field, err)
 	}
@@ -80,7 +80,7 @@ func (a *app) view(c echo.Context) error {
 	if k.err != nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
 	}
-	p, status := a.pageFor(k, c.QueryParams().Encode())
+	p, status := a.pageFor(k, c.QueryString())
 	if status != http.StatusOK {
 		return jsonError(c, status, "", errors.New(p.Error))
 	}

@@ -24,7 +24,7 @@ func (a *app) page(embed bool) echo.HandlerFunc {
 		if k.err != nil {
 			return echo.NewHTTPError(http.StatusServiceUnavailable, k.err.Error())
 		}
-		p, status := a.pageFor(k, c.QueryParams().Encode())
+		p, status := a.pageFor(k, c.QueryString())
 		p.Embed = embed
 		return render(c, status, templates.Calculator(p))
 	}

@@ -25,9 +25,9 @@ const (
 
 // Slider ranges.
 const (
-	BatchMax    = 256     // the batch slider's top
-	LenMin      = 256     // the length slider's bottom, in tokens
-	LenMax      = 1 << 20 // its top
+	BatchMax     = 256     // the batch slider's top
+	LenMin       = 256     // the length slider's bottom, in tokens
+	LenMax       = 1 << 20 // its top
 	lenPerOctave = 4       // length steps per doubling
 	// LenSteps is the index of LenMax on the length slider.
 	LenSteps = 12 * lenPerOctave

@@ -9,7 +9,6 @@ package calc
 
 import (
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -47,12 +46,16 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Key + ": " + e.Msg }
 
-// Parse reads a state from a URL query. Missing keys take their defaults;
-// unknown keys are ignored so that links survive additions; a malformed
-// value is a *FieldError naming its key.
-func Parse(q url.Values) (State, error) {
-	s := State{Model: q.Get("model"), GPU: q.Get("gpu"), Batch: DefaultBatch, Len: DefaultLen,
-		KV: planner.KVDtype(strings.ToLower(q.Get("kv"))), Cache: planner.WeightCache(strings.ToLower(q.Get("cache")))}
+// ParseQuery reads a state from a URL query, with or without its leading
+// '?'. Missing keys take their defaults; unknown keys are ignored so that
+// links survive additions; a malformed value is a *FieldError naming its key.
+func ParseQuery(query string) (State, error) {
+	q, err := parseValues(query)
+	if err != nil {
+		return State{}, err
+	}
+	s := State{Model: q.get("model"), GPU: q.get("gpu"), Batch: DefaultBatch, Len: DefaultLen,
+		KV: planner.KVDtype(strings.ToLower(q.get("kv"))), Cache: planner.WeightCache(strings.ToLower(q.get("cache")))}
 	ints := []struct {
 		key string
 		dst *int
@@ -73,17 +76,8 @@ func Parse(q url.Values) (State, error) {
 	return s, parseBudget(q, &s.Budget)
 }
 
-// ParseQuery is Parse for an encoded query, with or without its leading '?'.
-func ParseQuery(query string) (State, error) {
-	q, err := url.ParseQuery(strings.TrimPrefix(query, "?"))
-	if err != nil {
-		return State{}, &FieldError{"query", err.Error()}
-	}
-	return Parse(q)
-}
-
-func parseInt(q url.Values, key string, dst *int) error {
-	v := q.Get(key)
+func parseInt(q values, key string, dst *int) error {
+	v := q.get(key)
 	if v == "" {
 		return nil
 	}
@@ -95,8 +89,8 @@ func parseInt(q url.Values, key string, dst *int) error {
 	return nil
 }
 
-func parseBool(q url.Values, key string, dst *bool) error {
-	switch v := q.Get(key); v {
+func parseBool(q values, key string, dst *bool) error {
+	switch v := q.get(key); v {
 	case "":
 	case "1", "on", "true":
 		*dst = true
@@ -110,8 +104,8 @@ func parseBool(q url.Values, key string, dst *bool) error {
 
 // parseBudget reads the budget: a bare number is MiB, as the slider sends
 // it; a number with a unit ("30GiB", "32e9b") is read as the CLI reads it.
-func parseBudget(q url.Values, dst *planner.Bytes) error {
-	v := strings.TrimSpace(q.Get("budget"))
+func parseBudget(q values, dst *planner.Bytes) error {
+	v := strings.TrimSpace(q.get("budget"))
 	if v == "" {
 		return nil
 	}
@@ -127,14 +121,19 @@ func parseBudget(q url.Values, dst *planner.Bytes) error {
 	return nil
 }
 
-// Values encodes s with its keys in a fixed order, leaving out the fields
-// at their defaults, so equal states give equal URLs.
-func (s State) Values() url.Values {
-	q := url.Values{}
+// Encode returns s as a query string without the leading '?': its keys in
+// a fixed order, the fields at their defaults left out, so equal states
+// give equal URLs.
+func (s State) Encode() string {
+	var b strings.Builder
 	set := func(k, v string, skip bool) {
-		if !skip {
-			q.Set(k, v)
+		if skip {
+			return
 		}
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(k + "=" + escape(v))
 	}
 	set("model", s.Model, s.Model == "")
 	set("gpu", s.GPU, s.GPU == "")
@@ -148,11 +147,8 @@ func (s State) Values() url.Values {
 	set("spec", strconv.Itoa(s.Spec), s.Spec == 0)
 	set("graphs", "1", !s.Graphs)
 	set("budget", formatBudget(s.Budget), s.Budget == 0)
-	return q
+	return b.String()
 }
-
-// Encode returns s as a query string without the leading '?'.
-func (s State) Encode() string { return s.Values().Encode() }
 
 func formatBudget(b planner.Bytes) string {
 	if b%planner.MiB == 0 {

@@ -23,6 +23,7 @@ type View struct {
 	TotalMiB    int64    `json:"total_mib"`
 	HeadroomMiB int64    `json:"headroom_mib"`
 	Bars        []Bar    `json:"bars"`
+	BudgetPct   string   `json:"budget_pct"` // where the budget falls on the bar
 	Items       []Row    `json:"items"`
 	KV          string   `json:"kv"`
 	MaxSeqs     int      `json:"max_seqs"` // concurrent sequences at this length
@@ -91,6 +92,7 @@ func (v *View) fill(p *planner.Plan) {
 	for _, t := range p.Tiers {
 		v.Bars = append(v.Bars, Bar{Tier: t.Tier, Label: tierLabels[t.Tier], MiB: t.Bytes.MiB(), Pct: pct(float64(t.Bytes) / float64(scale))})
 	}
+	v.BudgetPct = pct(float64(p.Budget) / float64(scale))
 	for _, it := range p.Items {
 		v.Items = append(v.Items, Row{it.Key, it.Name, it.Tier, it.Bytes.MiB(), it.Source, it.Detail})
 	}

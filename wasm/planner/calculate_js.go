@@ -1,0 +1,67 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"syscall/js"
+
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/web/calc"
+)
+
+// This file holds the calculator's hot path: every slider move calls
+// calculate. The model and calibration documents rarely change between
+// calls, so the last of each is kept decoded.
+
+var (
+	lastModelJSON, lastCalJSON string
+	lastModel                  planner.Model
+	lastCal                    planner.Calibration
+)
+
+// calculate(query, modelJSON, calibrationJSON) plans the query's state
+// against the model and calibration and returns the calc.View as JSON.
+func calculate(args []js.Value) (any, error) {
+	q, err := arg(args, 0, "query")
+	if err != nil {
+		return nil, err
+	}
+	s, err := calc.ParseQuery(q)
+	if err != nil {
+		return nil, err
+	}
+	m, c, err := decoded(args)
+	if err != nil {
+		return nil, err
+	}
+	s.Model, s.GPU = m.ID, c.ID
+	return marshal(calc.Calculate(s, m, c))
+}
+
+func decoded(args []js.Value) (planner.Model, planner.Calibration, error) {
+	mj, err := arg(args, 1, "model JSON")
+	if err != nil {
+		return lastModel, lastCal, err
+	}
+	cj, err := arg(args, 2, "calibration JSON")
+	if err != nil {
+		return lastModel, lastCal, err
+	}
+	if mj != lastModelJSON {
+		m, err := planner.ParseModel([]byte(mj))
+		if err != nil {
+			return m, lastCal, err
+		}
+		lastModelJSON, lastModel = mj, m
+	}
+	if cj != lastCalJSON {
+		var c planner.Calibration
+		if err := json.Unmarshal([]byte(cj), &c); err != nil {
+			return lastModel, lastCal, fmt.Errorf("calibration: %w", err)
+		}
+		lastCalJSON, lastCal = cj, c
+	}
+	return lastModel, lastCal, nil
+}

@@ -1,0 +1,40 @@
+// bridge.js loads the planner's WebAssembly once and returns its functions
+// (globalThis.vramplan, see wasm/vramplan.d.ts) wrapped to throw the Error
+// values the Go side returns. Pages and the <vram-calculator> element share
+// it; the assets are found relative to this module, so it also works from
+// another origin.
+
+const base = new URL('.', import.meta.url);
+let loading;
+
+/**
+ * load instantiates dist/planner.wasm (once) and resolves to the bridge.
+ * @param {() => Promise<Response|ArrayBuffer|Uint8Array>} [source] the wasm, for tests
+ */
+export function load(source) {
+  loading ??= instantiate(source ?? (() => fetch(new URL('dist/planner.wasm', base))));
+  return loading;
+}
+
+async function instantiate(source) {
+  if (!globalThis.Go) await import(new URL('dist/wasm_exec.js', base).href);
+  const go = new globalThis.Go();
+  const src = await source();
+  const { instance } = src instanceof Response
+    ? await WebAssembly.instantiateStreaming(src, go.importObject)
+    : await WebAssembly.instantiate(src, go.importObject);
+  go.run(instance); // returns when main blocks; the exports are installed
+  return wrap(globalThis.vramplan);
+}
+
+function wrap(raw) {
+  const api = { version: raw.version };
+  for (const name of ['plan', 'frontier', 'parseModel', 'parseQuery', 'encodeState', 'calculate', 'lenAt', 'lenIndex']) {
+    api[name] = (...args) => {
+      const r = raw[name](...args);
+      if (r instanceof Error) throw r;
+      return r;
+    };
+  }
+  return api;
+}
