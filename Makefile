@@ -40,10 +40,10 @@ chromium: ## Debian's chromium for the browser tests
 	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium; }
 
 bridge-test: wasm deps-npm ## the wasm bridge under Node
-	node --test wasm/
+	node --test 'wasm/*.test.mjs'
 
 e2e: build deps-npm chromium ## the browser tests: chromium driven by playwright-core
-	node --test --test-concurrency=1 web/e2e/
+	node --test --test-concurrency=1 'web/e2e/*.test.mjs'
 
 bench-web: build deps-npm chromium ## the browser benchmarks (see docs/benchmarks-web.md)
 	node web/e2e/bench.mjs
