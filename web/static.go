@@ -3,7 +3,9 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -25,8 +27,26 @@ var static embed.FS
 // built names the assets only `make wasm` produces.
 var built = map[string]bool{"dist/planner.wasm": true, "dist/wasm_exec.js": true, "dist/gguf.wasm": true}
 
-// gzipped caches the gzip encoding of each asset, made on first request.
-var gzipped sync.Map // name → []byte
+// encoded caches the gzip encoding and the ETag of each asset, made on
+// first request or, for the large build outputs, when the app starts.
+var encoded sync.Map // name → *asset
+
+type asset struct {
+	once sync.Once
+	gzip []byte
+	etag string
+}
+
+// warm encodes the build outputs in the background, so the first page
+// load does not wait for gzip to squeeze a few megabytes of WebAssembly.
+func warm() {
+	root, _ := fs.Sub(static, "static")
+	for name := range built {
+		if data, err := fs.ReadFile(root, name); err == nil {
+			go encodedOf(name, data)
+		}
+	}
+}
 
 func staticHandler() echo.HandlerFunc {
 	root, _ := fs.Sub(static, "static")
@@ -39,26 +59,33 @@ func staticHandler() echo.HandlerFunc {
 			}
 			return echo.NewHTTPError(http.StatusNotFound)
 		}
+		a := encodedOf(name, data)
 		h := c.Response().Header()
-		h.Set("Cache-Control", "no-cache")
+		h.Set("Cache-Control", "no-cache") // revalidate: the ETag makes it a 304
 		h.Set("Vary", "Accept-Encoding")
-		ctype := mime.TypeByExtension(path.Ext(name))
+		h.Set("ETag", a.etag)
+		if c.Request().Header.Get("If-None-Match") == a.etag {
+			return c.NoContent(http.StatusNotModified)
+		}
 		if len(data) > 1024 && strings.Contains(c.Request().Header.Get("Accept-Encoding"), "gzip") {
 			h.Set("Content-Encoding", "gzip")
-			data = gzipOf(name, data)
+			data = a.gzip
 		}
-		return c.Blob(http.StatusOK, ctype, data)
+		return c.Blob(http.StatusOK, mime.TypeByExtension(path.Ext(name)), data)
 	}
 }
 
-func gzipOf(name string, data []byte) []byte {
-	if z, ok := gzipped.Load(name); ok {
-		return z.([]byte)
-	}
-	var b bytes.Buffer
-	w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-	w.Write(data)
-	w.Close()
-	z, _ := gzipped.LoadOrStore(name, b.Bytes())
-	return z.([]byte)
+func encodedOf(name string, data []byte) *asset {
+	v, _ := encoded.LoadOrStore(name, &asset{})
+	a := v.(*asset)
+	a.once.Do(func() {
+		sum := sha256.Sum256(data)
+		a.etag = `"` + hex.EncodeToString(sum[:12]) + `"`
+		var b bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		w.Write(data)
+		w.Close()
+		a.gzip = b.Bytes()
+	})
+	return a
 }

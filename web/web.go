@@ -53,8 +53,11 @@ func New(d Deps) http.Handler {
 	api.GET("/models", a.models)
 	api.GET("/calibrations", a.calibrations)
 	e.GET("/static/*", staticHandler(), cors)
+	warmOnce.Do(warm)
 	return e
 }
+
+var warmOnce sync.Once
 
 // app holds the deps and the catalog read from them once.
 type app struct {

@@ -26,6 +26,7 @@ async function boot() {
   root.addEventListener('click', onLever);
   document.getElementById('file').addEventListener('change', onFile);
   root.dataset.ready = 'true';
+  performance.mark('vramplan:interactive');
 }
 
 async function getJSON(url) {

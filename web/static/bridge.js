@@ -17,15 +17,23 @@ export function load(source) {
 }
 
 async function instantiate(source) {
+  mark('vramplan:load');
   if (!globalThis.Go) await import(new URL('dist/wasm_exec.js', base).href);
   const go = new globalThis.Go();
+  mark('vramplan:fetch');
   const src = await source();
+  mark('vramplan:response');
   const { instance } = src instanceof Response
     ? await WebAssembly.instantiateStreaming(src, go.importObject)
     : await WebAssembly.instantiate(src, go.importObject);
+  mark('vramplan:instantiated');
   go.run(instance); // returns when main blocks; the exports are installed
+  mark('vramplan:started');
   return wrap(globalThis.vramplan);
 }
+
+// mark records a step of the start-up for the benchmarks.
+function mark(name) { globalThis.performance?.mark?.(name); }
 
 function wrap(raw) {
   const api = { version: raw.version };
