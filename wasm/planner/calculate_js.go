@@ -17,8 +17,9 @@ import (
 
 var (
 	lastModelJSON, lastCalJSON string
-	lastModel                  planner.Model
-	lastCal                    planner.Calibration
+	lastModel                  = new(planner.Model)
+	lastCal                    = new(planner.Calibration)
+	calculator                 calc.Calculator
 )
 
 // calculate(query, modelJSON, calibrationJSON) plans the query's state
@@ -37,10 +38,13 @@ func calculate(args []js.Value) (any, error) {
 		return nil, err
 	}
 	s.Model, s.GPU = m.ID, c.ID
-	return marshal(calc.Calculate(s, m, c))
+	return marshal(calculator.Calculate(s, m, c))
 }
 
-func decoded(args []js.Value) (planner.Model, planner.Calibration, error) {
+// decoded returns the model and calibration of the call, decoding each
+// only when its JSON differs from the last call's; a new value gets a new
+// pointer, which is how the calculator notices the change.
+func decoded(args []js.Value) (*planner.Model, *planner.Calibration, error) {
 	mj, err := arg(args, 1, "model JSON")
 	if err != nil {
 		return lastModel, lastCal, err
@@ -52,16 +56,16 @@ func decoded(args []js.Value) (planner.Model, planner.Calibration, error) {
 	if mj != lastModelJSON {
 		m, err := planner.ParseModel([]byte(mj))
 		if err != nil {
-			return m, lastCal, err
+			return lastModel, lastCal, err
 		}
-		lastModelJSON, lastModel = mj, m
+		lastModelJSON, lastModel = mj, &m
 	}
 	if cj != lastCalJSON {
 		var c planner.Calibration
 		if err := json.Unmarshal([]byte(cj), &c); err != nil {
 			return lastModel, lastCal, fmt.Errorf("calibration: %w", err)
 		}
-		lastCalJSON, lastCal = cj, c
+		lastCalJSON, lastCal = cj, &c
 	}
 	return lastModel, lastCal, nil
 }

@@ -139,3 +139,32 @@ func TestWasmDeps(t *testing.T) {
 		}
 	}
 }
+
+// TestCalculatorMemo checks that the kept frontier never shows: a sequence
+// of states gives the views a fresh Calculate gives.
+func TestCalculatorMemo(t *testing.T) {
+	in := golden(t, "a43-example")
+	var k Calculator
+	for _, q := range []string{"batch=8&len=4096", "batch=9&len=4096", "batch=9&len=512", "batch=9&len=512&kv=fp8",
+		"batch=2&len=512&kv=fp8", "batch=2&len=512&kv=fp8&budget=20000"} {
+		s, _ := ParseQuery(q)
+		got, want := k.Calculate(s, &in.Model, &in.Calibration), Calculate(s, in.Model, in.Calibration)
+		if got.Chart != want.Chart || got.TotalMiB != want.TotalMiB {
+			t.Errorf("%s: memoised chart %+v, want %+v", q, got.Chart, want.Chart)
+		}
+	}
+}
+
+// BenchmarkCalculate is one slider move: the state changes its length.
+func BenchmarkCalculate(b *testing.B) {
+	data, _ := os.ReadFile("../../planner/testdata/golden/a43-example.input.json")
+	in, _ := planner.ParseInput(data)
+	var k Calculator
+	s := State{Batch: 8, Len: 4096}
+	i := 0
+	for b.Loop() {
+		s.Len = 1024 * (1 + i%32)
+		i++
+		k.Calculate(s, &in.Model, &in.Calibration)
+	}
+}

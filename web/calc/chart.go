@@ -98,10 +98,10 @@ func Frontier(in planner.Input) []planner.Point {
 	return pts
 }
 
-func chart(in planner.Input, s State, p *planner.Plan) Chart {
+func chart(frontier []planner.Point, s State, p *planner.Plan) Chart {
 	var path strings.Builder
 	var words []string
-	for i, pt := range Frontier(in) {
+	for i, pt := range frontier {
 		cmd := "L"
 		if i == 0 {
 			cmd = "M"

@@ -69,7 +69,25 @@ var tierLabels = map[planner.Tier]string{
 // Calculate plans s against the model and calibration and builds its view.
 // An input the planner rejects yields a view with only Error set.
 func Calculate(s State, m planner.Model, c planner.Calibration) View {
-	in := planner.Input{Model: m, Calibration: c}
+	var k Calculator
+	return k.Calculate(s, &m, &c)
+}
+
+// A Calculator is Calculate with a memory: it keeps the last frontier,
+// which depends on neither the batch nor the length, so moving those two
+// sliders re-plans without re-solving it. The zero value is ready to use;
+// a Calculator is not safe for concurrent use.
+type Calculator struct {
+	key      State // the last state, batch and length cleared
+	model    *planner.Model
+	cal      *planner.Calibration
+	frontier []planner.Point
+}
+
+// Calculate is the package's Calculate. The model and calibration must not
+// change while the Calculator holds them: pass new pointers for new values.
+func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration) View {
+	in := planner.Input{Model: *m, Calibration: *c}
 	s.Apply(&in)
 	v := View{Query: s.Encode(), State: s}
 	p, err := planner.Report(in)
@@ -80,9 +98,18 @@ func Calculate(s State, m planner.Model, c planner.Calibration) View {
 	}
 	v.fill(&p)
 	v.Levers, v.Combination = actions(s, &p)
-	v.Chart = chart(in, s, &p)
+	v.Chart = chart(k.frontierOf(in, s, m, c), s, &p)
 	v.Sliders = sliders(s, &p)
 	return v
+}
+
+func (k *Calculator) frontierOf(in planner.Input, s State, m *planner.Model, c *planner.Calibration) []planner.Point {
+	key := s
+	key.Batch, key.Len = 0, 0
+	if k.frontier == nil || key != k.key || m != k.model || c != k.cal {
+		k.key, k.model, k.cal, k.frontier = key, m, c, Frontier(in)
+	}
+	return k.frontier
 }
 
 func (v *View) fill(p *planner.Plan) {
