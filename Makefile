@@ -30,10 +30,10 @@ wasm: ## the planner's WebAssembly and wasm_exec.js into web/static/dist
 web: build ## alias: everything the web app embeds, and the binary
 
 templ: ## regenerate the templ components
-	$(GO) tool templ generate -path templates
+	$(GO) tool templ generate
 
 templ-check: ## fail when the committed *_templ.go are stale
-	@$(GO) tool templ generate -path templates >/dev/null 2>&1
+	@$(GO) tool templ generate >/dev/null 2>&1
 	@git diff --exit-code -- templates/ || { echo "templates/*_templ.go are stale: run make templ"; exit 1; }
 
 chromium: ## Debian's chromium for the browser tests
