@@ -63,6 +63,7 @@ check: templ-check ## gofmt, go vet, the module tidy, fresh templ output
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags invariants ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./web/calc/
 	$(GO) mod tidy -diff
 
 unit: ## unit, golden, property and example tests, invariants on

@@ -25,11 +25,7 @@ var (
 // calculate(query, modelJSON, calibrationJSON) plans the query's state
 // against the model and calibration and returns the calc.View as JSON.
 func calculate(args []js.Value) (any, error) {
-	q, err := arg(args, 0, "query")
-	if err != nil {
-		return nil, err
-	}
-	s, err := calc.ParseQuery(q)
+	s, err := state(args)
 	if err != nil {
 		return nil, err
 	}

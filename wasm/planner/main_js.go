@@ -131,15 +131,20 @@ func parseModel(args []js.Value) (any, error) {
 
 // parseQuery(query) returns the state a URL query holds.
 func parseQuery(args []js.Value) (any, error) {
-	q, err := arg(args, 0, "query")
-	if err != nil {
-		return nil, err
-	}
-	s, err := calc.ParseQuery(q)
+	s, err := state(args)
 	if err != nil {
 		return nil, err
 	}
 	return marshal(s)
+}
+
+// state reads the state of the query in args[0].
+func state(args []js.Value) (calc.State, error) {
+	q, err := arg(args, 0, "query")
+	if err != nil {
+		return calc.State{}, err
+	}
+	return calc.ParseQuery(q)
 }
 
 // encodeState(stateJSON) returns the canonical query of a state.
