@@ -44,6 +44,8 @@ test('calculate gives the plan document figures', async () => {
   assert.equal(v.fits, plan.fits);
   assert.deepEqual(v.items.map((i) => i.mib), plan.items.map((i) => Math.floor(i.bytes / 2 ** 20)));
   assert.equal(v.query, `model=${input.model.id}&gpu=${input.calibration.id}&batch=8&len=4096&kv=fp8`);
+  const again = JSON.parse(api.calculate('batch=8&len=4096&kv=fp8&block=16')); // the module kept the model
+  assert.deepEqual(again, v);
 });
 
 test('errors and panics come back as JavaScript errors', () => {

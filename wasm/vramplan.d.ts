@@ -41,8 +41,11 @@ export interface Vramplan {
   parseQuery(query: Query): StateJSON;
   /** The canonical query of a state. */
   encodeState(state: StateJSON): Query;
-  /** Plans a query's state against a model and calibration; the calculator's hot path. */
-  calculate(query: Query, model: ModelJSON, calibration: CalibrationJSON): ViewJSON;
+  /**
+   * Plans a query's state against a model and calibration; the calculator's
+   * hot path. Leave model and calibration out to reuse the last call's.
+   */
+  calculate(query: Query, model?: ModelJSON, calibration?: CalibrationJSON): ViewJSON;
   /** The length, in tokens, at a position of the length slider (0..48). */
   lenAt(index: number): number;
   /** The length slider's position nearest to a length in tokens. */

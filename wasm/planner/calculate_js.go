@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"syscall/js"
 
@@ -23,7 +24,9 @@ var (
 )
 
 // calculate(query, modelJSON, calibrationJSON) plans the query's state
-// against the model and calibration and returns the calc.View as JSON.
+// against the model and calibration and returns the calc.View as JSON. The
+// model and calibration may be left undefined to reuse the last ones, which
+// spares copying them into the module on every slider move.
 func calculate(args []js.Value) (any, error) {
 	s, err := state(args)
 	if err != nil {
@@ -41,6 +44,12 @@ func calculate(args []js.Value) (any, error) {
 // only when its JSON differs from the last call's; a new value gets a new
 // pointer, which is how the calculator notices the change.
 func decoded(args []js.Value) (*planner.Model, *planner.Calibration, error) {
+	if len(args) == 1 || len(args) == 3 && args[1].IsUndefined() && args[2].IsUndefined() {
+		if lastModelJSON == "" || lastCalJSON == "" {
+			return lastModel, lastCal, errors.New("no model and calibration yet: pass them on the first call")
+		}
+		return lastModel, lastCal, nil
+	}
 	mj, err := arg(args, 1, "model JSON")
 	if err != nil {
 		return lastModel, lastCal, err

@@ -29,11 +29,15 @@ async function open(query, opts = {}) {
   return page;
 }
 
-const queryOf = (page) => new URL(page.url()).search.slice(1);
+// queryOf returns the page's state once the URL has caught up with it.
+async function queryOf(page) {
+  await page.waitForTimeout(150); // app.js writes the URL 100 ms after the last input
+  return new URL(page.url()).search.slice(1);
+}
 
 /** assertMatchesCLI checks the page's figures against the CLI's plan for the page's URL. */
 async function assertMatchesCLI(page, what) {
-  const want = planFigures(planJSON(cliFlags(queryOf(page))));
+  const want = planFigures(planJSON(cliFlags(await queryOf(page))));
   const got = await figures(page);
   for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], `${what}: ${k}`);
 }
@@ -55,7 +59,7 @@ test('keyboard slider moves re-plan in the page and match the CLI', async () => 
   for (let i = 0; i < 24; i++) await page.keyboard.press('ArrowRight');
   await page.selectOption('[data-testid="kv"]', 'q8_0');
   await page.check('[data-testid="graphs"]');
-  const q = new URLSearchParams(queryOf(page));
+  const q = new URLSearchParams(await queryOf(page));
   assert.equal(q.get('len'), '8192');
   assert.equal(q.get('batch'), '32');
   assert.equal(q.get('kv'), 'q8_0');
@@ -74,7 +78,7 @@ test('a lever applies and the plan fits', async () => {
   const label = await lever.innerText();
   await lever.click();
   assert.equal(await page.getAttribute('[data-testid="verdict"]', 'data-fits'), 'true', `after "${label}"`);
-  assert.notEqual(queryOf(page), a43);
+  assert.notEqual(await queryOf(page), a43);
   await assertMatchesCLI(page, `after lever "${label}"`);
   await page.screenshot({ path: join(shots, 'lever-applied.png'), fullPage: true });
 });
@@ -88,7 +92,7 @@ test('a shared URL renders the same numbers without JavaScript and with wasm', a
   const live = await open(shared);
   await live.dispatchEvent('[data-testid="spec"]', 'input'); // repaint from wasm, no change
   assert.deepEqual(await figures(live), server);
-  assert.equal(queryOf(live), shared);
+  assert.equal(await queryOf(live), shared);
   await assertMatchesCLI(live, 'shared URL');
 });
 
@@ -104,8 +108,8 @@ test('a local model-shape file is read in the page, never uploaded', async () =>
   page.on('request', (r) => { if (r.method() !== 'GET') uploads++; });
   await page.setInputFiles('[data-testid="file"]', file);
   await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent.startsWith('Read'));
-  assert.equal(new URLSearchParams(queryOf(page)).get('model'), 'my-local-model');
-  const want = planFigures(planJSON(cliFlags(queryOf(page).replace('my-local-model', encodeURIComponent(file)))));
+  assert.equal(new URLSearchParams(await queryOf(page)).get('model'), 'my-local-model');
+  const want = planFigures(planJSON(cliFlags((await queryOf(page)).replace('my-local-model', encodeURIComponent(file)))));
   const got = await figures(page);
   for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], k);
   assert.equal(uploads, 0);

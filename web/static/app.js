@@ -10,6 +10,7 @@ const byTest = (id, el = document) => el.querySelector(`[data-testid="${id}"]`);
 const models = new Map(); // id → model-shape JSON
 const cals = new Map(); // id → calibration JSON
 let api;
+const last = {}; // the model and calibration JSON the module holds
 
 if (root && form) {
   document.documentElement.classList.add('js');
@@ -73,9 +74,19 @@ export function update() {
     status(!model ? `Model "${s.model}" is not in the catalog.` : `No calibration "${s.gpu}".`);
     return;
   }
-  const view = JSON.parse(api.calculate(q, model, cal));
+  const same = model === last.model && cal === last.cal; // then the module has them
+  const view = JSON.parse(same ? api.calculate(q) : api.calculate(q, model, cal));
+  Object.assign(last, { model, cal });
   paint(view);
-  history.replaceState(null, '', `?${view.query}`);
+  remember(view.query);
+}
+
+// remember puts the state in the URL once the input settles: browsers
+// throttle history updates, and a slider held down fires many inputs.
+let pending;
+function remember(q) {
+  clearTimeout(pending);
+  pending = setTimeout(() => history.replaceState(null, '', `?${q}`), 100);
 }
 
 function onLever(e) {
@@ -133,51 +144,68 @@ async function readModel(file) {
 }
 
 // paint writes a calc.View into the result, element by element, exactly
-// as templates/result.templ renders it.
+// as templates/result.templ renders it. It writes only what changed and
+// rebuilds a list only when its shape changed: a slider move usually
+// changes a few numbers.
 function paint(v) {
   const r = document.getElementById('result');
-  const err = byTest('error', r);
-  if (err) err.remove();
+  byTest('error', r)?.remove();
   if (v.error) {
-    const p = el('p', { class: 'error', role: 'alert', 'data-testid': 'error' }, v.error);
-    r.prepend(p);
+    r.prepend(el('p', { class: 'error', role: 'alert', 'data-testid': 'error' }, v.error));
     return;
   }
   const verdict = byTest('verdict', r);
-  verdict.textContent = v.verdict;
-  verdict.className = v.fits ? 'verdict fits' : 'verdict nofit';
-  verdict.dataset.fits = String(v.fits);
-  byTest('total-mib', r).textContent = v.total_mib;
-  byTest('budget-mib', r).textContent = v.budget_mib;
-  byTest('headroom-mib', r).textContent = v.headroom_mib;
-  byTest('max-seqs', r).textContent = v.max_seqs;
-  byTest('max-len', r).textContent = v.max_len;
-  byTest('kv', r).textContent = v.kv;
-  byTest('bar', r).replaceChildren(...v.bars.map((b) => el('span', {
-    class: `seg ${b.tier}`, style: `width:${b.pct};`, title: `${b.label} ${b.mib} MiB`, 'data-testid': `bar-${b.tier}` })),
-    el('span', { class: 'budget-mark', style: `left:${v.budget_pct};`, title: 'budget', 'data-testid': 'budget-mark' }));
-  byTest('legend', r).replaceChildren(...v.bars.map((b) => el('li', { class: b.tier }, `${b.label} ${b.mib} MiB`)));
-  byTest('items-body', r).replaceChildren(...v.items.map(row));
+  setText(verdict, v.verdict);
+  setAttr(verdict, 'class', v.fits ? 'verdict fits' : 'verdict nofit');
+  setAttr(verdict, 'data-fits', String(v.fits));
+  const texts = { 'total-mib': v.total_mib, 'budget-mib': v.budget_mib, 'headroom-mib': v.headroom_mib,
+    'max-seqs': v.max_seqs, 'max-len': v.max_len, kv: v.kv };
+  for (const [id, t] of Object.entries(texts)) setText(byTest(id, r), String(t));
+  paintList(byTest('bar', r), v.bars.map((b) => b.tier).join(), () => [...v.bars.map((b) => el('span', {
+    class: `seg ${b.tier}`, 'data-testid': `bar-${b.tier}` })), el('span', { class: 'budget-mark', title: 'budget', 'data-testid': 'budget-mark' })]);
+  const segs = byTest('bar', r).children;
+  v.bars.forEach((b, i) => { setAttr(segs[i], 'style', `width:${b.pct};`); setAttr(segs[i], 'title', `${b.label} ${b.mib} MiB`); });
+  setAttr(segs[v.bars.length], 'style', `left:${v.budget_pct};`);
+  paintList(byTest('legend', r), v.bars.map((b) => b.tier).join(), () => v.bars.map((b) => el('li', { class: b.tier })));
+  v.bars.forEach((b, i) => setText(byTest('legend', r).children[i], `${b.label} ${b.mib} MiB`));
+  const body = byTest('items-body', r);
+  paintList(body, v.items.map((it) => it.key).join(), () => v.items.map(row));
+  v.items.forEach((it, i) => paintRow(body.children[i], it));
   paintLevers(byTest('levers', r), v);
   paintChart(v.chart);
   paintSliders(v);
-  document.title = document.title.replace(/ · [^·]*$/, ` · ${v.verdict}`);
+  const title = document.title.replace(/ · [^·]*$/, ` · ${v.verdict}`);
+  if (title !== document.title) document.title = title;
 }
 
+// paintList replaces a list's children when its shape (a key) changed.
+function paintList(box, shape, build) {
+  if (box.dataset.shape === shape) return;
+  box.replaceChildren(...build());
+  box.dataset.shape = shape;
+}
+
+function setText(e, t) { if (e.textContent !== t) e.textContent = t; }
+function setAttr(e, k, v) { if (e.getAttribute(k) !== v) e.setAttribute(k, v); }
+
 function row(it) {
-  return el('tr', { 'data-testid': `item-${it.key}` },
-    el('th', { scope: 'row', title: it.detail || '' }, it.name),
-    el('td', { class: 'num', 'data-testid': 'item-mib' }, String(it.mib)),
-    el('td', {}, it.tier),
-    el('td', {}, el('span', { class: `tag ${it.source}` }, it.source)));
+  return el('tr', { 'data-testid': `item-${it.key}` }, el('th', { scope: 'row' }),
+    el('td', { class: 'num', 'data-testid': 'item-mib' }), el('td', {}), el('td', {}, el('span', {})));
+}
+
+function paintRow(tr, it) {
+  const [name, mib, tier, source] = tr.children;
+  setText(name, it.name); setAttr(name, 'title', it.detail || '');
+  setText(mib, String(it.mib)); setText(tier, it.tier);
+  setText(source.firstChild, it.source); setAttr(source.firstChild, 'class', `tag ${it.source}`);
 }
 
 function paintLevers(box, v) {
-  const kids = [];
-  if (v.levers?.length) kids.push(el('h2', {}, 'Levers'));
-  for (const l of v.levers ?? []) kids.push(leverLink(l, 'lever'));
-  if (v.combination) kids.push(leverLink(v.combination, 'combination'));
-  box.replaceChildren(...kids);
+  const all = [...(v.levers ?? []), ...(v.combination ? [v.combination] : [])];
+  paintList(box, all.map((l) => l.query).join(' '), () => [
+    ...(v.levers?.length ? [el('h2', {}, 'Levers')] : []),
+    ...(v.levers ?? []).map((l) => leverLink(l, 'lever')),
+    ...(v.combination ? [leverLink(v.combination, 'combination')] : [])]);
 }
 
 function leverLink(l, testid) {
@@ -185,21 +213,25 @@ function leverLink(l, testid) {
 }
 
 function paintChart(c) {
-  byTest('frontier-path').setAttribute('d', c.path);
+  setAttr(byTest('frontier-path'), 'd', c.path);
   const pt = byTest('frontier-point');
-  pt.setAttribute('cx', c.point_x);
-  pt.setAttribute('cy', c.point_y);
-  pt.setAttribute('class', c.fits ? 'point fits' : 'point nofit');
-  byTest('chart-summary').textContent = c.summary;
+  setAttr(pt, 'cx', c.point_x);
+  setAttr(pt, 'cy', c.point_y);
+  setAttr(pt, 'class', c.fits ? 'point fits' : 'point nofit');
+  setText(byTest('chart-summary'), c.summary);
 }
 
 function paintSliders(v) {
   const s = v.sliders;
-  const set = (name, cliff) => byTest(`${name}-group`).setAttribute('style', `--cliff:${cliff};`);
+  const set = (name, cliff) => setAttr(byTest(`${name}-group`), 'style', `--cliff:${cliff};`);
   set('batch', s.batch_cliff); set('len', s.len_cliff); set('budget', s.budget_cliff);
   const b = document.getElementById('budget-slider');
-  b.max = s.budget_max_mib;
-  if (form.elements.budget.value === '') { b.value = s.budget_mib; form.elements.budget.placeholder = s.budget_mib; }
+  setAttr(b, 'max', String(s.budget_max_mib));
+  const budget = form.elements.budget;
+  if (budget.value === '') {
+    if (+b.value !== s.budget_mib) b.value = s.budget_mib;
+    setAttr(budget, 'placeholder', String(s.budget_mib));
+  }
 }
 
 function el(tag, attrs, ...kids) {
