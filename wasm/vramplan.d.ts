@@ -66,7 +66,8 @@ declare global {
 
 /**
  * Loads dist/planner.wasm once, relative to bridge.js, and resolves to
- * functions that throw a BridgeError instead of returning it. `source`
- * replaces the fetch, for tests.
+ * functions that throw a BridgeError instead of returning it. It uses
+ * globalThis.vramplanCompiled when the page's <head> started compiling the
+ * module; `source` replaces the fetch, for tests.
  */
-export declare function load(source?: () => Promise<Response | ArrayBuffer | Uint8Array>): Promise<Vramplan>;
+export declare function load(source?: () => Promise<Response | WebAssembly.Module | ArrayBuffer | Uint8Array>): Promise<Vramplan>;

@@ -9,10 +9,10 @@ let loading;
 
 /**
  * load instantiates dist/planner.wasm (once) and resolves to the bridge.
- * @param {() => Promise<Response|ArrayBuffer|Uint8Array>} [source] the wasm, for tests
+ * @param {() => Promise<Response|WebAssembly.Module|ArrayBuffer|Uint8Array>} [source] the wasm, for tests
  */
 export function load(source) {
-  loading ??= instantiate(source ?? (() => fetch(new URL('dist/planner.wasm', base))));
+  loading ??= instantiate(source ?? (() => globalThis.vramplanCompiled ?? fetch(new URL('dist/planner.wasm', base))));
   return loading;
 }
 
@@ -23,13 +23,19 @@ async function instantiate(source) {
   mark('vramplan:fetch');
   const src = await source();
   mark('vramplan:response');
-  const { instance } = src instanceof Response
-    ? await WebAssembly.instantiateStreaming(src, go.importObject)
-    : await WebAssembly.instantiate(src, go.importObject);
+  const instance = await instantiated(src, go.importObject);
   mark('vramplan:instantiated');
   go.run(instance); // returns when main blocks; the exports are installed
   mark('vramplan:started');
   return wrap(globalThis.vramplan);
+}
+
+// instantiated accepts the wasm as a Response, a compiled Module (the
+// page's <head> starts compiling early) or bytes.
+async function instantiated(src, imports) {
+  if (src instanceof Response) return (await WebAssembly.instantiateStreaming(src, imports)).instance;
+  if (src instanceof WebAssembly.Module) return WebAssembly.instantiate(src, imports);
+  return (await WebAssembly.instantiate(src, imports)).instance;
 }
 
 // mark records a step of the start-up for the benchmarks.
