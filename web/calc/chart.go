@@ -46,7 +46,7 @@ type Chart struct {
 type Sliders struct {
 	LenIndex     int    `json:"len_index"`
 	BudgetMiB    int64  `json:"budget_mib"`     // the budget in effect
-	BudgetMaxMiB int64  `json:"budget_max_mib"` // the budget slider's top
+	BudgetMaxMiB int64  `json:"budget_max_mib"` // the budget slider's top: twice the device, or more
 	BatchCliff   string `json:"batch_cliff"`    // CSS position of the largest batch that fits
 	LenCliff     string `json:"len_cliff"`
 	BudgetCliff  string `json:"budget_cliff"` // the smallest budget that fits
@@ -117,7 +117,8 @@ func chart(frontier []planner.Point, s State, p *planner.Plan) Chart {
 
 func sliders(s State, p *planner.Plan) Sliders {
 	budget := p.Budget.MiB()
-	top := max(budget, p.Input.Calibration.DeviceTotal.MiB(), p.Total.MiB())
+	// The budget slider reaches twice the device, for "what would a bigger card hold".
+	top := max(budget, 2*p.Input.Calibration.DeviceTotal.MiB(), p.Total.MiB())
 	sl := Sliders{LenIndex: LenIndex(s.Len), BudgetMiB: budget, BudgetMaxMiB: top}
 	if p.Capacity != nil {
 		sl.BatchCliff = pct(float64(p.Capacity.MaxSeqsAtMaxLen-1) / (BatchMax - 1))
