@@ -22,7 +22,7 @@ async function instantiate(source) {
   const go = new globalThis.Go();
   mark('vramplan:fetch');
   const src = await source();
-  mark('vramplan:response');
+  mark('vramplan:compiled'); // or fetched, when the <head> did not start it
   const instance = await instantiated(src, go.importObject);
   mark('vramplan:instantiated');
   go.run(instance); // returns when main blocks; the exports are installed
