@@ -164,6 +164,7 @@ func actions(s State, p *planner.Plan) ([]Action, *Action) {
 		if i > 0 {
 			combo.Label += " and "
 		}
+		l.Fits, l.Limit = true, "" // a part of the combination: no single-lever notes
 		combo.Label += leverLabel(l)
 		t, _ = t.WithLever(l)
 	}
@@ -185,7 +186,14 @@ func leverLabel(l planner.Lever) string {
 		from, to = mib(from)+" MiB", mib(to)+" MiB"
 		return fmt.Sprintf("budget %s → %s", from, to)
 	}
-	return fmt.Sprintf("%s %s → %s (frees %d MiB)", knobLabels[l.Knob], from, to, l.Frees.MiB())
+	label := fmt.Sprintf("%s %s → %s (frees %d MiB)", knobLabels[l.Knob], from, to, l.Frees.MiB())
+	if l.Limit != "" && l.Limit != l.To {
+		label += ", exact limit " + l.Limit
+	}
+	if !l.Fits {
+		label += ", not enough alone"
+	}
+	return label
 }
 
 func mib(bytes string) string {
