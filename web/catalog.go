@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/web/calc"
@@ -37,7 +38,7 @@ func (k *catalog) resolve(s *calc.State) (planner.Model, planner.Calibration, er
 	m, ok := k.model(s.Model)
 	if !ok {
 		if s.Model != "" {
-			problem = errorf("model %q is not in the catalog", s.Model)
+			problem = fmt.Errorf("model %q is not in the catalog", s.Model)
 		}
 		m = k.models[0]
 		s.Model = m.ID
@@ -45,7 +46,7 @@ func (k *catalog) resolve(s *calc.State) (planner.Model, planner.Calibration, er
 	c, ok := k.calibration(s.GPU)
 	if !ok {
 		if s.GPU != "" && problem == nil {
-			problem = errorf("no calibration %q", s.GPU)
+			problem = fmt.Errorf("no calibration %q", s.GPU)
 		}
 		c = k.cals[0]
 		s.GPU = c.ID

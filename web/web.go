@@ -17,7 +17,6 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"sync"
 
@@ -84,5 +83,3 @@ type apiError struct {
 func jsonError(c echo.Context, status int, field string, err error) error {
 	return c.JSON(status, apiError{Error: err.Error(), Field: field})
 }
-
-func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
