@@ -114,6 +114,17 @@ test('a local model-shape file is read in the page, never uploaded', async () =>
   for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], k);
   assert.equal(uploads, 0);
   await page.screenshot({ path: join(shots, 'local-file.png'), fullPage: true });
+
+  // The same file dropped on the page.
+  shape.id = 'my-dropped-model';
+  const drop = await page.evaluateHandle((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'dropped.json', { type: 'application/json' }));
+    return dt;
+  }, JSON.stringify(shape));
+  await page.dispatchEvent('#result', 'drop', { dataTransfer: drop });
+  await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent.startsWith('Read dropped.json'));
+  assert.equal(new URLSearchParams(await queryOf(page)).get('model'), 'my-dropped-model');
 });
 
 test('GGUF and config.json picks say their readers are not wired yet', async () => {

@@ -25,7 +25,9 @@ async function boot() {
   form.addEventListener('input', onInput);
   form.addEventListener('submit', (e) => { e.preventDefault(); update(); });
   root.addEventListener('click', onLever);
-  document.getElementById('file').addEventListener('change', onFile);
+  document.getElementById('file').addEventListener('change', (e) => pick(e.target.files[0]));
+  root.addEventListener('dragover', (e) => e.preventDefault());
+  root.addEventListener('drop', (e) => { e.preventDefault(); pick(e.dataTransfer.files[0]); });
   root.dataset.ready = 'true';
   performance.mark('vramplan:interactive');
 }
@@ -114,9 +116,9 @@ function status(msg) {
   if (p) p.textContent = msg;
 }
 
-// onFile reads a local model file in the page; nothing is uploaded.
-async function onFile(e) {
-  const file = e.target.files[0];
+// pick reads a local model file, chosen or dropped, in the page; nothing
+// is uploaded.
+async function pick(file) {
   if (!file) return;
   try {
     const m = await readModel(file);
