@@ -6,21 +6,50 @@ WASM_EXEC := $(shell $(GO) env GOROOT)/lib/wasm
 export PATH := $(NODE_BIN):$(WASM_EXEC):$(PATH)
 FUZZTIME  ?= 5s
 
-.PHONY: all help build run test check deps deps-go deps-npm unit wasm-test fuzz bench bench-wasm
+DIST      := web/static/dist
+WASMFLAGS := -trimpath -ldflags="-s -w" -gcflags=all=-l
+
+.PHONY: all help build run test check deps deps-go deps-npm unit wasm-test fuzz bench bench-wasm \
+	wasm web templ templ-check chromium bridge-test e2e bench-web
 
 all: build ## build every binary into bin/
 
 help: ## list the targets
 	@awk -F ":.*## " '/^[a-z-]+:.*## / { printf "%-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
-build: ## build bin/vramplan and bin/gpuagent
+build: wasm ## build the planner wasm, then bin/vramplan (with it embedded) and bin/gpuagent
 	$(GO) build -o bin/vramplan ./cmd/vramplan
 	$(GO) build -o bin/gpuagent ./cmd/gpuagent
 
-run: build ## plan the seed's B1 configuration (the calculator replaces this)
-	./bin/vramplan plan --input planner/testdata/golden/b1-qwen3-4b-fp8.input.json
+run: build ## serve the calculator on 127.0.0.1:8080
+	./bin/vramplan serve
 
-test: deps check unit wasm-test fuzz ## install what is missing, then run every test
+wasm: ## the planner's WebAssembly and wasm_exec.js into web/static/dist
+	GOOS=js GOARCH=wasm $(GO) build $(WASMFLAGS) -o $(DIST)/planner.wasm ./wasm/planner
+	cp "$(WASM_EXEC)/wasm_exec.js" $(DIST)/wasm_exec.js
+
+web: build ## alias: everything the web app embeds, and the binary
+
+templ: ## regenerate the templ components
+	$(GO) tool templ generate
+
+templ-check: ## fail when the committed *_templ.go are stale
+	@$(GO) tool templ generate >/dev/null 2>&1
+	@git diff --exit-code -- templates/ || { echo "templates/*_templ.go are stale: run make templ"; exit 1; }
+
+chromium: ## Debian's chromium for the browser tests
+	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium; }
+
+bridge-test: wasm deps-npm ## the wasm bridge under Node
+	node --test 'wasm/*.test.mjs'
+
+e2e: build deps-npm chromium ## the browser tests: chromium driven by playwright-core
+	node --test --test-concurrency=1 'web/e2e/*.test.mjs'
+
+bench-web: build deps-npm chromium ## the browser benchmarks (see docs/benchmarks-web.md)
+	node web/e2e/bench.mjs
+
+test: deps check unit wasm-test bridge-test fuzz e2e ## install what is missing, then run every test
 
 deps: deps-go deps-npm ## Go modules and npm packages (Node 22)
 
@@ -31,10 +60,11 @@ deps-npm:
 	@test -x $(NODE_BIN)/node || npm ci --no-audit --no-fund
 	@$(NODE_BIN)/node --version
 
-check: ## gofmt, go vet, the module tidy, generated files fresh
+check: templ-check ## gofmt, go vet, the module tidy, generated files (templ, catalog) fresh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags invariants ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./web/calc/
 	$(GO) mod tidy -diff
 	$(GO) generate ./planner/catalog && git diff --exit-code -- planner/catalog
 

@@ -6,6 +6,7 @@
 //	vramplan plan  --model NAME|FILE --gpu CALIBRATION --max-batch N --max-seq-len N [flags]
 //	vramplan solve --model NAME|FILE --gpu CALIBRATION [flags]
 //	vramplan calibrations
+//	vramplan serve [--addr HOST:PORT]
 //
 // plan exits 0 when the plan fits, 1 when it does not (the report is still
 // printed), and 2 for bad input, with a one-line error naming the flag or
@@ -35,7 +36,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) int{
-		"plan": cmdPlan, "solve": cmdSolve, "calibrations": cmdCalibrations,
+		"plan": cmdPlan, "solve": cmdSolve, "calibrations": cmdCalibrations, "serve": cmdServe,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
@@ -57,6 +58,7 @@ commands:
   plan          plan memory for a model, limits and GPU; exit 0 fits, 1 does not, 2 bad input
   solve         the largest max-seq-len, the largest batch and the fit frontier
   calibrations  list the embedded GPU calibrations
+  serve         serve the browser calculator (default 127.0.0.1:8080)
 
 Run 'vramplan <command> -h' for a command's flags.
 `)

@@ -1,0 +1,76 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"syscall/js"
+
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/web/calc"
+)
+
+// This file holds the calculator's hot path: every slider move calls
+// calculate. The model and calibration documents rarely change between
+// calls, so the last of each is kept decoded.
+
+var (
+	lastModelJSON, lastCalJSON string
+	lastModel                  = new(planner.Model)
+	lastCal                    = new(planner.Calibration)
+	calculator                 calc.Calculator
+)
+
+// calculate(query, modelJSON, calibrationJSON) plans the query's state
+// against the model and calibration and returns the calc.View as JSON. The
+// model and calibration may be left undefined to reuse the last ones, which
+// spares copying them into the module on every slider move.
+func calculate(args []js.Value) (any, error) {
+	s, err := state(args)
+	if err != nil {
+		return nil, err
+	}
+	m, c, err := decoded(args)
+	if err != nil {
+		return nil, err
+	}
+	s.Model, s.GPU = m.ID, c.ID
+	return marshal(calculator.Calculate(s, m, c))
+}
+
+// decoded returns the model and calibration of the call, decoding each
+// only when its JSON differs from the last call's; a new value gets a new
+// pointer, which is how the calculator notices the change.
+func decoded(args []js.Value) (*planner.Model, *planner.Calibration, error) {
+	if len(args) == 1 || len(args) == 3 && args[1].IsUndefined() && args[2].IsUndefined() {
+		if lastModelJSON == "" || lastCalJSON == "" {
+			return lastModel, lastCal, errors.New("no model and calibration yet: pass them on the first call")
+		}
+		return lastModel, lastCal, nil
+	}
+	mj, err := arg(args, 1, "model JSON")
+	if err != nil {
+		return lastModel, lastCal, err
+	}
+	cj, err := arg(args, 2, "calibration JSON")
+	if err != nil {
+		return lastModel, lastCal, err
+	}
+	if mj != lastModelJSON {
+		m, err := planner.ParseModel([]byte(mj))
+		if err != nil {
+			return lastModel, lastCal, err
+		}
+		lastModelJSON, lastModel = mj, &m
+	}
+	if cj != lastCalJSON {
+		var c planner.Calibration
+		if err := json.Unmarshal([]byte(cj), &c); err != nil {
+			return lastModel, lastCal, fmt.Errorf("calibration: %w", err)
+		}
+		lastCalJSON, lastCal = cj, &c
+	}
+	return lastModel, lastCal, nil
+}

@@ -1,0 +1,104 @@
+package web
+
+import (
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/web/calc"
+)
+
+// planQuery answers GET /api/plan: the plan document of the URL's state.
+func (a *app) planQuery(c echo.Context) error {
+	k := a.catalog()
+	if k.err != nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
+	}
+	in, field, err := k.input(c.QueryString())
+	if err != nil {
+		return jsonError(c, http.StatusBadRequest, field, err)
+	}
+	return a.report(c, in)
+}
+
+// input resolves a query into a planner input, naming the key at fault.
+func (k *catalog) input(query string) (planner.Input, string, error) {
+	s, err := calc.ParseQuery(query)
+	var fe *calc.FieldError
+	if errors.As(err, &fe) {
+		return planner.Input{}, fe.Key, err
+	}
+	m, cal, err := k.resolve(&s)
+	if err != nil {
+		return planner.Input{}, "", err
+	}
+	in := planner.Input{Model: m, Calibration: cal}
+	s.Apply(&in)
+	return in, "", nil
+}
+
+// planInput answers POST /api/plan: the body is the input object a plan
+// document carries.
+func (a *app) planInput(c echo.Context) error {
+	data, err := io.ReadAll(io.LimitReader(c.Request().Body, planner.MaxDocument+1))
+	if err != nil {
+		return jsonError(c, http.StatusBadRequest, "", err)
+	}
+	in, err := planner.ParseInput(data)
+	if err != nil {
+		var ie *planner.InputError
+		if errors.As(err, &ie) {
+			return jsonError(c, http.StatusBadRequest, ie.Field, err)
+		}
+		return jsonError(c, http.StatusBadRequest, "", err)
+	}
+	return a.report(c, in)
+}
+
+// report writes the plan document of in, fitting or not.
+func (a *app) report(c echo.Context, in planner.Input) error {
+	p, err := planner.Report(in)
+	var f *planner.Failure
+	if err != nil && !errors.As(err, &f) {
+		var ie *planner.InputError
+		errors.As(err, &ie)
+		field := ""
+		if ie != nil {
+			field = ie.Field
+		}
+		return jsonError(c, http.StatusBadRequest, field, err)
+	}
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, p.JSON())
+}
+
+// view answers GET /api/view: what the page shows for the URL's state.
+func (a *app) view(c echo.Context) error {
+	k := a.catalog()
+	if k.err != nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
+	}
+	p, status := a.pageFor(k, c.QueryString())
+	if status != http.StatusOK {
+		return jsonError(c, status, "", errors.New(p.Error))
+	}
+	return c.JSON(http.StatusOK, p.View)
+}
+
+func (a *app) models(c echo.Context) error {
+	k := a.catalog()
+	if k.err != nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
+	}
+	return c.JSON(http.StatusOK, k.models)
+}
+
+func (a *app) calibrations(c echo.Context) error {
+	k := a.catalog()
+	if k.err != nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
+	}
+	return c.JSON(http.StatusOK, k.cals)
+}

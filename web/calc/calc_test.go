@@ -1,0 +1,170 @@
+package calc
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/vramplan/vramplan/planner"
+)
+
+func golden(t *testing.T, name string) planner.Input {
+	t.Helper()
+	data, err := os.ReadFile("../../planner/testdata/golden/" + name + ".input.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := planner.ParseInput(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func TestQueryRoundTrip(t *testing.T) {
+	for _, q := range []string{
+		"model=m&gpu=g&batch=8&len=4096",
+		"model=meta-llama%2FLlama-3.1-8B&gpu=h200&batch=1&len=131072&kv=fp8&block=32&prefill=256&cache=nvfp4&vision=1&spec=4&graphs=1&budget=30720",
+		"model=a%20b&gpu=g&batch=3&len=5000&budget=1234567b",
+	} {
+		s, err := ParseQuery(q)
+		if err != nil {
+			t.Fatalf("ParseQuery(%q): %v", q, err)
+		}
+		if got := s.Encode(); got != q {
+			t.Errorf("ParseQuery(%q).Encode() = %q", q, got)
+		}
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	s, err := ParseQuery("?model=a+b&budget=30GiB&vision=on&unknown=1&kv=FP8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := State{Model: "a b", Batch: DefaultBatch, Len: DefaultLen, KV: planner.KVDtypeFP8, Vision: true, Budget: 30 * planner.GiB}
+	if s != want {
+		t.Errorf("ParseQuery = %+v, want %+v", s, want)
+	}
+	for q, key := range map[string]string{"len=lots": "len", "batch=1.5": "batch", "vision=maybe": "vision",
+		"budget=-3x": "budget", "model=%zz": "query"} {
+		_, err := ParseQuery(q)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Key != key {
+			t.Errorf("ParseQuery(%q) = %v, want a FieldError for %q", q, err, key)
+		}
+	}
+}
+
+func TestLenSlider(t *testing.T) {
+	for i, want := range map[int]int{0: 256, 1: 320, 4: 512, 16: 4096, 17: 5120, LenSteps: 1 << 20, LenSteps + 5: 1 << 20} {
+		if got := LenAt(i); got != want {
+			t.Errorf("LenAt(%d) = %d, want %d", i, got, want)
+		}
+	}
+	for i := 0; i <= LenSteps; i++ {
+		if got := LenIndex(LenAt(i)); got != i {
+			t.Errorf("LenIndex(LenAt(%d)) = %d", i, got)
+		}
+	}
+}
+
+// TestCalculateMatchesPlanner checks the view's figures against the plan
+// document the CLI and the API print for the same input.
+func TestCalculateMatchesPlanner(t *testing.T) {
+	in := golden(t, "b1-qwen3-4b-fp8")
+	s := State{Model: in.Model.ID, GPU: in.Calibration.ID, Batch: 8, Len: 4096, KV: planner.KVDtypeFP8, Block: 16}
+	v := Calculate(s, in.Model, in.Calibration)
+	p, _ := planner.Report(in)
+	if v.TotalMiB != p.Total.MiB() || v.BudgetMiB != p.Budget.MiB() || v.Fits != p.Fits || len(v.Items) != len(p.Items) {
+		t.Fatalf("Calculate = total %d budget %d fits %v; plan total %d budget %d fits %v",
+			v.TotalMiB, v.BudgetMiB, v.Fits, p.Total.MiB(), p.Budget.MiB(), p.Fits)
+	}
+	if v.MaxSeqs != p.Capacity.MaxSeqsAtMaxLen || v.MaxLen != p.Capacity.MaxLenAtBatch {
+		t.Errorf("capacity = %d, %d; want %d, %d", v.MaxSeqs, v.MaxLen, p.Capacity.MaxSeqsAtMaxLen, p.Capacity.MaxLenAtBatch)
+	}
+	if !strings.HasPrefix(v.Chart.Path, "M") || v.Query != s.Encode() {
+		t.Errorf("chart path %q, query %q", v.Chart.Path, v.Query)
+	}
+}
+
+// TestLeversLeadToFittingStates applies each lever's query and checks that
+// a lever marked as fitting fits.
+func TestLeversLeadToFittingStates(t *testing.T) {
+	in := golden(t, "a43-example")
+	s := State{Batch: 8, Len: 4096, Cache: planner.WeightCacheNVFP4}
+	v := Calculate(s, in.Model, in.Calibration)
+	if v.Fits || len(v.Levers) == 0 {
+		t.Fatalf("a43 at batch 8 × 4096 with an NVFP4 cache: fits %v, %d levers; want a failure with levers", v.Fits, len(v.Levers))
+	}
+	for _, l := range v.Levers {
+		t2, err := ParseQuery(l.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := Calculate(t2, in.Model, in.Calibration); w.Fits != l.Fits {
+			t.Errorf("lever %q: fits %v after applying, lever says %v", l.Label, w.Fits, l.Fits)
+		}
+	}
+}
+
+func TestCalculateBadInput(t *testing.T) {
+	in := golden(t, "b1-qwen3-4b-fp8")
+	v := Calculate(State{Batch: 1, Len: -1}, in.Model, in.Calibration)
+	if !strings.Contains(v.Error, "max_seq_len") {
+		t.Errorf("Calculate(len -1).Error = %q, want it to name max_seq_len", v.Error)
+	}
+}
+
+// TestWasmDeps keeps the package fit for the planner's WebAssembly: the
+// standard library and the planner only, and not net/url (40 KB gzip).
+func TestWasmDeps(t *testing.T) {
+	if runtime.GOOS == "js" {
+		t.Skip("needs the go command")
+	}
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}}", ".")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, std, _ := strings.Cut(line, " ")
+		if path == "net/url" || std != "true" && !strings.HasPrefix(path, "github.com/vramplan/vramplan/planner") &&
+			path != "github.com/vramplan/vramplan/web/calc" {
+			t.Errorf("calc depends on %s", path)
+		}
+	}
+}
+
+// TestCalculatorMemo checks that the kept frontier never shows: a sequence
+// of states gives the views a fresh Calculate gives.
+func TestCalculatorMemo(t *testing.T) {
+	in := golden(t, "a43-example")
+	var k Calculator
+	for _, q := range []string{"batch=8&len=4096", "batch=9&len=4096", "batch=9&len=512", "batch=9&len=512&kv=fp8",
+		"batch=2&len=512&kv=fp8", "batch=2&len=512&kv=fp8&budget=20000"} {
+		s, _ := ParseQuery(q)
+		got, want := k.Calculate(s, &in.Model, &in.Calibration), Calculate(s, in.Model, in.Calibration)
+		if got.Chart != want.Chart || got.TotalMiB != want.TotalMiB {
+			t.Errorf("%s: memoised chart %+v, want %+v", q, got.Chart, want.Chart)
+		}
+	}
+}
+
+// BenchmarkCalculate is one slider move: the state changes its length.
+func BenchmarkCalculate(b *testing.B) {
+	data, _ := os.ReadFile("../../planner/testdata/golden/a43-example.input.json")
+	in, _ := planner.ParseInput(data)
+	var k Calculator
+	s := State{Batch: 8, Len: 4096}
+	i := 0
+	for b.Loop() {
+		s.Len = 1024 * (1 + i%32)
+		i++
+		k.Calculate(s, &in.Model, &in.Calibration)
+	}
+}

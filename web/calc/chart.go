@@ -1,0 +1,135 @@
+package calc
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/vramplan/vramplan/planner"
+)
+
+// This file lays out the fit-frontier chart and the sliders' scales. The
+// chart plots the longest sequence that fits against the batch, both on
+// log scales, in a fixed SVG viewBox so the server and the browser draw
+// the same path.
+
+// Chart geometry, in SVG user units.
+const (
+	ChartWidth  = 320
+	ChartHeight = 180
+	plotLeft    = 44
+	plotRight   = 312
+	plotTop     = 10
+	plotBottom  = 150
+)
+
+// Slider ranges.
+const (
+	BatchMax     = 256     // the batch slider's top
+	LenMin       = 256     // the length slider's bottom, in tokens
+	LenMax       = 1 << 20 // its top
+	lenPerOctave = 4       // length steps per doubling
+	// LenSteps is the index of LenMax on the length slider.
+	LenSteps = 12 * lenPerOctave
+)
+
+// Chart is the frontier chart of a view.
+type Chart struct {
+	Path    string `json:"path"` // SVG path data of the frontier
+	PointX  string `json:"point_x"`
+	PointY  string `json:"point_y"`
+	Fits    bool   `json:"fits"`
+	Summary string `json:"summary"` // the chart in words, for screen readers
+}
+
+// Sliders places the sliders and the cliffs marked on them.
+type Sliders struct {
+	LenIndex     int    `json:"len_index"`
+	BudgetMiB    int64  `json:"budget_mib"`     // the budget in effect
+	BudgetMaxMiB int64  `json:"budget_max_mib"` // the budget slider's top: twice the device, or more
+	BatchCliff   string `json:"batch_cliff"`    // CSS position of the largest batch that fits
+	LenCliff     string `json:"len_cliff"`
+	BudgetCliff  string `json:"budget_cliff"` // the smallest budget that fits
+}
+
+// FrontierBatches are the batches the chart samples.
+var FrontierBatches = []int{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256}
+
+// LenAt returns the length at index i of the length slider: 256, 320, 384,
+// 448, 512, 640, … 1M tokens, four steps per doubling.
+func LenAt(i int) int {
+	i = min(max(i, 0), LenSteps)
+	return LenMin << (i / lenPerOctave) * (lenPerOctave + i%lenPerOctave) / lenPerOctave
+}
+
+// lenPos returns the fractional slider index of n tokens.
+func lenPos(n int) float64 {
+	if n <= LenMin {
+		return 0
+	}
+	k := math.Floor(math.Log2(float64(n)))
+	frac := float64(n)/math.Exp2(k) - 1
+	return lenPerOctave * (k - math.Log2(LenMin) + frac)
+}
+
+// LenIndex returns the slider index nearest to n tokens.
+func LenIndex(n int) int { return min(int(math.Round(lenPos(n))), LenSteps) }
+
+func xOf(batch int) float64 {
+	return plotLeft + (plotRight-plotLeft)*math.Log2(float64(max(batch, 1)))/math.Log2(BatchMax)
+}
+
+func yOf(n int) float64 {
+	f := (math.Log2(float64(max(n, LenMin))) - math.Log2(LenMin)) / (math.Log2(LenMax) - math.Log2(LenMin))
+	return plotBottom - (plotBottom-plotTop)*min(f, 1)
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// Frontier returns the longest max_seq_len that fits at each of
+// FrontierBatches, 0 where not one token does.
+func Frontier(in planner.Input) []planner.Point {
+	pts := make([]planner.Point, 0, len(FrontierBatches))
+	for _, b := range FrontierBatches {
+		in.Limits.MaxBatch = b
+		n, _ := planner.MaxSeqLen(in)
+		pts = append(pts, planner.Point{Batch: b, MaxSeqLen: n})
+	}
+	return pts
+}
+
+func chart(frontier []planner.Point, s State, p *planner.Plan) Chart {
+	var path strings.Builder
+	var words []string
+	for i, pt := range frontier {
+		cmd := "L"
+		if i == 0 {
+			cmd = "M"
+		}
+		path.WriteString(cmd + num(xOf(pt.Batch)) + " " + num(yOf(pt.MaxSeqLen)) + " ")
+		if pt.Batch == 1 || pt.Batch == 8 || pt.Batch == 64 || pt.Batch == 256 {
+			words = append(words, "batch "+strconv.Itoa(pt.Batch)+": "+strconv.Itoa(pt.MaxSeqLen)+" tokens")
+		}
+	}
+	return Chart{Path: strings.TrimSpace(path.String()), PointX: num(xOf(min(s.Batch, BatchMax))), PointY: num(yOf(s.Len)),
+		Fits: p.Fits, Summary: "Longest sequence that fits: " + strings.Join(words, "; ") + "."}
+}
+
+func sliders(s State, p *planner.Plan) Sliders {
+	budget := p.Budget.MiB()
+	// The budget slider reaches twice the device, for "what would a bigger card hold".
+	top := max(budget, 2*p.Input.Calibration.DeviceTotal.MiB(), p.Total.MiB())
+	sl := Sliders{LenIndex: LenIndex(s.Len), BudgetMiB: budget, BudgetMaxMiB: top}
+	if p.Capacity != nil {
+		sl.BatchCliff = pct(float64(p.Capacity.MaxSeqsAtMaxLen-1) / (BatchMax - 1))
+		sl.LenCliff = pct(lenPos(p.Capacity.MaxLenAtBatch) / LenSteps)
+	}
+	sl.BudgetCliff = pct(float64(p.Total.MiB()+1) / float64(top))
+	return sl
+}
+
+// BatchX returns the chart's x coordinate of a batch.
+func BatchX(batch int) string { return num(xOf(batch)) }
+
+// LenY returns the chart's y coordinate of a length in tokens.
+func LenY(n int) string { return num(yOf(n)) }

@@ -1,0 +1,199 @@
+// Package calc is the calculator's pure logic, shared by the server that
+// renders a page and the WebAssembly bridge that re-plans it in the
+// browser: the state a URL carries, applying that state to a planner
+// input, and the view of a plan that both sides paint.
+//
+// It imports the planner and the standard library only, so one
+// implementation serves both sides and the numbers they show agree.
+package calc
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/vramplan/vramplan/planner"
+)
+
+// State is what the calculator's URL holds: the model and calibration by
+// id, and every slider. Its zero fields take the defaults of Defaults.
+type State struct {
+	Model   string              `json:"model"`
+	GPU     string              `json:"gpu"`
+	Batch   int                 `json:"batch"`
+	Len     int                 `json:"len"`
+	KV      planner.KVDtype     `json:"kv,omitempty"`
+	Block   int                 `json:"block,omitempty"`
+	Prefill int                 `json:"prefill,omitempty"`
+	Cache   planner.WeightCache `json:"cache,omitempty"`
+	Vision  bool                `json:"vision,omitempty"`
+	Spec    int                 `json:"spec,omitempty"`
+	Graphs  bool                `json:"graphs,omitempty"`
+	Budget  planner.Bytes       `json:"budget,omitempty"` // 0 means the device total
+}
+
+// Default limits of a state that names none.
+const (
+	DefaultBatch = 8
+	DefaultLen   = 4096
+)
+
+// FieldError reports a query parameter that cannot be read.
+type FieldError struct {
+	Key string // the query key, e.g. "len"
+	Msg string
+}
+
+func (e *FieldError) Error() string { return e.Key + ": " + e.Msg }
+
+// ParseQuery reads a state from a URL query, with or without its leading
+// '?'. Missing keys take their defaults; unknown keys are ignored so that
+// links survive additions; a malformed value is a *FieldError naming its key.
+func ParseQuery(query string) (State, error) {
+	q, err := parseValues(query)
+	if err != nil {
+		return State{}, err
+	}
+	s := State{Model: q.get("model"), GPU: q.get("gpu"), Batch: DefaultBatch, Len: DefaultLen,
+		KV: planner.KVDtype(strings.ToLower(q.get("kv"))), Cache: planner.WeightCache(strings.ToLower(q.get("cache")))}
+	ints := []struct {
+		key string
+		dst *int
+	}{{"batch", &s.Batch}, {"len", &s.Len}, {"block", &s.Block}, {"prefill", &s.Prefill}, {"spec", &s.Spec}}
+	for _, f := range ints {
+		if err := parseInt(q, f.key, f.dst); err != nil {
+			return s, err
+		}
+	}
+	for _, f := range []struct {
+		key string
+		dst *bool
+	}{{"vision", &s.Vision}, {"graphs", &s.Graphs}} {
+		if err := parseBool(q, f.key, f.dst); err != nil {
+			return s, err
+		}
+	}
+	return s, parseBudget(q, &s.Budget)
+}
+
+func parseInt(q values, key string, dst *int) error {
+	v := q.get(key)
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return &FieldError{key, fmt.Sprintf("%q is not a whole number", v)}
+	}
+	*dst = n
+	return nil
+}
+
+func parseBool(q values, key string, dst *bool) error {
+	switch v := q.get(key); v {
+	case "":
+	case "1", "on", "true":
+		*dst = true
+	case "0", "off", "false":
+		*dst = false
+	default:
+		return &FieldError{key, fmt.Sprintf("%q is not on or off", v)}
+	}
+	return nil
+}
+
+// parseBudget reads the budget: a bare number is MiB, as the slider sends
+// it; a number with a unit ("30GiB", "32e9b") is read as the CLI reads it.
+func parseBudget(q values, dst *planner.Bytes) error {
+	v := strings.TrimSpace(q.get("budget"))
+	if v == "" {
+		return nil
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 && n < 1<<40 {
+		*dst = planner.Bytes(n) * planner.MiB
+		return nil
+	}
+	b, err := planner.ParseBytes(v)
+	if err != nil {
+		return &FieldError{"budget", err.Error()}
+	}
+	*dst = b
+	return nil
+}
+
+// Encode returns s as a query string without the leading '?': its keys in
+// a fixed order, the fields at their defaults left out, so equal states
+// give equal URLs.
+func (s State) Encode() string {
+	var b strings.Builder
+	set := func(k, v string, skip bool) {
+		if skip {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(k + "=" + escape(v))
+	}
+	set("model", s.Model, s.Model == "")
+	set("gpu", s.GPU, s.GPU == "")
+	set("batch", strconv.Itoa(s.Batch), false)
+	set("len", strconv.Itoa(s.Len), false)
+	set("kv", string(s.KV), s.KV == "" || s.KV == planner.KVDtypeF16)
+	set("block", strconv.Itoa(s.Block), s.Block == 0 || s.Block == 16)
+	set("prefill", strconv.Itoa(s.Prefill), s.Prefill == 0)
+	set("cache", string(s.Cache), s.Cache == "" || s.Cache == planner.WeightCacheNone)
+	set("vision", "1", !s.Vision)
+	set("spec", strconv.Itoa(s.Spec), s.Spec == 0)
+	set("graphs", "1", !s.Graphs)
+	set("budget", formatBudget(s.Budget), s.Budget == 0)
+	return b.String()
+}
+
+func formatBudget(b planner.Bytes) string {
+	if b%planner.MiB == 0 {
+		return strconv.FormatInt(int64(b/planner.MiB), 10)
+	}
+	return strconv.FormatInt(int64(b), 10) + "b"
+}
+
+// Apply sets the limits, features and budget of in from s. The model and
+// the calibration are resolved by the caller, from its catalog.
+func (s State) Apply(in *planner.Input) {
+	in.Limits = planner.Limits{MaxBatch: s.Batch, MaxSeqLen: s.Len, KVDtype: s.KV,
+		BlockTokens: s.Block, MaxPrefillTokens: s.Prefill}
+	in.Features = planner.Features{WeightCache: s.Cache, Vision: s.Vision, SpecDecodeK: s.Spec,
+		CUDAGraphs: s.Graphs}
+	in.Budget = s.Budget
+}
+
+// WithLever returns s changed as lever l says. It reports false for a
+// lever on a knob the state does not hold.
+func (s State) WithLever(l planner.Lever) (State, bool) {
+	n, _ := strconv.ParseInt(l.To, 10, 64)
+	switch l.Knob {
+	case planner.KnobMaxSeqLen:
+		s.Len = int(n)
+	case planner.KnobMaxBatch:
+		s.Batch = int(n)
+	case planner.KnobKVDtype:
+		s.KV = planner.KVDtype(l.To)
+	case planner.KnobWeightCache:
+		s.Cache = planner.WeightCache(l.To)
+	case planner.KnobVision:
+		s.Vision = false
+	case planner.KnobSpecDecodeK:
+		s.Spec = int(n)
+	case planner.KnobCUDAGraphs:
+		s.Graphs = false
+	case planner.KnobBlockTokens:
+		s.Block = int(n)
+	case planner.KnobPrefillTokens:
+		s.Prefill = int(n)
+	case planner.KnobBudget:
+		s.Budget = planner.Bytes(n)
+	default:
+		return s, false
+	}
+	return s, true
+}

@@ -1,0 +1,202 @@
+package calc
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/vramplan/vramplan/planner"
+)
+
+// View is a plan as the calculator shows it: every figure already
+// formatted, so the server's templates and the browser's painter print the
+// same strings. It crosses the WebAssembly boundary as JSON.
+type View struct {
+	Query string `json:"query"` // the state, encoded
+	State State  `json:"state"`
+	Error string `json:"error,omitempty"` // the input cannot be planned; nothing else is set
+
+	Fits        bool     `json:"fits"`
+	Verdict     string   `json:"verdict"`
+	BudgetMiB   int64    `json:"budget_mib"`
+	TotalMiB    int64    `json:"total_mib"`
+	HeadroomMiB int64    `json:"headroom_mib"`
+	Bars        []Bar    `json:"bars"`
+	BudgetPct   string   `json:"budget_pct"` // where the budget falls on the bar
+	Items       []Row    `json:"items"`
+	KV          string   `json:"kv"`
+	MaxSeqs     int      `json:"max_seqs"` // concurrent sequences at this length
+	MaxLen      int      `json:"max_len"`  // longest sequence at this batch
+	Levers      []Action `json:"levers,omitempty"`
+	Combination *Action  `json:"combination,omitempty"`
+	Warnings    []string `json:"warnings,omitempty"`
+	Chart       Chart    `json:"chart"`
+	Sliders     Sliders  `json:"sliders"`
+}
+
+// Bar is one tier's segment of the stacked bar, as a share of the scale.
+type Bar struct {
+	Tier  planner.Tier `json:"tier"`
+	Label string       `json:"label"`
+	MiB   int64        `json:"mib"`
+	Pct   string       `json:"pct"` // CSS width, e.g. "12.5%"
+}
+
+// Row is one line item of the plan.
+type Row struct {
+	Key    string         `json:"key"`
+	Name   string         `json:"name"`
+	Tier   planner.Tier   `json:"tier"`
+	MiB    int64          `json:"mib"`
+	Source planner.Source `json:"source"`
+	Detail string         `json:"detail,omitempty"`
+}
+
+// Action is a lever as a link: what it changes and the state it leads to.
+type Action struct {
+	Label string `json:"label"`
+	Query string `json:"query"`
+	Fits  bool   `json:"fits"`
+}
+
+// tierLabels names the tiers for the bar's legend.
+var tierLabels = map[planner.Tier]string{
+	planner.TierDriver: "driver", planner.TierEnginePersistent: "T2 engine",
+	planner.TierModelResident: "T1 model", planner.TierPooled: "T3 pools", planner.TierScratch: "T4 scratch",
+}
+
+// Calculate plans s against the model and calibration and builds its view.
+// An input the planner rejects yields a view with only Error set.
+func Calculate(s State, m planner.Model, c planner.Calibration) View {
+	var k Calculator
+	return k.Calculate(s, &m, &c)
+}
+
+// A Calculator is Calculate with a memory: it keeps the last frontier,
+// which depends on neither the batch nor the length, so moving those two
+// sliders re-plans without re-solving it. The zero value is ready to use;
+// a Calculator is not safe for concurrent use.
+type Calculator struct {
+	key      State // the last state, batch and length cleared
+	model    *planner.Model
+	cal      *planner.Calibration
+	frontier []planner.Point
+}
+
+// Calculate is the package's Calculate. The model and calibration must not
+// change while the Calculator holds them: pass new pointers for new values.
+func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration) View {
+	in := planner.Input{Model: *m, Calibration: *c}
+	s.Apply(&in)
+	v := View{Query: s.Encode(), State: s}
+	p, err := planner.Report(in)
+	var f *planner.Failure
+	if err != nil && !errors.As(err, &f) {
+		v.Error = err.Error()
+		return v
+	}
+	v.fill(&p)
+	v.Levers, v.Combination = actions(s, &p)
+	v.Chart = chart(k.frontierOf(in, s, m, c), s, &p)
+	v.Sliders = sliders(s, &p)
+	return v
+}
+
+func (k *Calculator) frontierOf(in planner.Input, s State, m *planner.Model, c *planner.Calibration) []planner.Point {
+	key := s
+	key.Batch, key.Len = 0, 0
+	if k.frontier == nil || key != k.key || m != k.model || c != k.cal {
+		k.key, k.model, k.cal, k.frontier = key, m, c, Frontier(in)
+	}
+	return k.frontier
+}
+
+func (v *View) fill(p *planner.Plan) {
+	v.Fits, v.BudgetMiB, v.TotalMiB, v.HeadroomMiB = p.Fits, p.Budget.MiB(), p.Total.MiB(), p.Headroom.MiB()
+	v.Verdict = verdict(p)
+	scale := max(p.Total, p.Budget)
+	for _, t := range p.Tiers {
+		v.Bars = append(v.Bars, Bar{Tier: t.Tier, Label: tierLabels[t.Tier], MiB: t.Bytes.MiB(), Pct: pct(float64(t.Bytes) / float64(scale))})
+	}
+	v.BudgetPct = pct(float64(p.Budget) / float64(scale))
+	for _, it := range p.Items {
+		v.Items = append(v.Items, Row{it.Key, it.Name, it.Tier, it.Bytes.MiB(), it.Source, it.Detail})
+	}
+	v.KV = fmt.Sprintf("%d blocks of %d tokens, %s/token, %s, %s", p.KV.Blocks, p.KV.BlockTokens,
+		p.KV.BytesPerToken, p.KV.Dtype, p.KV.Bytes)
+	if p.Capacity != nil {
+		v.MaxSeqs, v.MaxLen = p.Capacity.MaxSeqsAtMaxLen, p.Capacity.MaxLenAtBatch
+	}
+	v.Warnings = p.Warnings
+}
+
+func verdict(p *planner.Plan) string {
+	if p.Fits {
+		return fmt.Sprintf("Fits in the %d MiB budget with %d MiB to spare.", p.Budget.MiB(), p.Headroom.MiB())
+	}
+	if p.Failure != nil && p.Failure.Reason == planner.FailureAdmissionFloor {
+		return p.Failure.Message
+	}
+	return fmt.Sprintf("Does not fit the %d MiB budget: over by %d MiB.", p.Budget.MiB(), (p.Total - p.Budget).MiB())
+}
+
+// pct formats a fraction, clamped to [0, 1], as a CSS percentage.
+func pct(f float64) string {
+	if math.IsNaN(f) || f < 0 {
+		f = 0
+	}
+	return strconv.FormatFloat(min(f, 1)*100, 'f', 2, 64) + "%"
+}
+
+func actions(s State, p *planner.Plan) ([]Action, *Action) {
+	var out []Action
+	for _, l := range p.Levers {
+		if t, ok := s.WithLever(l); ok {
+			out = append(out, Action{Label: leverLabel(l), Query: t.Encode(), Fits: l.Fits})
+		}
+	}
+	if p.Combination == nil {
+		return out, nil
+	}
+	combo, t := &Action{Fits: true}, s
+	for i, l := range p.Combination.Changes {
+		if i > 0 {
+			combo.Label += " and "
+		}
+		l.Fits, l.Limit = true, "" // a part of the combination: no single-lever notes
+		combo.Label += leverLabel(l)
+		t, _ = t.WithLever(l)
+	}
+	combo.Query = t.Encode()
+	return out, combo
+}
+
+// knobLabels names the knobs as the sliders do.
+var knobLabels = map[planner.Knob]string{
+	planner.KnobMaxSeqLen: "max length", planner.KnobMaxBatch: "max batch", planner.KnobKVDtype: "KV dtype",
+	planner.KnobWeightCache: "weight cache", planner.KnobVision: "vision tower", planner.KnobSpecDecodeK: "speculative k",
+	planner.KnobCUDAGraphs: "CUDA graphs", planner.KnobBlockTokens: "tokens per block",
+	planner.KnobPrefillTokens: "prefill chunk", planner.KnobBudget: "budget",
+}
+
+func leverLabel(l planner.Lever) string {
+	from, to := l.From, l.To
+	if l.Knob == planner.KnobBudget {
+		from, to = mib(from)+" MiB", mib(to)+" MiB"
+		return fmt.Sprintf("budget %s → %s", from, to)
+	}
+	label := fmt.Sprintf("%s %s → %s (frees %d MiB)", knobLabels[l.Knob], from, to, l.Frees.MiB())
+	if l.Limit != "" && l.Limit != l.To {
+		label += ", exact limit " + l.Limit
+	}
+	if !l.Fits {
+		label += ", not enough alone"
+	}
+	return label
+}
+
+func mib(bytes string) string {
+	n, _ := strconv.ParseInt(bytes, 10, 64)
+	return strconv.FormatInt(planner.Bytes(n).MiB(), 10)
+}

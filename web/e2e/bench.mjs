@@ -1,0 +1,144 @@
+// bench.mjs measures the calculator in chromium and prints a Markdown
+// report (docs/benchmarks-web.md holds one): the planner wasm's size, time
+// to interactive on loopback, slider input to painted result, the bridge's
+// calculate call, and an 8B-sized GGUF header read by @huggingface/gguf,
+// the peer the GGUF module is measured against. Run: make bench-web.
+
+import { readFileSync, mkdtempSync } from 'node:fs';
+import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
+import { tmpdir, cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { serve, browser, repo } from './harness.mjs';
+import { writeGGUF } from './gguf.mjs';
+
+const RUNS = +(process.env.RUNS ?? 10);
+const MOVES = +(process.env.MOVES ?? 200);
+const q = 'model=seed-a43-example&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096';
+
+const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(p / 100 * s.length) - 1)]; };
+const ms = (x) => `${x.toFixed(1)} ms`;
+const kb = (n) => `${(n / 1024).toFixed(0)} KiB`;
+const stats = (xs) => `p50 ${ms(pct(xs, 50))}, p95 ${ms(pct(xs, 95))}, max ${ms(Math.max(...xs))} (n=${xs.length})`;
+
+function sizes() {
+  const wasm = readFileSync(join(repo, 'web/static/dist/planner.wasm'));
+  const br = brotliCompressSync(wasm, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
+  return { raw: wasm.length, gzip: gzipSync(wasm, { level: 9 }).length, brotli: br.length };
+}
+
+async function tti(chrome, url) {
+  const out = [];
+  for (let i = 0; i < RUNS; i++) {
+    const ctx = await chrome.newContext();
+    const page = await ctx.newPage();
+    await page.goto(`${url}?${q}`);
+    await page.waitForSelector('#calc[data-ready="true"]');
+    out.push(await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark')
+      .filter((m) => m.name.startsWith('vramplan:')).map((m) => [m.name.slice(9), m.startTime]))));
+    await ctx.close();
+  }
+  return out;
+}
+
+// sliderLatency presses arrow keys on the length and batch sliders and
+// times each from keydown to the first task after the next frame.
+async function sliderLatency(chrome, url) {
+  const page = await (await chrome.newContext()).newPage();
+  await page.goto(`${url}?${q}`);
+  await page.waitForSelector('#calc[data-ready="true"]');
+  await page.evaluate(() => {
+    window.lat = [];
+    window.work = [];
+    let t0 = 0;
+    addEventListener('keydown', (e) => { t0 = e.timeStamp; }, true);
+    document.getElementById('controls').addEventListener('input', () => {
+      window.work.push(performance.now() - t0); // runs after app.js's listener: plan and DOM written
+      requestAnimationFrame(() => {
+        const ch = new MessageChannel();
+        ch.port1.onmessage = () => window.lat.push(performance.now() - t0);
+        ch.port2.postMessage(0);
+      });
+    });
+  });
+  const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  for (let i = 0; i < MOVES; i++) {
+    const slider = i % 2 ? '#batch-slider' : '#len-slider';
+    await page.focus(slider);
+    await page.keyboard.press(Math.floor(i / 20) % 2 ? 'ArrowLeft' : 'ArrowRight');
+    await settle();
+  }
+  const calc = await page.evaluate(async () => {
+    const [m, c] = await Promise.all(['/api/models', '/api/calibrations'].map((u) => fetch(u).then((r) => r.json())));
+    const model = JSON.stringify(m.find((x) => x.id === 'seed-a43-example')), cal = JSON.stringify(c[0]);
+    const out = [];
+    for (let i = 0; i < 500; i++) {
+      const t0 = performance.now();
+      globalThis.vramplan.calculate(`batch=${1 + (i % 64)}&len=${1024 * (1 + (i % 32))}`, model, cal);
+      out.push(performance.now() - t0);
+    }
+    return out;
+  });
+  return { paint: await page.evaluate(() => window.lat), work: await page.evaluate(() => window.work), calc };
+}
+
+// ggufPeer reads the header of a sparse llama-3-8B-shaped GGUF picked in
+// the page with @huggingface/gguf, serving its ESM from node_modules.
+async function ggufPeer(chrome, url) {
+  const file = join(mkdtempSync(join(tmpdir(), 'vramplan-bench-')), 'llama-3-8b-q8_0.gguf');
+  const shape = writeGGUF(file);
+  const ctx = await chrome.newContext();
+  await ctx.route('**/bench/peer.html', (r) => r.fulfill({ contentType: 'text/html', body: `<!doctype html>
+    <script type="importmap">{"imports":{"@huggingface/tasks":"/node_modules/@huggingface/tasks/dist/esm/index.js"}}</script>
+    <input type="file" id="f"><script type="module">
+      import { gguf } from '/node_modules/@huggingface/gguf/dist/browser/index.mjs';
+      window.peer = gguf; document.body.dataset.ready = 'true';
+    </script>` }));
+  await ctx.route('**/node_modules/**', (r) => r.fulfill({ path: join(repo, new URL(r.request().url()).pathname), contentType: 'text/javascript' }));
+  const page = await ctx.newPage();
+  await page.goto(`${url}bench/peer.html`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.setInputFiles('#f', file);
+  const times = await page.evaluate(async (runs) => {
+    const file = document.getElementById('f').files[0];
+    const sliceFetch = async (_url, init) => {
+      const [a, b] = /bytes=(\d+)-(\d+)/.exec(init.headers.Range).slice(1).map(Number);
+      return new Response(file.slice(a, b + 1), { status: 206 });
+    };
+    const out = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      const { tensorInfos } = await window.peer('https://local.invalid/model.gguf', { fetch: sliceFetch });
+      out.push(performance.now() - t0);
+      if (tensorInfos.length !== 291) throw new Error(`${tensorInfos.length} tensors`);
+    }
+    return out;
+  }, Math.max(3, Math.floor(RUNS / 2)));
+  return { times, shape };
+}
+
+const server = await serve();
+const chrome = await browser();
+try {
+  await fetch(`${server.url}static/dist/planner.wasm`, { headers: { 'accept-encoding': 'gzip' } }).then((r) => r.arrayBuffer());
+  const s = sizes();
+  const t = await tti(chrome, server.url);
+  const l = await sliderLatency(chrome, server.url);
+  const g = await ggufPeer(chrome, server.url);
+  console.log(`## Browser calculator (chromium ${chrome.version()}, ${cpus().length} × ${cpus()[0].model}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})
+
+| measure | result | target |
+|---|---|---|
+| planner.wasm raw / gzip -9 / brotli 11 | ${kb(s.raw)} / ${kb(s.gzip)} / ${kb(s.brotli)} | gzip ≤ 1 MB (${s.gzip <= 1e6 ? 'met' : 'missed'}) |
+| time to interactive, loopback, fresh profile | ${stats(t.map((x) => x.interactive))} | ≤ 1 s |
+| … of which: wasm fetched and compiled (started from the <head>) at | ${stats(t.map((x) => x.compiled))} | |
+| … instantiated at | ${stats(t.map((x) => x.instantiated))} | |
+| … Go runtime started at | ${stats(t.map((x) => x.started))} | |
+| slider keydown → plan computed and DOM written | ${stats(l.work)} | |
+| slider keydown → painted (first task after the next frame) | ${stats(l.paint)} | p95 ≤ 16 ms |
+| calculate() in wasm (plan + levers + 16-point frontier + view) | ${stats(l.calc)} | — |
+| @huggingface/gguf: llama-3-8B Q8_0 header (${kb(g.shape.header)} of ${(g.shape.size / 2 ** 30).toFixed(1)} GiB) from a picked file | ${stats(g.times)} | peer for the ≤ 150 ms GGUF read |
+`);
+} finally {
+  await chrome.close();
+  server.stop();
+}

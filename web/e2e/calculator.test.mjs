@@ -1,0 +1,174 @@
+// End-to-end tests of the calculator in Debian's chromium: load the page,
+// move sliders with the keyboard, apply a lever, pick local files, open a
+// shared URL with and without JavaScript, embed it. Every figure is checked
+// against `vramplan plan --json` for the same input. Screenshots go to
+// test-output/e2e/.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve, browser, shots, planJSON, cliFlags, figures, planFigures, repo } from './harness.mjs';
+
+const b1 = 'model=seed-b1-qwen3-4b&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096&kv=fp8';
+const a43 = 'model=seed-a43-example&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=8192';
+let server, chrome;
+
+before(async () => { [server, chrome] = await Promise.all([serve(), browser()]); });
+after(async () => { await chrome?.close(); server?.stop(); });
+
+async function open(query, opts = {}) {
+  const ctx = await chrome.newContext(opts);
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${server.url}?${query}`);
+  if (opts.javaScriptEnabled !== false) await page.waitForSelector('#calc[data-ready="true"]');
+  page.errors = errors;
+  return page;
+}
+
+// queryOf returns the page's state once the URL has caught up with it.
+async function queryOf(page) {
+  await page.waitForTimeout(150); // app.js writes the URL 100 ms after the last input
+  return new URL(page.url()).search.slice(1);
+}
+
+/** assertMatchesCLI checks the page's figures against the CLI's plan for the page's URL. */
+async function assertMatchesCLI(page, what) {
+  const want = planFigures(planJSON(cliFlags(await queryOf(page))));
+  const got = await figures(page);
+  for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], `${what}: ${k}`);
+}
+
+test('the page loads, plans in wasm and matches the CLI', async () => {
+  const page = await open(b1);
+  await assertMatchesCLI(page, 'server-rendered');
+  await page.screenshot({ path: join(shots, 'page.png'), fullPage: true });
+  assert.deepEqual(page.errors, []);
+});
+
+test('keyboard slider moves re-plan in the page and match the CLI', async () => {
+  const page = await open(b1);
+  let requests = 0;
+  page.on('request', (r) => { if (r.url().includes('/api/')) requests++; });
+  await page.focus('[data-testid="len-slider"]');
+  for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowRight'); // 4 steps per doubling
+  await page.focus('[data-testid="batch-slider"]');
+  for (let i = 0; i < 24; i++) await page.keyboard.press('ArrowRight');
+  await page.selectOption('[data-testid="kv"]', 'q8_0');
+  await page.check('[data-testid="graphs"]');
+  const q = new URLSearchParams(await queryOf(page));
+  assert.equal(q.get('len'), '8192');
+  assert.equal(q.get('batch'), '32');
+  assert.equal(q.get('kv'), 'q8_0');
+  assert.equal(q.get('graphs'), '1');
+  assert.equal(await page.getAttribute('[data-testid="len-slider"]', 'aria-valuetext'), '8192');
+  assert.equal(requests, 0, 'no server round trip');
+  await assertMatchesCLI(page, 'after slider moves');
+  await page.screenshot({ path: join(shots, 'sliders.png'), fullPage: true });
+});
+
+test('a lever applies and the plan fits', async () => {
+  const page = await open(a43);
+  assert.equal(await page.getAttribute('[data-testid="verdict"]', 'data-fits'), 'false');
+  await page.screenshot({ path: join(shots, 'levers.png'), fullPage: true });
+  const lever = page.locator('[data-testid="lever"].fits').first();
+  const label = await lever.innerText();
+  await lever.click();
+  assert.equal(await page.getAttribute('[data-testid="verdict"]', 'data-fits'), 'true', `after "${label}"`);
+  assert.notEqual(await queryOf(page), a43);
+  await assertMatchesCLI(page, `after lever "${label}"`);
+  await page.screenshot({ path: join(shots, 'lever-applied.png'), fullPage: true });
+});
+
+test('a shared URL renders the same numbers without JavaScript and with wasm', async () => {
+  const shared = 'model=seed-a43-example&gpu=rtx5090-wsl2-cuda13.3&batch=5&len=6144&cache=fp8&spec=3&graphs=1&budget=30000';
+  const noJS = await open(shared, { javaScriptEnabled: false });
+  const server = await figures(noJS);
+  assert.equal(await noJS.isVisible('[data-testid="submit"]'), true, 'the form submits without JS');
+  await noJS.screenshot({ path: join(shots, 'no-js.png'), fullPage: true });
+  const live = await open(shared);
+  await live.dispatchEvent('[data-testid="spec"]', 'input'); // repaint from wasm, no change
+  assert.deepEqual(await figures(live), server);
+  assert.equal(await queryOf(live), shared);
+  await assertMatchesCLI(live, 'shared URL');
+});
+
+test('a local model-shape file is read in the page, never uploaded', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vramplan-e2e-'));
+  const shape = JSON.parse(readFileSync(join(repo, 'web/interimcatalog/models/seed-b1-qwen3-4b.json'), 'utf8'));
+  shape.id = 'my-local-model';
+  shape.name = 'My local model';
+  const file = join(dir, 'model.json');
+  writeFileSync(file, JSON.stringify(shape));
+  const page = await open(b1);
+  let uploads = 0;
+  page.on('request', (r) => { if (r.method() !== 'GET') uploads++; });
+  await page.setInputFiles('[data-testid="file"]', file);
+  await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent.startsWith('Read'));
+  assert.equal(new URLSearchParams(await queryOf(page)).get('model'), 'my-local-model');
+  const want = planFigures(planJSON(cliFlags((await queryOf(page)).replace('my-local-model', encodeURIComponent(file)))));
+  const got = await figures(page);
+  for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], k);
+  assert.equal(uploads, 0);
+  await page.screenshot({ path: join(shots, 'local-file.png'), fullPage: true });
+
+  // The same file dropped on the page.
+  shape.id = 'my-dropped-model';
+  const drop = await page.evaluateHandle((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'dropped.json', { type: 'application/json' }));
+    return dt;
+  }, JSON.stringify(shape));
+  await page.dispatchEvent('#result', 'drop', { dataTransfer: drop });
+  await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent.startsWith('Read dropped.json'));
+  assert.equal(new URLSearchParams(await queryOf(page)).get('model'), 'my-dropped-model');
+});
+
+test('GGUF and config.json picks say their readers are not wired yet', async () => {
+  // The readers live on another branch (planner/gguf, planner/hf); until
+  // they are merged the page must say so rather than fail silently.
+  const dir = mkdtempSync(join(tmpdir(), 'vramplan-e2e-'));
+  const gguf = join(dir, 'model.gguf');
+  writeFileSync(gguf, Buffer.from('GGUF\x03\x00\x00\x00', 'binary'));
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_size: 4096 }));
+  const page = await open(b1);
+  for (const [file, want] of [[gguf, /GGUF .*not built/], [config, /config\.json reader is not built/]]) {
+    await page.setInputFiles('[data-testid="file"]', file);
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent !== '');
+    assert.match(await page.innerText('[data-testid="file-status"]'), want);
+  }
+});
+
+test('phone width: no sideways scroll, verdict in view', async () => {
+  const page = await open(a43, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `page is ${overflow}px wider than the phone`);
+  assert.ok(await page.locator('[data-testid="verdict"]').isVisible());
+  await page.screenshot({ path: join(shots, 'phone.png') });
+  await page.screenshot({ path: join(shots, 'phone-full.png'), fullPage: true });
+});
+
+test('the docs page embeds an iframe and a <vram-calculator> that match the CLI', async () => {
+  const ctx = await chrome.newContext();
+  const page = await ctx.newPage();
+  await page.goto(`${server.url}docs`);
+  const frame = page.frameLocator('[data-testid="embed-iframe"]');
+  await frame.locator('#calc[data-ready="true"]').waitFor();
+  const wc = page.locator('vram-calculator[data-ready="true"]');
+  await wc.waitFor();
+  const slider = wc.locator('[data-testid="wc-batch"]');
+  await slider.focus();
+  for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowRight');
+  const link = new URL(await wc.locator('[data-testid="wc-link"]').getAttribute('href'));
+  const want = planFigures(planJSON(cliFlags(link.search.slice(1))));
+  assert.equal(new URLSearchParams(link.search).get('batch'), '12');
+  assert.equal(await wc.locator('[data-testid="wc-total"]').innerText(), want.total);
+  assert.equal(await wc.locator('[data-testid="wc-max-seqs"]').innerText(), want.maxSeqs);
+  assert.equal(await frame.locator('[data-testid="total-mib"]').innerText(), String(planFigures(planJSON(cliFlags(
+    new URL(await page.getAttribute('[data-testid="embed-iframe"]', 'src'), server.url).search.slice(1)))).total));
+  await page.screenshot({ path: join(shots, 'docs.png'), fullPage: true });
+});

@@ -1,0 +1,87 @@
+// harness.mjs starts bin/vramplan serve on a free loopback port and Debian's
+// chromium through playwright-core, for the browser tests and benchmarks.
+
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const bin = join(repo, 'bin', 'vramplan');
+export const shots = join(repo, 'test-output', 'e2e');
+mkdirSync(shots, { recursive: true });
+
+/** serve starts the server and resolves to its base URL and a stop function. */
+export function serve() {
+  return new Promise((resolve, reject) => {
+    const p = spawn(bin, ['serve', '--addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    p.on('error', reject);
+    p.stdout.on('data', (d) => {
+      const m = /http:\/\/[^\s/]+\//.exec(String(d));
+      if (m) resolve({ url: m[0], stop: () => p.kill('SIGTERM') });
+    });
+  });
+}
+
+/** browser launches chromium; playwright gives it a fresh temporary profile. */
+export function browser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+    headless: true,
+  });
+}
+
+/** planJSON runs `vramplan plan --json` with flags and returns the plan document. */
+export function planJSON(args) {
+  try {
+    return JSON.parse(execFileSync(bin, ['plan', '--json', ...args], { encoding: 'utf8' }));
+  } catch (e) {
+    if (e.status === 1) return JSON.parse(e.stdout); // does not fit: still a plan
+    throw e;
+  }
+}
+
+/** text returns the trimmed text of the element with a data-testid. */
+export const text = (page, id) => page.locator(`[data-testid="${id}"]`).first().innerText().then((s) => s.trim());
+
+export const mib = (bytes) => Math.trunc(bytes / 2 ** 20); // as planner.Bytes.MiB
+
+/** cliFlags turns a calculator query into `vramplan plan` flags for the same input. */
+export function cliFlags(query) {
+  const q = new URLSearchParams(query);
+  const model = q.get('model');
+  const flags = ['--model', model.startsWith('/') ? model : join(repo, 'web', 'interimcatalog', 'models', `${model}.json`),
+    '--gpu', q.get('gpu'), '--max-batch', q.get('batch'), '--max-seq-len', q.get('len')];
+  const opt = { kv: '--kv-dtype', block: '--block-tokens', prefill: '--max-prefill-tokens', cache: '--weight-cache', spec: '--spec-k' };
+  for (const [k, f] of Object.entries(opt)) if (q.has(k)) flags.push(f, q.get(k));
+  if (q.get('vision') === '1') flags.push('--vision');
+  if (q.get('graphs') === '1') flags.push('--cuda-graphs');
+  if (q.has('budget')) flags.push('--budget', `${q.get('budget')}MiB`);
+  return flags;
+}
+
+/** figures reads every number the result shows, by data-testid. */
+export function figures(page) {
+  return page.evaluate(() => {
+    const t = (id) => document.querySelector(`[data-testid="${id}"]`)?.textContent.trim();
+    const items = {};
+    for (const tr of document.querySelectorAll('[data-testid^="item-"]:not([data-testid="item-mib"])')) {
+      items[tr.dataset.testid.slice(5)] = tr.querySelector('[data-testid="item-mib"]').textContent.trim();
+    }
+    return { fits: document.querySelector('[data-testid="verdict"]').dataset.fits, verdict: t('verdict'),
+      total: t('total-mib'), budget: t('budget-mib'), headroom: t('headroom-mib'),
+      maxSeqs: t('max-seqs'), maxLen: t('max-len'), kv: t('kv'), items };
+  });
+}
+
+/** planFigures is what figures should read for a plan document. */
+export function planFigures(p) {
+  const items = {};
+  for (const it of p.items) items[it.key] = String(mib(it.bytes));
+  return { fits: String(p.fits), total: String(mib(p.total_bytes)), budget: String(mib(p.budget_bytes)),
+    headroom: String(mib(p.headroom_bytes)), maxSeqs: String(p.capacity.max_seqs_at_max_len),
+    maxLen: String(p.capacity.max_len_at_batch), items };
+}

@@ -1,0 +1,244 @@
+// app.js makes the server-rendered calculator live: every input re-plans
+// in WebAssembly and repaints the result from the same calc.View the
+// server rendered it from. Without it the page is a plain GET form.
+
+import { load } from './bridge.js';
+
+const root = document.getElementById('calc');
+const form = document.getElementById('controls');
+const byTest = (id, el = document) => el.querySelector(`[data-testid="${id}"]`);
+const models = new Map(); // id → model-shape JSON
+const cals = new Map(); // id → calibration JSON
+let api;
+const last = {}; // the model and calibration JSON the module holds
+
+if (root && form) {
+  document.documentElement.classList.add('js');
+  boot().catch((err) => status(`The planner could not start: ${err.message}`));
+}
+
+async function boot() {
+  const [bridge, ms, cs] = await Promise.all([load(), getJSON('/api/models'), getJSON('/api/calibrations')]);
+  api = bridge;
+  for (const m of ms) models.set(m.id, JSON.stringify(m));
+  for (const c of cs) cals.set(c.id, JSON.stringify(c));
+  form.addEventListener('input', onInput);
+  form.addEventListener('submit', (e) => { e.preventDefault(); update(); });
+  root.addEventListener('click', onLever);
+  document.getElementById('file').addEventListener('change', (e) => pick(e.target.files[0]));
+  root.addEventListener('dragover', (e) => e.preventDefault());
+  root.addEventListener('drop', (e) => { e.preventDefault(); pick(e.dataTransfer.files[0]); });
+  root.dataset.ready = 'true';
+  performance.mark('vramplan:interactive');
+}
+
+async function getJSON(url) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`${url}: ${r.status}`);
+  return r.json();
+}
+
+// onInput keeps each slider and its number in step, then re-plans.
+function onInput(e) {
+  const el = e.target;
+  if (el.type === 'range') {
+    const name = el.id.replace(/-slider$/, '');
+    form.elements[name].value = name === 'len' ? api.lenAt(+el.value) : el.value;
+    el.setAttribute('aria-valuetext', form.elements[name].value);
+  } else if (el.type === 'number') {
+    syncSlider(el.name);
+  }
+  if (el.type !== 'file') update();
+}
+
+function syncSlider(name) {
+  const slider = document.getElementById(`${name}-slider`);
+  const v = form.elements[name]?.value;
+  if (!slider || v === '' || v === undefined) return;
+  slider.value = name === 'len' ? api.lenIndex(+v) : v;
+  slider.setAttribute('aria-valuetext', v);
+}
+
+function query() {
+  const q = new URLSearchParams();
+  for (const [k, v] of new FormData(form)) if (v !== '') q.append(k, v);
+  return q.toString();
+}
+
+// update plans the form's state and paints it. It is the hot path of a
+// slider move: one call into WebAssembly and a repaint.
+export function update() {
+  const q = query();
+  const s = JSON.parse(api.parseQuery(q));
+  const model = models.get(s.model);
+  const cal = cals.get(s.gpu);
+  if (!model || !cal) {
+    status(!model ? `Model "${s.model}" is not in the catalog.` : `No calibration "${s.gpu}".`);
+    return;
+  }
+  const same = model === last.model && cal === last.cal; // then the module has them
+  const view = JSON.parse(same ? api.calculate(q) : api.calculate(q, model, cal));
+  Object.assign(last, { model, cal });
+  paint(view);
+  remember(view.query);
+}
+
+// remember puts the state in the URL once the input settles: browsers
+// throttle history updates, and a slider held down fires many inputs.
+let pending;
+function remember(q) {
+  clearTimeout(pending);
+  pending = setTimeout(() => history.replaceState(null, '', `?${q}`), 100);
+}
+
+function onLever(e) {
+  const a = e.target.closest('a[data-query]');
+  if (!a || !api) return;
+  e.preventDefault();
+  applyState(JSON.parse(api.parseQuery(a.dataset.query)));
+  update();
+}
+
+// applyState sets every control from a state.
+function applyState(s) {
+  const f = form.elements;
+  f.model.value = s.model; f.gpu.value = s.gpu;
+  f.batch.value = s.batch; f.len.value = s.len;
+  f.kv.value = s.kv || 'f16'; f.block.value = s.block || 16;
+  f.cache.value = s.cache || 'none'; f.spec.value = s.spec || 0;
+  f.vision.checked = !!s.vision; f.graphs.checked = !!s.graphs;
+  f.budget.value = s.budget ? Math.floor(s.budget / 2 ** 20) : '';
+  for (const n of ['batch', 'len', 'budget']) syncSlider(n);
+}
+
+function status(msg) {
+  const p = byTest('file-status');
+  if (p) p.textContent = msg;
+}
+
+// pick reads a local model file, chosen or dropped, in the page; nothing
+// is uploaded.
+async function pick(file) {
+  if (!file) return;
+  try {
+    const m = await readModel(file);
+    models.set(m.id, JSON.stringify(m));
+    const opt = document.createElement('option');
+    opt.value = m.id; opt.textContent = `${m.name || m.id} (local file)`;
+    document.getElementById('model-list').append(opt);
+    form.elements.model.value = m.id;
+    status(`Read ${file.name}: ${m.name || m.id}, in this browser only.`);
+    update();
+  } catch (err) {
+    status(`${file.name}: ${err.message}`);
+  }
+}
+
+async function readModel(file) {
+  const name = file.name.toLowerCase();
+  if (name.endsWith('.gguf') || name.endsWith('.safetensors')) {
+    throw new Error('the GGUF and safetensors readers are not built into this server yet');
+  }
+  const doc = JSON.parse(await file.text());
+  if (doc.layers) return JSON.parse(api.parseModel(JSON.stringify(doc)));
+  if (doc.model_type || doc.architectures) throw new Error('the config.json reader is not built into this server yet');
+  throw new Error('not a model-shape document or a config.json');
+}
+
+// paint writes a calc.View into the result, element by element, exactly
+// as templates/result.templ renders it. It writes only what changed and
+// rebuilds a list only when its shape changed: a slider move usually
+// changes a few numbers.
+function paint(v) {
+  const r = document.getElementById('result');
+  byTest('error', r)?.remove();
+  if (v.error) {
+    r.prepend(el('p', { class: 'error', role: 'alert', 'data-testid': 'error' }, v.error));
+    return;
+  }
+  const verdict = byTest('verdict', r);
+  setText(verdict, v.verdict);
+  setAttr(verdict, 'class', v.fits ? 'verdict fits' : 'verdict nofit');
+  setAttr(verdict, 'data-fits', String(v.fits));
+  const texts = { 'total-mib': v.total_mib, 'budget-mib': v.budget_mib, 'headroom-mib': v.headroom_mib,
+    'max-seqs': v.max_seqs, 'max-len': v.max_len, kv: v.kv };
+  for (const [id, t] of Object.entries(texts)) setText(byTest(id, r), String(t));
+  paintList(byTest('bar', r), v.bars.map((b) => b.tier).join(), () => [...v.bars.map((b) => el('span', {
+    class: `seg ${b.tier}`, 'data-testid': `bar-${b.tier}` })), el('span', { class: 'budget-mark', title: 'budget', 'data-testid': 'budget-mark' })]);
+  const segs = byTest('bar', r).children;
+  v.bars.forEach((b, i) => { setAttr(segs[i], 'style', `width:${b.pct};`); setAttr(segs[i], 'title', `${b.label} ${b.mib} MiB`); });
+  setAttr(segs[v.bars.length], 'style', `left:${v.budget_pct};`);
+  paintList(byTest('legend', r), v.bars.map((b) => b.tier).join(), () => v.bars.map((b) => el('li', { class: b.tier })));
+  v.bars.forEach((b, i) => setText(byTest('legend', r).children[i], `${b.label} ${b.mib} MiB`));
+  const body = byTest('items-body', r);
+  paintList(body, v.items.map((it) => it.key).join(), () => v.items.map(row));
+  v.items.forEach((it, i) => paintRow(body.children[i], it));
+  paintLevers(byTest('levers', r), v);
+  paintChart(v.chart);
+  paintSliders(v);
+  const title = document.title.replace(/ · [^·]*$/, ` · ${v.verdict}`);
+  if (title !== document.title) document.title = title;
+}
+
+// paintList replaces a list's children when its shape (a key) changed.
+function paintList(box, shape, build) {
+  if (box.dataset.shape === shape) return;
+  box.replaceChildren(...build());
+  box.dataset.shape = shape;
+}
+
+function setText(e, t) { if (e.textContent !== t) e.textContent = t; }
+function setAttr(e, k, v) { if (e.getAttribute(k) !== v) e.setAttribute(k, v); }
+
+function row(it) {
+  return el('tr', { 'data-testid': `item-${it.key}` }, el('th', { scope: 'row' }),
+    el('td', { class: 'num', 'data-testid': 'item-mib' }), el('td', {}), el('td', {}, el('span', {})));
+}
+
+function paintRow(tr, it) {
+  const [name, mib, tier, source] = tr.children;
+  setText(name, it.name); setAttr(name, 'title', it.detail || '');
+  setText(mib, String(it.mib)); setText(tier, it.tier);
+  setText(source.firstChild, it.source); setAttr(source.firstChild, 'class', `tag ${it.source}`);
+}
+
+function paintLevers(box, v) {
+  const all = [...(v.levers ?? []), ...(v.combination ? [v.combination] : [])];
+  paintList(box, all.map((l) => l.query).join(' '), () => [
+    ...(v.levers?.length ? [el('h2', {}, 'Levers')] : []),
+    ...(v.levers ?? []).map((l) => leverLink(l, 'lever')),
+    ...(v.combination ? [leverLink(v.combination, 'combination')] : [])]);
+}
+
+function leverLink(l, testid) {
+  return el('a', { class: l.fits ? 'lever fits' : 'lever', href: `?${l.query}`, 'data-query': l.query, 'data-testid': testid }, l.label);
+}
+
+function paintChart(c) {
+  setAttr(byTest('frontier-path'), 'd', c.path);
+  const pt = byTest('frontier-point');
+  setAttr(pt, 'cx', c.point_x);
+  setAttr(pt, 'cy', c.point_y);
+  setAttr(pt, 'class', c.fits ? 'point fits' : 'point nofit');
+  setText(byTest('chart-summary'), c.summary);
+}
+
+function paintSliders(v) {
+  const s = v.sliders;
+  const set = (name, cliff) => setAttr(byTest(`${name}-group`), 'style', `--cliff:${cliff};`);
+  set('batch', s.batch_cliff); set('len', s.len_cliff); set('budget', s.budget_cliff);
+  const b = document.getElementById('budget-slider');
+  setAttr(b, 'max', String(s.budget_max_mib));
+  const budget = form.elements.budget;
+  if (budget.value === '') {
+    if (+b.value !== s.budget_mib) b.value = s.budget_mib;
+    setAttr(budget, 'placeholder', String(s.budget_mib));
+  }
+}
+
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  e.append(...kids);
+  return e;
+}

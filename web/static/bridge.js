@@ -1,0 +1,54 @@
+// bridge.js loads the planner's WebAssembly once and returns its functions
+// (globalThis.vramplan, see wasm/vramplan.d.ts) wrapped to throw the Error
+// values the Go side returns. Pages and the <vram-calculator> element share
+// it; the assets are found relative to this module, so it also works from
+// another origin.
+
+const base = new URL('.', import.meta.url);
+let loading;
+
+/**
+ * load instantiates dist/planner.wasm (once) and resolves to the bridge.
+ * @param {() => Promise<Response|WebAssembly.Module|ArrayBuffer|Uint8Array>} [source] the wasm, for tests
+ */
+export function load(source) {
+  loading ??= instantiate(source ?? (() => globalThis.vramplanCompiled ?? fetch(new URL('dist/planner.wasm', base))));
+  return loading;
+}
+
+async function instantiate(source) {
+  mark('vramplan:load');
+  if (!globalThis.Go) await import(new URL('dist/wasm_exec.js', base).href);
+  const go = new globalThis.Go();
+  mark('vramplan:fetch');
+  const src = await source();
+  mark('vramplan:compiled'); // or fetched, when the <head> did not start it
+  const instance = await instantiated(src, go.importObject);
+  mark('vramplan:instantiated');
+  go.run(instance); // returns when main blocks; the exports are installed
+  mark('vramplan:started');
+  return wrap(globalThis.vramplan);
+}
+
+// instantiated accepts the wasm as a Response, a compiled Module (the
+// page's <head> starts compiling early) or bytes.
+async function instantiated(src, imports) {
+  if (src instanceof Response) return (await WebAssembly.instantiateStreaming(src, imports)).instance;
+  if (src instanceof WebAssembly.Module) return WebAssembly.instantiate(src, imports);
+  return (await WebAssembly.instantiate(src, imports)).instance;
+}
+
+// mark records a step of the start-up for the benchmarks.
+function mark(name) { globalThis.performance?.mark?.(name); }
+
+function wrap(raw) {
+  const api = { version: raw.version };
+  for (const name of ['plan', 'frontier', 'parseModel', 'parseQuery', 'encodeState', 'calculate', 'lenAt', 'lenIndex']) {
+    api[name] = (...args) => {
+      const r = raw[name](...args);
+      if (r instanceof Error) throw r;
+      return r;
+    };
+  }
+  return api;
+}

@@ -1,0 +1,85 @@
+// Package web is the calculator's web app: one http.Handler that serves the
+// templ pages, the JSON API and the embedded static assets (the planner's
+// WebAssembly, its JavaScript and CSS). Entry points only wire it: `vramplan
+// serve` natively, and later the Cloudflare Workers entry.
+//
+// Routes:
+//
+//	GET  /                  the calculator, rendered from the URL's state
+//	GET  /embed             the same, iframe-friendly
+//	GET  /docs              how to embed it, with both embeddings live
+//	GET  /api/plan          the plan document for the URL's state
+//	POST /api/plan          the plan document for an input document
+//	GET  /api/view          the calc.View for the URL's state
+//	GET  /api/models        the catalog's model shapes
+//	GET  /api/calibrations  the calibration table
+//	GET  /static/…          assets; the built wasm is 503 until `make wasm`
+package web
+
+import (
+	"net/http"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/vramplan/vramplan/planner"
+)
+
+// Deps are what the app needs from the rest of the program. Each source is
+// a function so a catalog can be loaded lazily and swapped in tests.
+type Deps struct {
+	// Models returns the catalog, in the order the picker shows it.
+	Models func() []planner.Model
+	// Calibrations returns the calibration table.
+	Calibrations func() ([]planner.Calibration, error)
+}
+
+// New returns the app's handler. It is safe for concurrent use and keeps no
+// state between requests beyond the caches of its deps' results.
+func New(d Deps) http.Handler {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.Use(middleware.Recover())
+	a := &app{deps: d}
+	e.GET("/", a.page(false))
+	e.GET("/embed", a.page(true))
+	e.GET("/docs", a.docs)
+	api := e.Group("/api", cors)
+	api.GET("/plan", a.planQuery)
+	api.POST("/plan", a.planInput)
+	api.GET("/view", a.view)
+	api.GET("/models", a.models)
+	api.GET("/calibrations", a.calibrations)
+	e.GET("/static/*", staticHandler(), cors)
+	warmOnce.Do(warm)
+	return e
+}
+
+var warmOnce sync.Once
+
+// app holds the deps and the catalog read from them once.
+type app struct {
+	deps Deps
+	once sync.Once
+	cat  catalog
+}
+
+// cors lets documentation pages on other origins load the API and assets
+// that the <vram-calculator> element needs.
+func cors(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Header().Set("Access-Control-Allow-Origin", "*")
+		return next(c)
+	}
+}
+
+// apiError is the body of every API error.
+type apiError struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+}
+
+func jsonError(c echo.Context, status int, field string, err error) error {
+	return c.JSON(status, apiError{Error: err.Error(), Field: field})
+}

@@ -1,0 +1,240 @@
+package web_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/web"
+	"github.com/vramplan/vramplan/web/interimcatalog"
+)
+
+const b1Query = "model=seed-b1-qwen3-4b&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096&kv=fp8&block=16"
+
+func handler() http.Handler {
+	return web.New(web.Deps{Models: interimcatalog.All, Calibrations: calibrations.All})
+}
+
+func get(t *testing.T, url string, header ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, url, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	handler().ServeHTTP(rec, req)
+	return rec
+}
+
+func page(t *testing.T, url string, status int) *goquery.Document {
+	t.Helper()
+	rec := get(t, url)
+	if rec.Code != status {
+		t.Fatalf("GET %s = %d, want %d\n%s", url, rec.Code, status, rec.Body)
+	}
+	doc, err := goquery.NewDocumentFromReader(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func testid(doc *goquery.Document, id string) *goquery.Selection {
+	return doc.Find(`[data-testid="` + id + `"]`)
+}
+
+func goldenPlan(t *testing.T, name string) planner.Plan {
+	t.Helper()
+	data, err := os.ReadFile("../planner/testdata/golden/" + name + ".input.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := planner.ParseInput(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := planner.Report(in)
+	return p
+}
+
+// TestPageNumbersEqualPlan checks that the server-rendered page shows the
+// plan document's figures: the same input gives the same numbers in the
+// page, the API and the CLI.
+func TestPageNumbersEqualPlan(t *testing.T) {
+	doc := page(t, "/?"+b1Query, http.StatusOK)
+	p := goldenPlan(t, "b1-qwen3-4b-fp8")
+	checks := map[string]int64{"total-mib": p.Total.MiB(), "budget-mib": p.Budget.MiB(), "headroom-mib": p.Headroom.MiB(),
+		"max-seqs": int64(p.Capacity.MaxSeqsAtMaxLen), "max-len": int64(p.Capacity.MaxLenAtBatch)}
+	for id, want := range checks {
+		if got := strings.TrimSpace(testid(doc, id).Text()); got != strconv.FormatInt(want, 10) {
+			t.Errorf("[data-testid=%s] = %q, want %d", id, got, want)
+		}
+	}
+	if fits, _ := testid(doc, "verdict").Attr("data-fits"); fits != "true" {
+		t.Errorf("verdict data-fits = %q, want true", fits)
+	}
+	for _, it := range p.Items {
+		got := strings.TrimSpace(testid(doc, "item-"+it.Key).Find(`[data-testid="item-mib"]`).Text())
+		if got != strconv.FormatInt(it.Bytes.MiB(), 10) {
+			t.Errorf("item %s = %q MiB, want %d", it.Key, got, it.Bytes.MiB())
+		}
+	}
+	if n := testid(doc, "lever").Length(); n != 0 {
+		t.Errorf("a fitting plan shows %d levers", n)
+	}
+}
+
+func TestPageFailureLevers(t *testing.T) {
+	doc := page(t, "/?model=seed-a43-example&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096", http.StatusOK)
+	if fits, _ := testid(doc, "verdict").Attr("data-fits"); fits != "false" {
+		t.Fatalf("verdict data-fits = %q, want false", fits)
+	}
+	levers := testid(doc, "lever")
+	if levers.Length() == 0 {
+		t.Fatal("no levers on a failing plan")
+	}
+	levers.Each(func(_ int, s *goquery.Selection) {
+		href, _ := s.Attr("href")
+		if !strings.HasPrefix(href, "?model=seed-a43-example&") {
+			t.Errorf("lever %q links to %q", s.Text(), href)
+		}
+	})
+}
+
+func TestPageControlsHoldState(t *testing.T) {
+	doc := page(t, "/?model=seed-b1-qwen3-4b&batch=3&len=5000&kv=q8_0&vision=1&spec=2&budget=20480", http.StatusOK)
+	for id, want := range map[string]string{"batch": "3", "len": "5000", "spec": "2", "budget": "20480", "model": "seed-b1-qwen3-4b"} {
+		if got, _ := testid(doc, id).Attr("value"); got != want {
+			t.Errorf("input %s = %q, want %q", id, got, want)
+		}
+	}
+	if got, _ := testid(doc, "kv").Find("option[selected]").Attr("value"); got != "q8_0" {
+		t.Errorf("kv selected = %q", got)
+	}
+	if _, ok := testid(doc, "vision").Attr("checked"); !ok {
+		t.Error("vision is not checked")
+	}
+	for _, id := range []string{"batch-slider", "len-slider", "budget-slider"} {
+		s := testid(doc, id)
+		if label := doc.Find(`label[for="` + strings.TrimSuffix(id, "-slider") + `"]`); label.Length() == 0 || s.AttrOr("aria-label", "") == "" {
+			t.Errorf("%s has no label", id)
+		}
+	}
+	if got := testid(doc, "budget-mib").Text(); got != "20480" {
+		t.Errorf("budget-mib = %q, want 20480", got)
+	}
+}
+
+func TestPageErrors(t *testing.T) {
+	doc := page(t, "/?len=lots", http.StatusBadRequest)
+	if !strings.Contains(testid(doc, "error").Text(), "len") {
+		t.Errorf("error = %q, want it to name len", testid(doc, "error").Text())
+	}
+	doc = page(t, "/?model=nosuch", http.StatusNotFound)
+	if !strings.Contains(testid(doc, "error").Text(), `"nosuch"`) || testid(doc, "verdict").Length() != 1 {
+		t.Errorf("unknown model: error %q, and the page should still render a plan", testid(doc, "error").Text())
+	}
+	doc = page(t, "/?len=-4", http.StatusOK)
+	if !strings.Contains(testid(doc, "error").Text(), "max_seq_len") {
+		t.Errorf("len=-4: error = %q", testid(doc, "error").Text())
+	}
+}
+
+func TestEmbedAndDocs(t *testing.T) {
+	doc := page(t, "/embed?"+b1Query, http.StatusOK)
+	if !doc.Find("body").HasClass("embed") || doc.Find("header.site").Length() != 0 {
+		t.Error("/embed renders the site chrome")
+	}
+	doc = page(t, "/docs", http.StatusOK)
+	src, _ := testid(doc, "embed-iframe").Attr("src")
+	if !strings.HasPrefix(src, "/embed?model=") {
+		t.Errorf("docs iframe src = %q", src)
+	}
+	if c := testid(doc, "component"); c.Length() != 1 || c.AttrOr("model", "") == "" || c.AttrOr("gpu", "") == "" {
+		t.Error("docs has no <vram-calculator model gpu>")
+	}
+	if doc.Find(`script[type="module"][src="/static/vram-calculator.js"]`).Length() != 1 {
+		t.Error("docs does not load the component module")
+	}
+}
+
+func TestAPIPlan(t *testing.T) {
+	rec := get(t, "/api/plan?"+b1Query)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET /api/plan = %d %s", rec.Code, rec.Body)
+	}
+	p, err := planner.ParsePlan(rec.Body.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := goldenPlan(t, "b1-qwen3-4b-fp8")
+	if p.Total != want.Total || !p.Fits {
+		t.Errorf("GET /api/plan total %d fits %v, want %d true", p.Total, p.Fits, want.Total)
+	}
+	body, _ := json.Marshal(p.Input)
+	req := httptest.NewRequest(http.MethodPost, "/api/plan", bytes.NewReader(body))
+	post := httptest.NewRecorder()
+	handler().ServeHTTP(post, req)
+	if post.Code != http.StatusOK || post.Body.String() != rec.Body.String() {
+		t.Errorf("POST /api/plan with the GET's input = %d, and a different document", post.Code)
+	}
+	req = httptest.NewRequest(http.MethodPost, "/api/plan", strings.NewReader(`{"limits":{"max_seq_len":-1}}`))
+	bad := httptest.NewRecorder()
+	handler().ServeHTTP(bad, req)
+	var e struct{ Error, Field string }
+	json.Unmarshal(bad.Body.Bytes(), &e)
+	if bad.Code != http.StatusBadRequest || e.Field == "" {
+		t.Errorf("POST /api/plan with a bad input = %d %+v, want 400 naming a field", bad.Code, e)
+	}
+	if rec := get(t, "/api/plan?batch=x"); rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `"field":"batch"`) {
+		t.Errorf("GET /api/plan?batch=x = %d %s", rec.Code, rec.Body)
+	}
+}
+
+func TestAPICatalog(t *testing.T) {
+	var ms []planner.Model
+	var cs []planner.Calibration
+	for url, v := range map[string]any{"/api/models": &ms, "/api/calibrations": &cs} {
+		rec := get(t, url)
+		if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), v) != nil {
+			t.Fatalf("GET %s = %d", url, rec.Code)
+		}
+		if rec.Header().Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("GET %s lacks CORS for embedders", url)
+		}
+	}
+	if len(ms) == 0 || len(cs) == 0 {
+		t.Errorf("%d models, %d calibrations", len(ms), len(cs))
+	}
+}
+
+func TestStatic(t *testing.T) {
+	for url, want := range map[string]int{"/static/app.js": 200, "/static/style.css": 200, "/static/vram-calculator.js": 200,
+		"/static/dist/gguf.wasm": 503, "/static/nope.js": 404, "/static/dist/README.md": 404, "/static/../web.go": 404} {
+		if rec := get(t, url); rec.Code != want {
+			t.Errorf("GET %s = %d, want %d", url, rec.Code, want)
+		}
+	}
+	rec := get(t, "/static/app.js", "Accept-Encoding", "gzip")
+	if rec.Header().Get("Content-Encoding") != "gzip" || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/javascript") {
+		t.Errorf("app.js: encoding %q type %q", rec.Header().Get("Content-Encoding"), rec.Header().Get("Content-Type"))
+	}
+}
+
+func TestEmptyCatalog(t *testing.T) {
+	h := web.New(web.Deps{Models: func() []planner.Model { return nil }, Calibrations: calibrations.All})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Errorf("GET / with no models = %d, want 503", rec.Code)
+	}
+}
