@@ -46,7 +46,7 @@ bridge-test: wasm deps-npm ## the wasm bridge under Node
 e2e: build deps-npm chromium ## the browser tests: chromium driven by playwright-core
 	node --test --test-concurrency=1 'web/e2e/*.test.mjs'
 
-bench-web: build deps-npm chromium ## the browser benchmarks (see docs/benchmarks-web.md)
+bench-web: build deps-npm chromium ## the browser benchmarks (see docs/benchmarks.md, "Browser calculator")
 	node web/e2e/bench.mjs
 
 test: deps check unit wasm-test bridge-test fuzz e2e ## install what is missing, then run every test

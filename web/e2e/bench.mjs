@@ -1,5 +1,5 @@
 // bench.mjs measures the calculator in chromium and prints a Markdown
-// report (docs/benchmarks-web.md holds one): the planner wasm's size, time
+// report (docs/benchmarks.md, "Browser calculator" holds one): the planner wasm's size, time
 // to interactive on loopback, slider input to painted result, the bridge's
 // calculate call, and an 8B-sized GGUF header read by @huggingface/gguf,
 // the peer the GGUF module is measured against. Run: make bench-web.
