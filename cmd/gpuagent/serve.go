@@ -62,8 +62,14 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var f serveFlags
 	f.register(fs)
+	var gc gcFlag
+	gc.register(fs)
 	if code := parse(fs, args); code >= 0 {
 		return code
+	}
+	if err := gc.apply(os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "gpuagent serve: --gc-heap: %v\n", err)
+		return exitUsage
 	}
 	kind, ok := backends[f.kind]
 	if f.plan == "" || !ok {

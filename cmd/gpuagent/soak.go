@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/vramplan/vramplan/gpuagent/soak"
 )
@@ -21,8 +22,14 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed")
 	batch := fs.Int("latency-batch", 0, "time decode steps of this many sequences instead of soaking")
 	steps := fs.Int("latency-steps", 20_000, "decode steps to time")
+	var gc gcFlag
+	gc.register(fs)
 	if code := parse(fs, args); code >= 0 {
 		return code
+	}
+	if err := gc.apply(os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "gpuagent soak: --gc-heap: %v\n", err)
+		return exitUsage
 	}
 	if cfg.Addr == "" {
 		fmt.Fprintln(stderr, "gpuagent soak: --listen is required")
