@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -24,12 +25,12 @@ func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
 	case keyAttnScores:
 		return "attention score buffer", "seed A1.7: attention.attn_scores_mib"
 	case keyExecPersistent:
-		return "executor persistent workspace", fmt.Sprintf("%d tok × d_model %d × 2 B × 3 + %d seqs × vocab %d × 4 B",
-			l.prefill, m.HiddenSize, l.batch, m.VocabSize)
+		return "executor persistent workspace", itoa(l.prefill) + " tok × d_model " + itoa(m.HiddenSize) +
+			" × 2 B × 3 + " + itoa(l.batch) + " seqs × vocab " + itoa(m.VocabSize) + " × 4 B"
 	case keyExecShared:
-		return "executor shared workspace", fmt.Sprintf("widest layer activations (attention, FFN, MoE, SSM) at %d tokens", l.prefill)
+		return "executor shared workspace", "widest layer activations (attention, FFN, MoE, SSM) at " + itoa(l.prefill) + " tokens"
 	case keyExecDecode:
-		return "executor decode workspace", fmt.Sprintf("widest layer activations at %d rows", l.batch)
+		return "executor decode workspace", "widest layer activations at " + itoa(l.batch) + " rows"
 	case keyMoE:
 		return "MoE dequant + expert scratch", "largest expert f16 + prefill × top-k × expert FFN × 2 B"
 	case keyMLA:
@@ -66,9 +67,9 @@ func describeModel(k key, in *Input, c *charges, l limits) (name, detail string)
 	case keySWA:
 		return fmt.Sprintf("SWA KV pool (window %d)", c.kv.window), fmt.Sprintf("%d blocks, own id space", c.kv.swaBlocks)
 	case keyKV:
-		return fmt.Sprintf("KV pool (batch %d x %d tok)", l.batch, l.seqLen),
-			fmt.Sprintf("%d blocks × %s (%d tok × %s/token), %s", c.kv.blocks, c.kv.globalBlock, l.block,
-				Bytes(int64(c.kv.globalBlock)/int64(l.block)), in.Limits.KVDtype.normalize())
+		return "KV pool (batch " + itoa(l.batch) + " x " + itoa(l.seqLen) + " tok)",
+			strconv.FormatInt(c.kv.blocks, 10) + " blocks × " + c.kv.globalBlock.String() + " (" + itoa(l.block) + " tok × " +
+				Bytes(int64(c.kv.globalBlock)/int64(l.block)).String() + "/token), " + string(in.Limits.KVDtype.normalize())
 	case keyScratch:
 		if in.Measured.Scratch > 0 {
 			return "executor scratch (high-water)", "high-water reported by a previous run"
@@ -107,3 +108,5 @@ func matrixCount(m *Model) int {
 	}
 	return n
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

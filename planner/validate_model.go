@@ -34,46 +34,49 @@ func validateLayers(m *Model) error {
 	total := 0
 	for i := range m.Layers {
 		g := &m.Layers[i]
-		field := fmt.Sprintf("model.layers[%d]", i)
-		if err := inRange(field+".count", g.Count, 1, maxLayers); err != nil {
-			return err
+		if g.Count < 1 || g.Count > maxLayers {
+			return inRange(layerField(i, "count"), g.Count, 1, maxLayers)
 		}
 		if total += g.Count; total > maxLayers {
 			return bad("model.layers", "more than %d layers", maxLayers)
 		}
-		if err := validateLayer(field, &g.Layer); err != nil {
+		if err := validateLayer(i, &g.Layer); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func validateLayer(field string, l *Layer) error {
+// layerField names a field of layer group i; it is built only for an error.
+func layerField(i int, name string) string { return fmt.Sprintf("model.layers[%d].%s", i, name) }
+
+func validateLayer(i int, l *Layer) error {
 	switch l.Kind {
 	case LayerFull, LayerSliding:
-		return validateAttention(field, l)
+		return validateAttention(i, l)
 	case LayerMLA:
-		return inRange(field+".latent_dim", l.LatentDim, 1, maxDim)
+		if l.LatentDim < 1 || l.LatentDim > maxDim {
+			return inRange(layerField(i, "latent_dim"), l.LatentDim, 1, maxDim)
+		}
+		return nil
 	case LayerRecurrent:
-		return validateRecurrent(field+".recurrent", l.Recurrent)
+		return validateRecurrent(layerField(i, "recurrent"), l.Recurrent)
 	case LayerNone:
 		return nil
 	}
-	return bad(field+".kind", "unknown layer kind %q (want full, sliding, mla, recurrent or none)", l.Kind)
+	return bad(layerField(i, "kind"), "unknown layer kind %q (want full, sliding, mla, recurrent or none)", l.Kind)
 }
 
-func validateAttention(field string, l *Layer) error {
-	if err := inRange(field+".kv_heads", l.KVHeads, 1, maxHeads); err != nil {
-		return err
-	}
-	if err := inRange(field+".key_dim", l.KeyDim, 1, maxDim); err != nil {
-		return err
-	}
-	if err := inRange(field+".value_dim", l.ValueDim, 1, maxDim); err != nil {
-		return err
-	}
-	if l.Kind == LayerSliding {
-		return inRange(field+".window", l.Window, 1, maxSeqLen)
+func validateAttention(i int, l *Layer) error {
+	for _, f := range [...]struct {
+		name    string
+		v, hi   int
+		sliding bool
+	}{{"kv_heads", l.KVHeads, maxHeads, false}, {"key_dim", l.KeyDim, maxDim, false},
+		{"value_dim", l.ValueDim, maxDim, false}, {"window", l.Window, maxSeqLen, true}} {
+		if (!f.sliding || l.Kind == LayerSliding) && (f.v < 1 || f.v > f.hi) {
+			return inRange(layerField(i, f.name), f.v, 1, f.hi)
+		}
 	}
 	return nil
 }
