@@ -13,7 +13,7 @@ import { writeGGUF } from './gguf.mjs';
 
 const RUNS = +(process.env.RUNS ?? 10);
 const MOVES = +(process.env.MOVES ?? 200);
-const q = 'model=seed-a43-example&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096';
+const q = 'model=qwen3-coder-30b-a3b-instruct-nvfp4&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=32768';
 
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(p / 100 * s.length) - 1)]; };
 const ms = (x) => `${x.toFixed(1)} ms`;
@@ -68,8 +68,8 @@ async function sliderLatency(chrome, url) {
     await settle();
   }
   const calc = await page.evaluate(async () => {
-    const [m, c] = await Promise.all(['/api/models', '/api/calibrations'].map((u) => fetch(u).then((r) => r.json())));
-    const model = JSON.stringify(m.find((x) => x.id === 'seed-a43-example')), cal = JSON.stringify(c[0]);
+    const [m, c] = await Promise.all(['/api/models/qwen3-coder-30b-a3b-instruct-nvfp4', '/api/calibrations'].map((u) => fetch(u).then((r) => r.json())));
+    const model = JSON.stringify(m), cal = JSON.stringify(c.find((x) => x.id === 'rtx5090-wsl2-cuda13.3'));
     const out = [];
     for (let i = 0; i < 500; i++) {
       const t0 = performance.now();

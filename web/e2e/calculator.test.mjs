@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, browser, shots, planJSON, cliFlags, figures, planFigures, repo } from './harness.mjs';
 
-const b1 = 'model=seed-b1-qwen3-4b&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096&kv=fp8';
-const a43 = 'model=seed-a43-example&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=8192';
+const b1 = 'model=qwen3-4b-instruct-2507-q8_0&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096&kv=fp8';
+const nofit = 'model=qwen3-coder-30b-a3b-instruct-nvfp4&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=32768';
 let server, chrome;
 
 before(async () => { [server, chrome] = await Promise.all([serve(), browser()]); });
@@ -71,20 +71,20 @@ test('keyboard slider moves re-plan in the page and match the CLI', async () => 
 });
 
 test('a lever applies and the plan fits', async () => {
-  const page = await open(a43);
+  const page = await open(nofit);
   assert.equal(await page.getAttribute('[data-testid="verdict"]', 'data-fits'), 'false');
   await page.screenshot({ path: join(shots, 'levers.png'), fullPage: true });
   const lever = page.locator('[data-testid="lever"].fits').first();
   const label = await lever.innerText();
   await lever.click();
   assert.equal(await page.getAttribute('[data-testid="verdict"]', 'data-fits'), 'true', `after "${label}"`);
-  assert.notEqual(await queryOf(page), a43);
+  assert.notEqual(await queryOf(page), nofit);
   await assertMatchesCLI(page, `after lever "${label}"`);
   await page.screenshot({ path: join(shots, 'lever-applied.png'), fullPage: true });
 });
 
 test('a shared URL renders the same numbers without JavaScript and with wasm', async () => {
-  const shared = 'model=seed-a43-example&gpu=rtx5090-wsl2-cuda13.3&batch=5&len=6144&cache=fp8&spec=3&graphs=1&budget=30000';
+  const shared = 'model=gemma-3-4b-it-q4_k_m&gpu=rtx5090-wsl2-cuda13.3&batch=5&len=6144&cache=fp8&vision=1&spec=3&graphs=1&budget=30000';
   const noJS = await open(shared, { javaScriptEnabled: false });
   const server = await figures(noJS);
   assert.equal(await noJS.isVisible('[data-testid="submit"]'), true, 'the form submits without JS');
@@ -98,7 +98,7 @@ test('a shared URL renders the same numbers without JavaScript and with wasm', a
 
 test('a local model-shape file is read in the page, never uploaded', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vramplan-e2e-'));
-  const shape = JSON.parse(readFileSync(join(repo, 'web/interimcatalog/models/seed-b1-qwen3-4b.json'), 'utf8'));
+  const shape = JSON.parse(readFileSync(join(repo, 'planner/catalog/models/qwen3-4b-instruct-2507-q8_0.json'), 'utf8'));
   shape.id = 'my-local-model';
   shape.name = 'My local model';
   const file = join(dir, 'model.json');
@@ -144,7 +144,7 @@ test('GGUF and config.json picks say their readers are not wired yet', async () 
 });
 
 test('phone width: no sideways scroll, verdict in view', async () => {
-  const page = await open(a43, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const page = await open(nofit, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `page is ${overflow}px wider than the phone`);
   assert.ok(await page.locator('[data-testid="verdict"]').isVisible());

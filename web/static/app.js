@@ -7,10 +7,11 @@ import { load } from './bridge.js';
 const root = document.getElementById('calc');
 const form = document.getElementById('controls');
 const byTest = (id, el = document) => el.querySelector(`[data-testid="${id}"]`);
-const models = new Map(); // id → model-shape JSON
+const models = new Map(); // id → model-shape JSON, fetched as they are chosen
 const cals = new Map(); // id → calibration JSON
 let api;
 const last = {}; // the model and calibration JSON the module holds
+let ids; // the catalog's model ids, as the page's picker lists them
 
 if (root && form) {
   document.documentElement.classList.add('js');
@@ -18,9 +19,9 @@ if (root && form) {
 }
 
 async function boot() {
-  const [bridge, ms, cs] = await Promise.all([load(), getJSON('/api/models'), getJSON('/api/calibrations')]);
+  const first = form.elements.model.value;
+  const [bridge, cs] = await Promise.all([load(), getJSON('/api/calibrations'), fetchModel(first)]);
   api = bridge;
-  for (const m of ms) models.set(m.id, JSON.stringify(m));
   for (const c of cs) cals.set(c.id, JSON.stringify(c));
   form.addEventListener('input', onInput);
   form.addEventListener('submit', (e) => { e.preventDefault(); update(); });
@@ -30,6 +31,18 @@ async function boot() {
   root.addEventListener('drop', (e) => { e.preventDefault(); pick(e.dataTransfer.files[0]); });
   root.dataset.ready = 'true';
   performance.mark('vramplan:interactive');
+}
+
+// fetchModel fetches a catalog model's shape once: the page names the
+// catalog's ids, not its shapes, so 47 models cost nothing until chosen.
+async function fetchModel(id) {
+  if (models.has(id) || !catalogIDs().has(id)) return;
+  models.set(id, JSON.stringify(await getJSON(`/api/models/${encodeURIComponent(id)}`)));
+}
+
+function catalogIDs() {
+  ids ??= new Set([...document.querySelectorAll('#model-list option')].map((o) => o.value));
+  return ids;
 }
 
 async function getJSON(url) {
@@ -72,6 +85,10 @@ export function update() {
   const s = JSON.parse(api.parseQuery(q));
   const model = models.get(s.model);
   const cal = cals.get(s.gpu);
+  if (!model && catalogIDs().has(s.model)) {
+    fetchModel(s.model).then(update, (err) => status(`${s.model}: ${err.message}`));
+    return;
+  }
   if (!model || !cal) {
     status(!model ? `Model "${s.model}" is not in the catalog.` : `No calibration "${s.gpu}".`);
     return;
