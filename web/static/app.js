@@ -3,6 +3,7 @@
 // server rendered it from. Without it the page is a plain GET form.
 
 import { load } from './bridge.js';
+import { loadReader } from './reader.js';
 
 const root = document.getElementById('calc');
 const form = document.getElementById('controls');
@@ -26,9 +27,9 @@ async function boot() {
   form.addEventListener('input', onInput);
   form.addEventListener('submit', (e) => { e.preventDefault(); update(); });
   root.addEventListener('click', onLever);
-  document.getElementById('file').addEventListener('change', (e) => pick(e.target.files[0]));
+  document.getElementById('file').addEventListener('change', (e) => pick(e.target.files));
   root.addEventListener('dragover', (e) => e.preventDefault());
-  root.addEventListener('drop', (e) => { e.preventDefault(); pick(e.dataTransfer.files[0]); });
+  root.addEventListener('drop', (e) => { e.preventDefault(); pick(e.dataTransfer.files); });
   root.dataset.ready = 'true';
   performance.mark('vramplan:interactive');
 }
@@ -133,32 +134,60 @@ function status(msg) {
   if (p) p.textContent = msg;
 }
 
-// pick reads a local model file, chosen or dropped, in the page; nothing
-// is uploaded.
-async function pick(file) {
-  if (!file) return;
+// pick reads local model files, chosen or dropped, in the page; nothing
+// is uploaded. The GGUF and config.json readers load on the first pick.
+async function pick(list) {
+  const files = [...(list ?? [])];
+  if (!files.length) return;
+  const names = files.map((f) => f.name).join(', ');
   try {
-    const m = await readModel(file);
+    status(`Opening ${names} in this browser…`);
+    const m = await readModel(files);
     models.set(m.id, JSON.stringify(m));
-    const opt = document.createElement('option');
-    opt.value = m.id; opt.textContent = `${m.name || m.id} (local file)`;
-    document.getElementById('model-list').append(opt);
+    if (![...document.querySelectorAll('#model-list option')].some((o) => o.value === m.id)) {
+      const opt = document.createElement('option');
+      opt.value = m.id; opt.textContent = `${m.name || m.id} (local file)`;
+      document.getElementById('model-list').append(opt);
+    }
     form.elements.model.value = m.id;
-    status(`Read ${file.name}: ${m.name || m.id}, in this browser only.`);
+    if (files.some(isMmproj)) form.elements.vision.checked = true; // as the CLI's --mmproj implies --vision
+    status(`Read ${names}, in this browser only: ${summary(m)}.`);
     update();
   } catch (err) {
-    status(`${file.name}: ${err.message}`);
+    status(`${names}: ${err.message}`);
   }
 }
 
-async function readModel(file) {
-  const name = file.name.toLowerCase();
-  if (name.endsWith('.gguf') || name.endsWith('.safetensors')) {
-    throw new Error('the GGUF and safetensors readers are not built into this server yet');
+// summary describes a model shape in a few words.
+function summary(m) {
+  const layers = m.layers.reduce((n, l) => n + l.count, 0);
+  const mib = Math.floor(m.weights.bytes / 2 ** 20);
+  return `${m.arch || m.id}, ${layers} layers, ${mib} MiB of weights (${m.weights.source})${m.vision ? ', a vision tower' : ''}`;
+}
+
+const lower = (f) => f.name.toLowerCase();
+const isGGUF = (f) => lower(f).endsWith('.gguf');
+const isMmproj = (f) => isGGUF(f) && lower(f).includes('mmproj');
+const isTensors = (f) => lower(f).endsWith('.safetensors') || lower(f).endsWith('.safetensors.index.json');
+
+// readModel reads what was picked: GGUF files (the splits of one model and
+// an optional mmproj), a config.json with optional safetensors files (one,
+// or an index and its shards), or a planner model-shape .json.
+async function readModel(files) {
+  if (files.some(isGGUF)) {
+    const mmproj = files.filter(isMmproj);
+    const parts = files.filter((f) => isGGUF(f) && !isMmproj(f));
+    if (mmproj.length > 1 || !parts.length) throw new Error('pick one GGUF model (or all its splits) and at most one mmproj file');
+    return JSON.parse(await (await loadReader()).read(parts, mmproj[0]));
   }
-  const doc = JSON.parse(await file.text());
+  const tensors = files.filter(isTensors);
+  const docs = files.filter((f) => lower(f).endsWith('.json') && !isTensors(f));
+  if (docs.length !== 1) throw new Error(tensors.length ? 'pick the config.json together with the safetensors files' : 'pick one .json file');
+  const doc = JSON.parse(await docs[0].text());
   if (doc.layers) return JSON.parse(api.parseModel(JSON.stringify(doc)));
-  if (doc.model_type || doc.architectures) throw new Error('the config.json reader is not built into this server yet');
+  if (doc.model_type || doc.architectures) {
+    return JSON.parse(await (await loadReader()).readConfig(docs[0], tensors.length ? tensors : undefined));
+  }
   throw new Error('not a model-shape document or a config.json');
 }
 
