@@ -72,6 +72,16 @@ test('keyboard slider moves re-plan in the page and match the CLI', async () => 
   await page.screenshot({ path: join(shots, 'sliders.png'), fullPage: true });
 });
 
+test('choosing another catalog model fetches its shape once and re-plans', async () => {
+  const page = await open(b1);
+  const shapes = [];
+  page.on('request', (r) => { if (r.url().includes('/api/models')) shapes.push(new URL(r.url()).pathname); });
+  await page.fill('[data-testid="model"]', 'gemma-3-4b-it-q4_k_m');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'gemma-3-4b-it-q4_k_m');
+  assert.deepEqual(shapes, ['/api/models/gemma-3-4b-it-q4_k_m']);
+  await assertMatchesCLI(page, 'after choosing gemma-3-4b-it-q4_k_m');
+});
+
 test('a lever applies and the plan fits', async () => {
   const page = await open(nofit);
   assert.equal(await page.getAttribute('[data-testid="verdict"]', 'data-fits'), 'false');

@@ -13,6 +13,7 @@ const cals = new Map(); // id → calibration JSON
 let api;
 const last = {}; // the model and calibration JSON the module holds
 let ids; // the catalog's model ids, as the page's picker lists them
+const fetching = new Map(); // id → the fetch of its shape in flight
 
 if (root && form) {
   document.documentElement.classList.add('js');
@@ -36,9 +37,14 @@ async function boot() {
 
 // fetchModel fetches a catalog model's shape once: the page names the
 // catalog's ids, not its shapes, so 47 models cost nothing until chosen.
-async function fetchModel(id) {
-  if (models.has(id) || !catalogIDs().has(id)) return;
-  models.set(id, JSON.stringify(await getJSON(`/api/models/${encodeURIComponent(id)}`)));
+function fetchModel(id) {
+  if (models.has(id) || !catalogIDs().has(id)) return Promise.resolve();
+  if (!fetching.has(id)) {
+    fetching.set(id, getJSON(`/api/models/${encodeURIComponent(id)}`)
+      .then((m) => models.set(id, JSON.stringify(m)))
+      .finally(() => fetching.delete(id)));
+  }
+  return fetching.get(id);
 }
 
 function catalogIDs() {
