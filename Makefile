@@ -24,8 +24,9 @@ build: wasm ## build the planner wasm, then bin/vramplan (with it embedded) and 
 run: build ## serve the calculator on 127.0.0.1:8080
 	./bin/vramplan serve
 
-wasm: ## the planner's WebAssembly and wasm_exec.js into web/static/dist
+wasm: ## the planner's and the model-file reader's WebAssembly, and wasm_exec.js, into web/static/dist
 	GOOS=js GOARCH=wasm $(GO) build $(WASMFLAGS) -o $(DIST)/planner.wasm ./wasm/planner
+	GOOS=js GOARCH=wasm $(GO) build $(WASMFLAGS) -o $(DIST)/gguf.wasm ./wasm/gguf
 	cp "$(WASM_EXEC)/wasm_exec.js" $(DIST)/wasm_exec.js
 
 web: build ## alias: everything the web app embeds, and the binary

@@ -150,7 +150,7 @@ func Controls(p Page) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</datalist> <label for=\"file\" class=\"js-only\">…or a local file (.gguf, config.json, model-shape .json), chosen or dropped on the page</label> <input id=\"file\" type=\"file\" class=\"js-only\" accept=\".gguf,.json,.safetensors\" data-testid=\"file\"><p id=\"file-status\" class=\"note\" role=\"status\" data-testid=\"file-status\"></p></fieldset><fieldset><legend>GPU</legend> <label for=\"gpu\">Calibration</label> <select id=\"gpu\" name=\"gpu\" data-testid=\"gpu\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</datalist> <label for=\"file\" class=\"js-only\">…or local files, chosen or dropped on the page: a .gguf (all its splits, and an mmproj for vision), a config.json (with its .safetensors or index and shards), or a model-shape .json</label> <input id=\"file\" type=\"file\" class=\"js-only\" multiple accept=\".gguf,.json,.safetensors\" data-testid=\"file\"><p id=\"file-status\" class=\"note\" role=\"status\" data-testid=\"file-status\"></p></fieldset><fieldset><legend>GPU</legend> <label for=\"gpu\">Calibration</label> <select id=\"gpu\" name=\"gpu\" data-testid=\"gpu\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

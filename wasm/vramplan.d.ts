@@ -1,5 +1,7 @@
 // Type declarations for the planner's WebAssembly bridge
-// (wasm/planner/main_js.go) and its loader (web/static/bridge.js).
+// (wasm/planner/main_js.go) and its loader (web/static/bridge.js), and for
+// the model-file reader (wasm/gguf/main_js.go) and its loader
+// (web/static/reader.js).
 //
 // Every value crosses the boundary as a JSON string, encoded and decoded by
 // the Go side's encoding/json with the planner's own types. A raw call that
@@ -59,9 +61,38 @@ export type RawVramplan = {
   [K in Exclude<keyof Vramplan, 'version'>]: (...args: Parameters<Vramplan[K]>) => ReturnType<Vramplan[K]> | BridgeError;
 };
 
+/**
+ * The model-file reader, globalThis.vramplanGGUF, installed by gguf.wasm.
+ * It reads Files the user picked in the page, through Blob slices (GGUF
+ * headers in 4 MiB read-ahead blocks, safetensors headers only); nothing is
+ * uploaded. Each function resolves to a model shape (planner.Model) or
+ * rejects with an Error naming the file at fault; a panic is recovered into
+ * a rejection and the module keeps working.
+ */
+export interface VramplanGGUF {
+  /** The plan schema the planner this reader was built with writes. */
+  readonly version: string;
+  /**
+   * Reads a GGUF model: one file, or every split of one
+   * (`-00001-of-0000N.gguf`, in any order), with an optional vision
+   * projector (mmproj) whose tower becomes the model's vision tower. The
+   * model's id is the first file's name without `.gguf` and the split suffix.
+   */
+  read(files: Blob | ArrayLike<Blob>, mmproj?: Blob): Promise<ModelJSON>;
+  /**
+   * Reads a Hugging Face config.json (planner/hf.ParseConfig: weight bytes
+   * by formula) and, when given, the safetensors headers (one
+   * `.safetensors`, several, or a `model.safetensors.index.json` and the
+   * shards it names) whose tensors make the weight bytes exact.
+   */
+  readConfig(config: Blob, safetensors?: ArrayLike<Blob>): Promise<ModelJSON>;
+}
+
 declare global {
   // Installed by planner.wasm when it starts.
   var vramplan: RawVramplan;
+  // Installed by gguf.wasm when it starts.
+  var vramplanGGUF: VramplanGGUF;
 }
 
 /**
@@ -71,3 +102,11 @@ declare global {
  * module; `source` replaces the fetch, for tests.
  */
 export declare function load(source?: () => Promise<Response | WebAssembly.Module | ArrayBuffer | Uint8Array>): Promise<Vramplan>;
+
+/**
+ * reader.js: fetches and starts dist/gguf.wasm once, relative to
+ * reader.js, on first use (the page calls it when a file is picked), and
+ * resolves to globalThis.vramplanGGUF. A failed load is retried on the next
+ * call. `source` replaces the fetch, for tests.
+ */
+export declare function loadReader(source?: () => Promise<Response | ArrayBuffer | Uint8Array>): Promise<VramplanGGUF>;

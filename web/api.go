@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -93,6 +94,20 @@ func (a *app) models(c echo.Context) error {
 		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
 	}
 	return c.JSON(http.StatusOK, k.models)
+}
+
+// model answers GET /api/models/:id: one model shape, so a page fetches
+// only the model it shows rather than the whole catalog.
+func (a *app) model(c echo.Context) error {
+	k := a.catalog()
+	if k.err != nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
+	}
+	m, ok := k.model(c.Param("id"))
+	if !ok {
+		return jsonError(c, http.StatusNotFound, "", fmt.Errorf("model %q is not in the catalog", c.Param("id")))
+	}
+	return c.JSON(http.StatusOK, m)
 }
 
 func (a *app) calibrations(c echo.Context) error {

@@ -17,12 +17,14 @@ type catalog struct {
 
 func (a *app) catalog() *catalog {
 	a.once.Do(func() {
+		var errM, errC error
 		if a.deps.Models != nil {
-			a.cat.models = a.deps.Models()
+			a.cat.models, errM = a.deps.Models()
 		}
 		if a.deps.Calibrations != nil {
-			a.cat.cals, a.cat.err = a.deps.Calibrations()
+			a.cat.cals, errC = a.deps.Calibrations()
 		}
+		a.cat.err = errors.Join(errM, errC)
 		if a.cat.err == nil && (len(a.cat.models) == 0 || len(a.cat.cals) == 0) {
 			a.cat.err = errors.New("web: the catalog or the calibration table is empty")
 		}

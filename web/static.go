@@ -17,8 +17,8 @@ import (
 )
 
 // The static folder holds the hand-written JavaScript and CSS; its dist
-// folder the build outputs `make wasm` copies there (planner.wasm and Go's
-// wasm_exec.js), git-ignored but for a README so the embed compiles on a
+// folder the build outputs `make wasm` copies there (planner.wasm, gguf.wasm
+// and Go's wasm_exec.js), git-ignored but for a README so the embed compiles on a
 // clean clone. A missing build output answers 503, not a failed build.
 //
 //go:embed static

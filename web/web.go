@@ -12,6 +12,7 @@
 //	POST /api/plan          the plan document for an input document
 //	GET  /api/view          the calc.View for the URL's state
 //	GET  /api/models        the catalog's model shapes
+//	GET  /api/models/:id    one of them
 //	GET  /api/calibrations  the calibration table
 //	GET  /static/…          assets; the built wasm is 503 until `make wasm`
 package web
@@ -29,8 +30,9 @@ import (
 // Deps are what the app needs from the rest of the program. Each source is
 // a function so a catalog can be loaded lazily and swapped in tests.
 type Deps struct {
-	// Models returns the catalog, in the order the picker shows it.
-	Models func() []planner.Model
+	// Models returns the catalog, in the order the picker shows it. An
+	// error, like an empty catalog, makes every page and API answer 503.
+	Models func() ([]planner.Model, error)
 	// Calibrations returns the calibration table.
 	Calibrations func() ([]planner.Calibration, error)
 }
@@ -50,6 +52,7 @@ func New(d Deps) http.Handler {
 	api.POST("/plan", a.planInput)
 	api.GET("/view", a.view)
 	api.GET("/models", a.models)
+	api.GET("/models/:id", a.model)
 	api.GET("/calibrations", a.calibrations)
 	e.GET("/static/*", staticHandler(), cors)
 	warmOnce.Do(warm)

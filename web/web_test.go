@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,14 +15,19 @@ import (
 
 	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/catalog"
 	"github.com/vramplan/vramplan/web"
-	"github.com/vramplan/vramplan/web/interimcatalog"
 )
 
-const b1Query = "model=seed-b1-qwen3-4b&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096&kv=fp8&block=16"
+// The seed's B1 case on the catalog's Qwen3-4B Q8_0, and a MoE that does
+// not fit a 32 GB card at 32k tokens.
+const (
+	b1Query    = "model=qwen3-4b-instruct-2507-q8_0&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096&kv=fp8&block=16"
+	nofitQuery = "model=qwen3-coder-30b-a3b-instruct-nvfp4&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=32768"
+)
 
 func handler() http.Handler {
-	return web.New(web.Deps{Models: interimcatalog.All, Calibrations: calibrations.All})
+	return web.New(web.Deps{Models: catalog.All, Calibrations: calibrations.All})
 }
 
 func get(t *testing.T, url string, header ...string) *httptest.ResponseRecorder {
@@ -52,17 +58,27 @@ func testid(doc *goquery.Document, id string) *goquery.Selection {
 	return doc.Find(`[data-testid="` + id + `"]`)
 }
 
-func goldenPlan(t *testing.T, name string) planner.Plan {
+// b1Plan is the plan of b1Query, built without the web app's query code.
+func b1Plan(t *testing.T) planner.Plan {
 	t.Helper()
-	data, err := os.ReadFile("../planner/testdata/golden/" + name + ".input.json")
+	m, err := catalog.Lookup("qwen3-4b-instruct-2507-q8_0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := planner.ParseInput(data)
+	cals, err := calibrations.All()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := planner.Report(in)
+	in := planner.Input{Model: m, Limits: planner.Limits{MaxBatch: 8, MaxSeqLen: 4096, KVDtype: planner.KVDtypeFP8, BlockTokens: 16}}
+	for _, c := range cals {
+		if c.ID == "rtx5090-wsl2-cuda13.3" {
+			in.Calibration = c
+		}
+	}
+	p, err := planner.Report(in)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return p
 }
 
@@ -71,7 +87,7 @@ func goldenPlan(t *testing.T, name string) planner.Plan {
 // page, the API and the CLI.
 func TestPageNumbersEqualPlan(t *testing.T) {
 	doc := page(t, "/?"+b1Query, http.StatusOK)
-	p := goldenPlan(t, "b1-qwen3-4b-fp8")
+	p := b1Plan(t)
 	checks := map[string]int64{"total-mib": p.Total.MiB(), "budget-mib": p.Budget.MiB(), "headroom-mib": p.Headroom.MiB(),
 		"max-seqs": int64(p.Capacity.MaxSeqsAtMaxLen), "max-len": int64(p.Capacity.MaxLenAtBatch)}
 	for id, want := range checks {
@@ -94,7 +110,7 @@ func TestPageNumbersEqualPlan(t *testing.T) {
 }
 
 func TestPageFailureLevers(t *testing.T) {
-	doc := page(t, "/?model=seed-a43-example&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096", http.StatusOK)
+	doc := page(t, "/?"+nofitQuery, http.StatusOK)
 	if fits, _ := testid(doc, "verdict").Attr("data-fits"); fits != "false" {
 		t.Fatalf("verdict data-fits = %q, want false", fits)
 	}
@@ -104,15 +120,15 @@ func TestPageFailureLevers(t *testing.T) {
 	}
 	levers.Each(func(_ int, s *goquery.Selection) {
 		href, _ := s.Attr("href")
-		if !strings.HasPrefix(href, "?model=seed-a43-example&") {
+		if !strings.HasPrefix(href, "?model=qwen3-coder-30b-a3b-instruct-nvfp4&") {
 			t.Errorf("lever %q links to %q", s.Text(), href)
 		}
 	})
 }
 
 func TestPageControlsHoldState(t *testing.T) {
-	doc := page(t, "/?model=seed-b1-qwen3-4b&batch=3&len=5000&kv=q8_0&vision=1&spec=2&budget=20480", http.StatusOK)
-	for id, want := range map[string]string{"batch": "3", "len": "5000", "spec": "2", "budget": "20480", "model": "seed-b1-qwen3-4b"} {
+	doc := page(t, "/?model=gemma-3-4b-it-q4_k_m&batch=3&len=5000&kv=q8_0&vision=1&spec=2&budget=20480", http.StatusOK)
+	for id, want := range map[string]string{"batch": "3", "len": "5000", "spec": "2", "budget": "20480", "model": "gemma-3-4b-it-q4_k_m"} {
 		if got, _ := testid(doc, id).Attr("value"); got != want {
 			t.Errorf("input %s = %q, want %q", id, got, want)
 		}
@@ -176,7 +192,7 @@ func TestAPIPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := goldenPlan(t, "b1-qwen3-4b-fp8")
+	want := b1Plan(t)
 	if p.Total != want.Total || !p.Fits {
 		t.Errorf("GET /api/plan total %d fits %v, want %d true", p.Total, p.Fits, want.Total)
 	}
@@ -212,14 +228,43 @@ func TestAPICatalog(t *testing.T) {
 			t.Errorf("GET %s lacks CORS for embedders", url)
 		}
 	}
-	if len(ms) == 0 || len(cs) == 0 {
-		t.Errorf("%d models, %d calibrations", len(ms), len(cs))
+	if len(ms) != len(catalog.IDs()) || len(cs) == 0 {
+		t.Errorf("%d models, %d calibrations; want the catalog's %d models", len(ms), len(cs), len(catalog.IDs()))
+	}
+	var m planner.Model
+	rec := get(t, "/api/models/gemma-3-4b-it-q4_k_m")
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &m) != nil || m.ID != "gemma-3-4b-it-q4_k_m" || m.Vision == nil {
+		t.Errorf("GET /api/models/gemma-3-4b-it-q4_k_m = %d, model %q", rec.Code, m.ID)
+	}
+	if rec := get(t, "/api/models/nosuch"); rec.Code != http.StatusNotFound {
+		t.Errorf("GET /api/models/nosuch = %d, want 404", rec.Code)
+	}
+}
+
+// TestDefaults checks what a bare URL plans: the catalog's first model on
+// the first calibration by id.
+func TestDefaults(t *testing.T) {
+	doc := page(t, "/", http.StatusOK)
+	ids := catalog.IDs()
+	if got, _ := testid(doc, "model").Attr("value"); got != ids[0] {
+		t.Errorf("default model = %q, want %q", got, ids[0])
+	}
+	if got, _ := testid(doc, "gpu").Find("option[selected]").Attr("value"); got != "h200-linux-cuda13.0" {
+		t.Errorf("default gpu = %q, want h200-linux-cuda13.0", got)
+	}
+	if n := doc.Find("#model-list option").Length(); n != len(ids) {
+		t.Errorf("the picker offers %d models, want %d", n, len(ids))
 	}
 }
 
 func TestStatic(t *testing.T) {
+	ggufWasm := http.StatusServiceUnavailable // until make wasm has built it
+	if _, err := os.Stat("static/dist/gguf.wasm"); err == nil {
+		ggufWasm = http.StatusOK
+	}
 	for url, want := range map[string]int{"/static/app.js": 200, "/static/style.css": 200, "/static/vram-calculator.js": 200,
-		"/static/dist/gguf.wasm": 503, "/static/nope.js": 404, "/static/dist/README.md": 404, "/static/../web.go": 404} {
+		"/static/reader.js": 200, "/static/dist/gguf.wasm": ggufWasm, "/static/nope.js": 404, "/static/dist/README.md": 404,
+		"/static/../web.go": 404} {
 		if rec := get(t, url); rec.Code != want {
 			t.Errorf("GET %s = %d, want %d", url, rec.Code, want)
 		}
@@ -231,10 +276,17 @@ func TestStatic(t *testing.T) {
 }
 
 func TestEmptyCatalog(t *testing.T) {
-	h := web.New(web.Deps{Models: func() []planner.Model { return nil }, Calibrations: calibrations.All})
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
-	if rec.Code != http.StatusServiceUnavailable {
-		t.Errorf("GET / with no models = %d, want 503", rec.Code)
+	for name, models := range map[string]func() ([]planner.Model, error){
+		"no models":     func() ([]planner.Model, error) { return nil, nil },
+		"a broken file": func() ([]planner.Model, error) { return nil, errors.New("catalog x.json: bad") },
+	} {
+		h := web.New(web.Deps{Models: models, Calibrations: calibrations.All})
+		for _, url := range []string{"/", "/api/models", "/api/plan"} {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, url, nil))
+			if rec.Code != http.StatusServiceUnavailable {
+				t.Errorf("%s: GET %s = %d, want 503", name, url, rec.Code)
+			}
+		}
 	}
 }

@@ -108,3 +108,17 @@ func TestCalibrations(t *testing.T) {
 		t.Errorf("calibrations = exit %d, %q", code, out)
 	}
 }
+
+// TestServeDeps checks that what serve wires loads: the whole catalog and
+// the calibration table, with the default calibration first.
+func TestServeDeps(t *testing.T) {
+	d := deps()
+	models, err := d.Models()
+	if err != nil || len(models) != 47 {
+		t.Fatalf("deps().Models() = %d models, %v; want 47", len(models), err)
+	}
+	cals, err := d.Calibrations()
+	if err != nil || len(cals) == 0 || cals[0].ID != "h200-linux-cuda13.0" {
+		t.Fatalf("deps().Calibrations() = %d, %v; want h200-linux-cuda13.0 first", len(cals), err)
+	}
+}

@@ -14,13 +14,13 @@ import (
 	"time"
 
 	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/planner/catalog"
 	"github.com/vramplan/vramplan/web"
-	"github.com/vramplan/vramplan/web/interimcatalog"
 )
 
-// deps wires the web app to the interim catalog and the calibration table.
+// deps wires the web app to the model catalog and the calibration table.
 func deps() web.Deps {
-	return web.Deps{Models: interimcatalog.All, Calibrations: calibrations.All}
+	return web.Deps{Models: catalog.All, Calibrations: calibrations.All}
 }
 
 func cmdServe(args []string, stdout, stderr io.Writer) int {

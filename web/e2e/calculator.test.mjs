@@ -10,9 +10,11 @@ import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, browser, shots, planJSON, cliFlags, figures, planFigures, repo } from './harness.mjs';
+import { writeGGUF, writeMmproj } from './gguf.mjs';
+import { llamaTensors, writeSharded } from './safetensors.mjs';
 
-const b1 = 'model=seed-b1-qwen3-4b&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096&kv=fp8';
-const a43 = 'model=seed-a43-example&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=8192';
+const b1 = 'model=qwen3-4b-instruct-2507-q8_0&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096&kv=fp8';
+const nofit = 'model=qwen3-coder-30b-a3b-instruct-nvfp4&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=32768';
 let server, chrome;
 
 before(async () => { [server, chrome] = await Promise.all([serve(), browser()]); });
@@ -70,21 +72,31 @@ test('keyboard slider moves re-plan in the page and match the CLI', async () => 
   await page.screenshot({ path: join(shots, 'sliders.png'), fullPage: true });
 });
 
+test('choosing another catalog model fetches its shape once and re-plans', async () => {
+  const page = await open(b1);
+  const shapes = [];
+  page.on('request', (r) => { if (r.url().includes('/api/models')) shapes.push(new URL(r.url()).pathname); });
+  await page.fill('[data-testid="model"]', 'gemma-3-4b-it-q4_k_m');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'gemma-3-4b-it-q4_k_m');
+  assert.deepEqual(shapes, ['/api/models/gemma-3-4b-it-q4_k_m']);
+  await assertMatchesCLI(page, 'after choosing gemma-3-4b-it-q4_k_m');
+});
+
 test('a lever applies and the plan fits', async () => {
-  const page = await open(a43);
+  const page = await open(nofit);
   assert.equal(await page.getAttribute('[data-testid="verdict"]', 'data-fits'), 'false');
   await page.screenshot({ path: join(shots, 'levers.png'), fullPage: true });
   const lever = page.locator('[data-testid="lever"].fits').first();
   const label = await lever.innerText();
   await lever.click();
   assert.equal(await page.getAttribute('[data-testid="verdict"]', 'data-fits'), 'true', `after "${label}"`);
-  assert.notEqual(await queryOf(page), a43);
+  assert.notEqual(await queryOf(page), nofit);
   await assertMatchesCLI(page, `after lever "${label}"`);
   await page.screenshot({ path: join(shots, 'lever-applied.png'), fullPage: true });
 });
 
 test('a shared URL renders the same numbers without JavaScript and with wasm', async () => {
-  const shared = 'model=seed-a43-example&gpu=rtx5090-wsl2-cuda13.3&batch=5&len=6144&cache=fp8&spec=3&graphs=1&budget=30000';
+  const shared = 'model=gemma-3-4b-it-q4_k_m&gpu=rtx5090-wsl2-cuda13.3&batch=5&len=6144&cache=fp8&vision=1&spec=3&graphs=1&budget=30000';
   const noJS = await open(shared, { javaScriptEnabled: false });
   const server = await figures(noJS);
   assert.equal(await noJS.isVisible('[data-testid="submit"]'), true, 'the form submits without JS');
@@ -98,7 +110,7 @@ test('a shared URL renders the same numbers without JavaScript and with wasm', a
 
 test('a local model-shape file is read in the page, never uploaded', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vramplan-e2e-'));
-  const shape = JSON.parse(readFileSync(join(repo, 'web/interimcatalog/models/seed-b1-qwen3-4b.json'), 'utf8'));
+  const shape = JSON.parse(readFileSync(join(repo, 'planner/catalog/models/qwen3-4b-instruct-2507-q8_0.json'), 'utf8'));
   shape.id = 'my-local-model';
   shape.name = 'My local model';
   const file = join(dir, 'model.json');
@@ -127,24 +139,64 @@ test('a local model-shape file is read in the page, never uploaded', async () =>
   assert.equal(new URLSearchParams(await queryOf(page)).get('model'), 'my-dropped-model');
 });
 
-test('GGUF and config.json picks say their readers are not wired yet', async () => {
-  // The readers live on another branch (planner/gguf, planner/hf); until
-  // they are merged the page must say so rather than fail silently.
+// pickAndCompare picks files in the page and checks the plan it shows
+// against `vramplan plan --json` with flags for the same files.
+async function pickAndCompare(page, files, wantModel, flags) {
+  await page.setInputFiles('[data-testid="file"]', files);
+  await page.waitForFunction(() => /^(Read|.*: )/.test(document.querySelector('[data-testid="file-status"]').textContent)
+    && !document.querySelector('[data-testid="file-status"]').textContent.startsWith('Opening'), null, { timeout: 60000 });
+  const st = await page.innerText('[data-testid="file-status"]');
+  assert.match(st, /^Read /);
+  const q = await queryOf(page);
+  assert.equal(new URLSearchParams(q).get('model'), wantModel, st);
+  const want = planFigures(planJSON([...cliFlags(q).slice(2), ...flags]));
+  const got = await figures(page);
+  for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], `${wantModel}: ${k}`);
+}
+
+test('a generated GGUF (and an mmproj) is read in the page and matches the CLI', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vramplan-e2e-'));
-  const gguf = join(dir, 'model.gguf');
-  writeFileSync(gguf, Buffer.from('GGUF\x03\x00\x00\x00', 'binary'));
-  const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_size: 4096 }));
-  const page = await open(b1);
-  for (const [file, want] of [[gguf, /GGUF .*not built/], [config, /config\.json reader is not built/]]) {
-    await page.setInputFiles('[data-testid="file"]', file);
-    await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent !== '');
-    assert.match(await page.innerText('[data-testid="file-status"]'), want);
-  }
+  const gguf = join(dir, 'llama-3-8b-q8_0.gguf'), mmproj = join(dir, 'mmproj-f16.gguf');
+  writeGGUF(gguf);
+  writeMmproj(mmproj);
+  const page = await open('model=qwen3-4b-instruct-2507-q8_0&gpu=h200-linux-cuda13.0&batch=8&len=4096');
+  const reader = [], uploads = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/gguf.wasm')) reader.push(r.url());
+    if (r.method() !== 'GET') uploads.push(r.url());
+  });
+  await page.waitForTimeout(200);
+  assert.equal(reader.length, 0, 'the GGUF reader is not loaded before a file is picked');
+  await pickAndCompare(page, gguf, 'llama-3-8b-q8_0', ['--model', gguf]);
+  assert.equal(reader.length, 1);
+  await page.screenshot({ path: join(shots, 'gguf.png'), fullPage: true });
+  await pickAndCompare(page, [gguf, mmproj], 'llama-3-8b-q8_0', ['--model', gguf, '--mmproj', mmproj]);
+  assert.equal(await page.isChecked('[data-testid="vision"]'), true, 'an mmproj turns the vision tower on');
+  assert.ok(+(await page.innerText('[data-testid="item-vision_tower"] [data-testid="item-mib"]')) > 0, 'the tower is charged');
+  assert.deepEqual(uploads, []);
+  assert.deepEqual(page.errors, []);
+});
+
+test('a config.json, alone and with safetensors shards, is read in the page and matches the CLI', async () => {
+  const cfg = readFileSync(join(repo, 'planner/hf/testdata/configs/meta-llama__Llama-3.2-1B-Instruct.json'), 'utf8');
+  const alone = mkdtempSync(join(tmpdir(), 'vramplan-e2e-'));
+  const sharded = mkdtempSync(join(tmpdir(), 'vramplan-e2e-'));
+  for (const d of [alone, sharded]) writeFileSync(join(d, 'config.json'), cfg);
+  const shards = writeSharded(sharded, llamaTensors(JSON.parse(cfg)), 2);
+  const page = await open('model=qwen3-4b-instruct-2507-q8_0&gpu=h200-linux-cuda13.0&batch=4&len=16384&kv=fp8');
+  await pickAndCompare(page, join(alone, 'config.json'), 'local-llama', ['--model', join(alone, 'config.json')]);
+  const formula = await page.innerText('[data-testid="item-weights"] [data-testid="item-mib"]');
+  await pickAndCompare(page, [join(sharded, 'config.json'), join(sharded, 'model.safetensors.index.json'),
+    ...shards.map((n) => join(sharded, n))], 'local-llama', ['--model', join(sharded, 'config.json')]);
+  assert.match(await page.innerText('[data-testid="item-weights"]'), /exact/);
+  assert.equal(await page.innerText('[data-testid="item-weights"] [data-testid="item-mib"]'), formula, 'bf16 tensors: the formula was right');
+  await page.setInputFiles('[data-testid="file"]', [join(sharded, 'config.json'), join(sharded, 'model.safetensors.index.json')]);
+  await page.waitForFunction(() => /not picked/.test(document.querySelector('[data-testid="file-status"]').textContent));
+  await page.screenshot({ path: join(shots, 'config.png'), fullPage: true });
 });
 
 test('phone width: no sideways scroll, verdict in view', async () => {
-  const page = await open(a43, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const page = await open(nofit, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `page is ${overflow}px wider than the phone`);
   assert.ok(await page.locator('[data-testid="verdict"]').isVisible());

@@ -1,7 +1,8 @@
 // gguf.mjs writes a GGUF v3 file shaped like a real model: the full
 // metadata, tokenizer arrays included, and every tensor's header, with the
 // tensor data left as a hole (a sparse file), so a multi-gigabyte model
-// costs a few megabytes of disk. Used by the browser tests and benchmarks.
+// costs a few megabytes of disk; and a small vision projector (mmproj).
+// Used by the browser tests, the reader's Node test and the benchmarks.
 
 import { openSync, writeSync, ftruncateSync, closeSync } from 'node:fs';
 
@@ -52,23 +53,47 @@ const bytesOf = (dims, type) => {
 
 /** writeGGUF writes a sparse GGUF of shape s to path and returns its size in bytes. */
 export function writeGGUF(path, s = llama3_8b) {
+  return write(path, [
+    ['general.architecture', T.str, 'llama'],
+    ['general.name', T.str, 'synthetic llama-3-8b'],
+    ['general.file_type', T.u32, 7],
+    ['llama.block_count', T.u32, s.layers],
+    ['llama.context_length', T.u32, s.context],
+    ['llama.embedding_length', T.u32, s.hidden],
+    ['llama.feed_forward_length', T.u32, s.ffn],
+    ['llama.attention.head_count', T.u32, s.heads],
+    ['llama.attention.head_count_kv', T.u32, s.kvHeads],
+    ['llama.rope.freq_base', T.f32, 500000],
+    ['llama.attention.layer_norm_rms_epsilon', T.f32, 1e-5],
+    ['tokenizer.ggml.model', T.str, 'gpt2'],
+    ['tokenizer.ggml.tokens', T.arr, { type: T.str, items: Array.from({ length: s.vocab }, (_, i) => `tok${i}`) }],
+    ['tokenizer.ggml.merges', T.arr, { type: T.str, items: Array.from({ length: s.merges }, (_, i) => `m${i % 977} n${i}`) }],
+  ], tensors(s));
+}
+
+/**
+ * writeMmproj writes a small sparse vision projector (a clip GGUF, as
+ * llama.cpp's mmproj files are) shaped like gemma-3's: 896 px images in
+ * 14 px patches, pooled to 256 tokens. It returns its size and tensor bytes.
+ */
+export function writeMmproj(path) {
+  const w = 1152;
+  const ts = [['v.patch_embd.weight', [14, 14, 3, w], F32], ['v.position_embd.weight', [w, 4096], F32],
+    ['v.blk.0.attn_q.weight', [w, w], Q8_0], ['v.blk.0.ln1.weight', [w], F32], ['mm.input_projection.weight', [w, 2560], Q8_0]];
+  const out = write(path, [
+    ['general.architecture', T.str, 'clip'],
+    ['clip.projector_type', T.str, 'gemma3'],
+    ['clip.vision.image_size', T.u32, 896],
+    ['clip.vision.patch_size', T.u32, 14],
+  ], ts);
+  return { ...out, tensorBytes: ts.reduce((a, [, d, t]) => a + bytesOf(d, t), 0) };
+}
+
+// write writes a GGUF v3 header of kvs and tensors, tensor data a hole.
+function write(path, kvs, ts) {
   const w = new Writer();
-  const ts = tensors(s);
-  w.push(Buffer.from('GGUF')); w.u32(3); w.u64(ts.length); w.u64(14);
-  w.kv('general.architecture', T.str, 'llama');
-  w.kv('general.name', T.str, 'synthetic llama-3-8b');
-  w.kv('general.file_type', T.u32, 7);
-  w.kv('llama.block_count', T.u32, s.layers);
-  w.kv('llama.context_length', T.u32, s.context);
-  w.kv('llama.embedding_length', T.u32, s.hidden);
-  w.kv('llama.feed_forward_length', T.u32, s.ffn);
-  w.kv('llama.attention.head_count', T.u32, s.heads);
-  w.kv('llama.attention.head_count_kv', T.u32, s.kvHeads);
-  w.kv('llama.rope.freq_base', T.f32, 500000);
-  w.kv('llama.attention.layer_norm_rms_epsilon', T.f32, 1e-5);
-  w.kv('tokenizer.ggml.model', T.str, 'gpt2');
-  w.kv('tokenizer.ggml.tokens', T.arr, { type: T.str, items: Array.from({ length: s.vocab }, (_, i) => `tok${i}`) });
-  w.kv('tokenizer.ggml.merges', T.arr, { type: T.str, items: Array.from({ length: s.merges }, (_, i) => `m${i % 977} n${i}`) });
+  w.push(Buffer.from('GGUF')); w.u32(3); w.u64(ts.length); w.u64(kvs.length);
+  for (const kv of kvs) w.kv(...kv);
   let offset = 0;
   for (const [name, dims, type] of ts) {
     w.str(name); w.u32(dims.length);

@@ -53,7 +53,7 @@ export const mib = (bytes) => Math.trunc(bytes / 2 ** 20); // as planner.Bytes.M
 export function cliFlags(query) {
   const q = new URLSearchParams(query);
   const model = q.get('model');
-  const flags = ['--model', model.startsWith('/') ? model : join(repo, 'web', 'interimcatalog', 'models', `${model}.json`),
+  const flags = ['--model', model, // a catalog id or a file's path
     '--gpu', q.get('gpu'), '--max-batch', q.get('batch'), '--max-seq-len', q.get('len')];
   const opt = { kv: '--kv-dtype', block: '--block-tokens', prefill: '--max-prefill-tokens', cache: '--weight-cache', spec: '--spec-k' };
   for (const [k, f] of Object.entries(opt)) if (q.has(k)) flags.push(f, q.get(k));

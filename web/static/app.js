@@ -3,14 +3,17 @@
 // server rendered it from. Without it the page is a plain GET form.
 
 import { load } from './bridge.js';
+import { loadReader } from './reader.js';
 
 const root = document.getElementById('calc');
 const form = document.getElementById('controls');
 const byTest = (id, el = document) => el.querySelector(`[data-testid="${id}"]`);
-const models = new Map(); // id → model-shape JSON
+const models = new Map(); // id → model-shape JSON, fetched as they are chosen
 const cals = new Map(); // id → calibration JSON
 let api;
 const last = {}; // the model and calibration JSON the module holds
+let ids; // the catalog's model ids, as the page's picker lists them
+const fetching = new Map(); // id → the fetch of its shape in flight
 
 if (root && form) {
   document.documentElement.classList.add('js');
@@ -18,18 +21,35 @@ if (root && form) {
 }
 
 async function boot() {
-  const [bridge, ms, cs] = await Promise.all([load(), getJSON('/api/models'), getJSON('/api/calibrations')]);
+  const first = form.elements.model.value;
+  const [bridge, cs] = await Promise.all([load(), getJSON('/api/calibrations'), fetchModel(first)]);
   api = bridge;
-  for (const m of ms) models.set(m.id, JSON.stringify(m));
   for (const c of cs) cals.set(c.id, JSON.stringify(c));
   form.addEventListener('input', onInput);
   form.addEventListener('submit', (e) => { e.preventDefault(); update(); });
   root.addEventListener('click', onLever);
-  document.getElementById('file').addEventListener('change', (e) => pick(e.target.files[0]));
+  document.getElementById('file').addEventListener('change', (e) => pick(e.target.files));
   root.addEventListener('dragover', (e) => e.preventDefault());
-  root.addEventListener('drop', (e) => { e.preventDefault(); pick(e.dataTransfer.files[0]); });
+  root.addEventListener('drop', (e) => { e.preventDefault(); pick(e.dataTransfer.files); });
   root.dataset.ready = 'true';
   performance.mark('vramplan:interactive');
+}
+
+// fetchModel fetches a catalog model's shape once: the page names the
+// catalog's ids, not its shapes, so 47 models cost nothing until chosen.
+function fetchModel(id) {
+  if (models.has(id) || !catalogIDs().has(id)) return Promise.resolve();
+  if (!fetching.has(id)) {
+    fetching.set(id, getJSON(`/api/models/${encodeURIComponent(id)}`)
+      .then((m) => models.set(id, JSON.stringify(m)))
+      .finally(() => fetching.delete(id)));
+  }
+  return fetching.get(id);
+}
+
+function catalogIDs() {
+  ids ??= new Set([...document.querySelectorAll('#model-list option')].map((o) => o.value));
+  return ids;
 }
 
 async function getJSON(url) {
@@ -72,6 +92,10 @@ export function update() {
   const s = JSON.parse(api.parseQuery(q));
   const model = models.get(s.model);
   const cal = cals.get(s.gpu);
+  if (!model && catalogIDs().has(s.model)) {
+    fetchModel(s.model).then(update, (err) => status(`${s.model}: ${err.message}`));
+    return;
+  }
   if (!model || !cal) {
     status(!model ? `Model "${s.model}" is not in the catalog.` : `No calibration "${s.gpu}".`);
     return;
@@ -116,32 +140,60 @@ function status(msg) {
   if (p) p.textContent = msg;
 }
 
-// pick reads a local model file, chosen or dropped, in the page; nothing
-// is uploaded.
-async function pick(file) {
-  if (!file) return;
+// pick reads local model files, chosen or dropped, in the page; nothing
+// is uploaded. The GGUF and config.json readers load on the first pick.
+async function pick(list) {
+  const files = [...(list ?? [])];
+  if (!files.length) return;
+  const names = files.map((f) => f.name).join(', ');
   try {
-    const m = await readModel(file);
+    status(`Opening ${names} in this browser…`);
+    const m = await readModel(files);
     models.set(m.id, JSON.stringify(m));
-    const opt = document.createElement('option');
-    opt.value = m.id; opt.textContent = `${m.name || m.id} (local file)`;
-    document.getElementById('model-list').append(opt);
+    if (![...document.querySelectorAll('#model-list option')].some((o) => o.value === m.id)) {
+      const opt = document.createElement('option');
+      opt.value = m.id; opt.textContent = `${m.name || m.id} (local file)`;
+      document.getElementById('model-list').append(opt);
+    }
     form.elements.model.value = m.id;
-    status(`Read ${file.name}: ${m.name || m.id}, in this browser only.`);
+    if (files.some(isMmproj)) form.elements.vision.checked = true; // as the CLI's --mmproj implies --vision
+    status(`Read ${names}, in this browser only: ${summary(m)}.`);
     update();
   } catch (err) {
-    status(`${file.name}: ${err.message}`);
+    status(`${names}: ${err.message}`);
   }
 }
 
-async function readModel(file) {
-  const name = file.name.toLowerCase();
-  if (name.endsWith('.gguf') || name.endsWith('.safetensors')) {
-    throw new Error('the GGUF and safetensors readers are not built into this server yet');
+// summary describes a model shape in a few words.
+function summary(m) {
+  const layers = m.layers.reduce((n, l) => n + l.count, 0);
+  const mib = Math.floor(m.weights.bytes / 2 ** 20);
+  return `${m.arch || m.id}, ${layers} layers, ${mib} MiB of weights (${m.weights.source})${m.vision ? ', a vision tower' : ''}`;
+}
+
+const lower = (f) => f.name.toLowerCase();
+const isGGUF = (f) => lower(f).endsWith('.gguf');
+const isMmproj = (f) => isGGUF(f) && lower(f).includes('mmproj');
+const isTensors = (f) => lower(f).endsWith('.safetensors') || lower(f).endsWith('.safetensors.index.json');
+
+// readModel reads what was picked: GGUF files (the splits of one model and
+// an optional mmproj), a config.json with optional safetensors files (one,
+// or an index and its shards), or a planner model-shape .json.
+async function readModel(files) {
+  if (files.some(isGGUF)) {
+    const mmproj = files.filter(isMmproj);
+    const parts = files.filter((f) => isGGUF(f) && !isMmproj(f));
+    if (mmproj.length > 1 || !parts.length) throw new Error('pick one GGUF model (or all its splits) and at most one mmproj file');
+    return JSON.parse(await (await loadReader()).read(parts, mmproj[0]));
   }
-  const doc = JSON.parse(await file.text());
+  const tensors = files.filter(isTensors);
+  const docs = files.filter((f) => lower(f).endsWith('.json') && !isTensors(f));
+  if (docs.length !== 1) throw new Error(tensors.length ? 'pick the config.json together with the safetensors files' : 'pick one .json file');
+  const doc = JSON.parse(await docs[0].text());
   if (doc.layers) return JSON.parse(api.parseModel(JSON.stringify(doc)));
-  if (doc.model_type || doc.architectures) throw new Error('the config.json reader is not built into this server yet');
+  if (doc.model_type || doc.architectures) {
+    return JSON.parse(await (await loadReader()).readConfig(docs[0], tensors.length ? tensors : undefined));
+  }
   throw new Error('not a model-shape document or a config.json');
 }
 

@@ -6,12 +6,20 @@
 import { load } from './bridge.js';
 
 const base = new URL('..', import.meta.url);
-let catalog;
+let shared;
+const shapes = new Map(); // model id → its shape, fetched once per page
 
-function fetchCatalog() {
-  const get = (p) => fetch(new URL(p, base)).then((r) => r.ok ? r.json() : Promise.reject(new Error(`${p}: ${r.status}`)));
-  catalog ??= Promise.all([load(), get('api/models'), get('api/calibrations')]);
-  return catalog;
+const get = (p) => fetch(new URL(p, base)).then((r) => r.ok ? r.json() : Promise.reject(new Error(`${p}: ${r.status}`)));
+
+// fetchShared loads the wasm and the calibration table once per page.
+function fetchShared() {
+  shared ??= Promise.all([load(), get('api/calibrations')]);
+  return shared;
+}
+
+function fetchModel(id) {
+  if (!shapes.has(id)) shapes.set(id, get(`api/models/${encodeURIComponent(id)}`));
+  return shapes.get(id);
 }
 
 const css = `
@@ -44,8 +52,7 @@ class VramCalculator extends HTMLElement {
   }
 
   async start(root) {
-    const [api, models, cals] = await fetchCatalog();
-    const model = models.find((m) => m.id === this.getAttribute('model')) ?? models[0];
+    const [[api, cals], model] = await Promise.all([fetchShared(), fetchModel(this.getAttribute('model') ?? '')]);
     const cal = cals.find((c) => c.id === this.getAttribute('gpu')) ?? cals[0];
     const q = new URLSearchParams({ model: model.id, gpu: cal.id });
     for (const k of ['batch', 'len', 'kv', 'budget']) if (this.hasAttribute(k)) q.set(k, this.getAttribute(k));

@@ -1,0 +1,69 @@
+// The model-file reader's WebAssembly under Node: web/static/reader.js loads
+// web/static/dist/gguf.wasm (built by `make wasm`) and reads Blobs as a
+// browser reads picked Files: a generated GGUF and a config.json with its
+// safetensors headers.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, mkdtemp } from 'node:fs/promises';
+import { openAsBlob } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadReader } from '../web/static/reader.js';
+import { writeGGUF, writeMmproj } from '../web/e2e/gguf.mjs';
+import { llamaTensors, writeSafetensors } from '../web/e2e/safetensors.mjs';
+
+const root = new URL('..', import.meta.url);
+const reader = await loadReader(() => readFile(new URL('web/static/dist/gguf.wasm', root)));
+const dir = await mkdtemp(join(tmpdir(), 'vramplan-gguf-'));
+const file = async (path, name) => new File([await openAsBlob(path)], name);
+const small = { layers: 4, hidden: 512, ffn: 1024, heads: 8, kvHeads: 2, vocab: 1000, merges: 100, context: 2048 };
+
+test('read gives the shape of a GGUF held in a File', async () => {
+  const path = join(dir, 'Small-Q8_0.gguf');
+  const { size } = writeGGUF(path, small);
+  const m = JSON.parse(await reader.read(await file(path, 'Small-Q8_0.gguf')));
+  assert.equal(m.id, 'small-q8_0');
+  assert.equal(m.arch, 'llama');
+  assert.deepEqual(m.layers, [{ count: 4, kind: 'full', kv_heads: 2, key_dim: 64, value_dim: 64 }]);
+  assert.equal(m.vocab_size, 1000);
+  assert.equal(m.weights.source, 'exact');
+  assert.ok(m.weights.bytes > 0 && m.weights.bytes < size, `${m.weights.bytes} bytes of weights in a ${size}-byte file`);
+  assert.deepEqual(JSON.parse(await reader.read([await file(path, 'Small-Q8_0.gguf')])), m, 'a list of one file');
+});
+
+test('read takes an mmproj file as the vision tower', async () => {
+  const model = join(dir, 'vision.gguf'), mmproj = join(dir, 'mmproj-f16.gguf');
+  writeGGUF(model, small);
+  const { tensorBytes } = writeMmproj(mmproj);
+  const m = JSON.parse(await reader.read([await file(model, 'vision.gguf')], await file(mmproj, 'mmproj-f16.gguf')));
+  assert.deepEqual(m.vision, { bytes: tensorBytes, source: 'exact', image_tokens: 256, image_size: 896 });
+  await assert.rejects(reader.read(await file(mmproj, 'mmproj-f16.gguf')), /vision projector \(mmproj\)/);
+});
+
+test('readConfig reads a config.json, then its safetensors headers', async () => {
+  const cfgPath = new URL('planner/hf/testdata/configs/meta-llama__Llama-3.2-1B-Instruct.json', root);
+  const cfg = JSON.parse(await readFile(cfgPath, 'utf8'));
+  const config = new File([JSON.stringify(cfg)], 'config.json');
+  const m = JSON.parse(await reader.readConfig(config));
+  assert.equal(m.weights.source, 'formula');
+  assert.equal(m.weights.bytes, 2471628800); // 1,235,814,400 parameters in bf16
+  const st = join(dir, 'model.safetensors');
+  const bytes = writeSafetensors(st, llamaTensors(cfg));
+  const exact = JSON.parse(await reader.readConfig(config, [await file(st, 'model.safetensors')]));
+  assert.equal(exact.weights.source, 'exact');
+  assert.equal(exact.weights.bytes, bytes);
+});
+
+test('bad files and bad calls reject with Errors; the module survives', async () => {
+  await assert.rejects(reader.read(new File(['GGUF\x03\0\0\0'], 'short.gguf')), /vramplanGGUF\.read: short\.gguf: /);
+  await assert.rejects(reader.read(), /argument 1 \(GGUF files\) is missing/);
+  await assert.rejects(reader.read(42), /must be a File/);
+  await assert.rejects(reader.read({ length: 1 }), /item 0 is not a File/);
+  await assert.rejects(reader.read([new File([''], 'a-00001-of-00002.gguf')]), /pick all of them/);
+  await assert.rejects(reader.readConfig(new File(['{"model_type":"llama"}'], 'config.json')), /config\.json: /);
+  await assert.rejects(reader.readConfig(new File(['{}'], 'config.json'), [new File([''], 'model.safetensors.index.json')]), Error);
+  const path = join(dir, 'again.gguf');
+  writeGGUF(path, small);
+  assert.equal(JSON.parse(await reader.read(await file(path, 'again.gguf'))).id, 'again');
+});
