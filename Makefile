@@ -57,9 +57,13 @@ deps: deps-go deps-npm ## Go modules and npm packages (Node 22)
 deps-go:
 	$(GO) mod download
 
-deps-npm:
-	@test -x $(NODE_BIN)/node || npm ci --no-audit --no-fund
+deps-npm: node_modules/.package-lock.json ## npm packages as package-lock.json pins them
 	@$(NODE_BIN)/node --version
+
+# npm ci again whenever package-lock.json is newer than what node_modules holds.
+node_modules/.package-lock.json: package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
 
 check: templ-check ## gofmt, go vet, the module tidy, generated files (templ, catalog) fresh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
