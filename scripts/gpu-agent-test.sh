@@ -34,7 +34,7 @@ if serve vmm vmm; then
   "$BIN/gpuagent" report --listen "unix:$SOCK" >"$OUT/report-loaded-vmm.txt" 2>&1
   curl -s --unix-socket "$SOCK" http://agent/metrics >"$OUT/metrics-loaded-vmm.txt"
   "$BIN/gpuagent" soak --listen "unix:$SOCK" --clients 32 --ops 100000 >"$OUT/soak-vmm.txt" 2>&1; echo "soak exit $?" >>"$OUT/soak-vmm.txt"
-  "$BIN/gpuagent" soak --listen "unix:$SOCK" --latency-batch 256 --latency-steps 20000 >"$OUT/latency-vmm.txt" 2>&1
+  "$BIN/gpuagent" soak --listen "unix:$SOCK" --latency-batch 256 --latency-steps 20000 --latency-form both >"$OUT/latency-vmm.txt" 2>&1
   "$BIN/gpuagent" report --listen "unix:$SOCK" >"$OUT/report-soaked-vmm.txt" 2>&1
   curl -s --unix-socket "$SOCK" http://agent/metrics >"$OUT/metrics-soaked-vmm.txt"
   smi soaked-vmm

@@ -22,6 +22,7 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed")
 	batch := fs.Int("latency-batch", 0, "time decode steps of this many sequences instead of soaking")
 	steps := fs.Int("latency-steps", 20_000, "decode steps to time")
+	form := fs.String("latency-form", "binary", "how timed steps travel: `binary` (wire.CallDecode), json (a wire.Step) or both")
 	var gc gcFlag
 	gc.register(fs)
 	if code := parse(fs, args); code >= 0 {
@@ -37,13 +38,7 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx := context.Background()
 	if *batch > 0 {
-		l, err := soak.MeasureStep(ctx, cfg.Addr, *batch, *steps)
-		if err != nil {
-			fmt.Fprintf(stderr, "gpuagent soak: %v\n", err)
-			return exitFail
-		}
-		fmt.Fprintln(stdout, l)
-		return exitOK
+		return measure(ctx, cfg.Addr, *form, *batch, *steps, stdout, stderr)
 	}
 	res, err := soak.Run(ctx, cfg)
 	if err == nil {
@@ -57,5 +52,23 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	fmt.Fprintln(stdout, "gpuagent soak: PASS: drained to the baseline, 0 steady-state acquisitions, KV base unmoved")
+	return exitOK
+}
+
+// measure times decode steps in the forms named and prints a line each.
+func measure(ctx context.Context, addr, form string, batch, steps int, stdout, stderr io.Writer) int {
+	forms := map[string][]soak.Form{"binary": {soak.Binary}, "json": {soak.JSON}, "both": {soak.JSON, soak.Binary}}[form]
+	if forms == nil {
+		fmt.Fprintf(stderr, "gpuagent soak: --latency-form %q: want binary, json or both\n", form)
+		return exitUsage
+	}
+	for _, f := range forms {
+		l, err := soak.MeasureStep(ctx, addr, f, batch, steps)
+		if err != nil {
+			fmt.Fprintf(stderr, "gpuagent soak: %v\n", err)
+			return exitFail
+		}
+		fmt.Fprintln(stdout, l)
+	}
 	return exitOK
 }

@@ -16,6 +16,12 @@ type seqState struct {
 	swaFirst int   // first SWA slot not yet evicted
 }
 
+// makeRoom grows st's block tables to the blocks it was promised, so its
+// decode steps never allocate (the promise bounds the total by the pool).
+func (st *seqState) makeRoom() {
+	st.s.Grow(max(0, int(st.credits)-st.s.Len()))
+}
+
 // promise is what admitting a sequence of max tokens takes from the pools.
 func (a *Agent) promise(max int) (global, swa int64) {
 	global = ceilDiv(int64(max), int64(a.geometry.blockTokens))

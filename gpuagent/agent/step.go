@@ -40,9 +40,28 @@ func (a *Agent) Step(conn Conn, req *wire.Step, res *wire.StepResult) (*wire.Ste
 	}
 	res.Decode = nil
 	if req.Decode != nil {
-		res.Decode = a.decode(l, req.Decode)
+		res.Decode = a.decode(l, req.Decode, new(wire.DecodeResult))
 	}
 	return res, nil
+}
+
+// Decode applies a step of decode tokens alone for conn's lease, the hot
+// path of an engine's scheduler: one token for each sequence in d, the
+// outcome written into res, whose slices are reused. It fails whole as
+// Step does; otherwise each sequence succeeds or fails on its own.
+func (a *Agent) Decode(conn Conn, lease string, d *wire.Decode, res *wire.DecodeResult) *wire.Error {
+	st := wire.Step{Lease: lease, Decode: d}
+	if err := st.Check(a.Bounds()); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	l, err := a.lookup(conn, lease)
+	if err != nil {
+		return err
+	}
+	a.decode(l, d, res)
+	return nil
 }
 
 // Admit applies one admission for conn's lease.
@@ -101,6 +120,7 @@ func (a *Agent) admit(l *lease, op *wire.Op) (wire.Result, *wire.Error) {
 		return wire.Result{}, err
 	}
 	st.s = a.kv.NewSequence()
+	st.makeRoom()
 	h := a.adopt(l, st)
 	blocks, hits, err := a.grow(st, op.Tokens, op.Hashes, nil)
 	if err != nil {
@@ -149,6 +169,7 @@ func (a *Agent) fork(l *lease, op *wire.Op) (wire.Result, *wire.Error) {
 		return wire.Result{}, wire.Errorf(wire.CodeInternal, "fork past the promise: %v", ferr)
 	}
 	st.s, st.tokens, st.swaFirst = s, p.tokens, p.swaFirst
+	st.makeRoom()
 	a.counters.forks++
 	r := wire.Result{Seq: a.adopt(l, st), Blocks: s.BlockTable(nil), Copies: wireCopies(copies)}
 	if len(r.Blocks) > 0 {
@@ -201,9 +222,10 @@ func (a *Agent) table(l *lease, h uint64) (wire.Result, *wire.Error) {
 	return wire.Result{Seq: h, Blocks: st.s.BlockTable(nil)}, nil
 }
 
-// decode appends one token to each sequence.
-func (a *Agent) decode(l *lease, d *wire.Decode) *wire.DecodeResult {
-	res := &wire.DecodeResult{Blocks: make([]int32, len(d.Seqs))}
+// decode appends one token to each sequence, the outcome into res.
+func (a *Agent) decode(l *lease, d *wire.Decode, res *wire.DecodeResult) *wire.DecodeResult {
+	res.Blocks = append(res.Blocks[:0], make([]int32, len(d.Seqs))...)
+	res.Errors = res.Errors[:0]
 	var one [1]uint64
 	for i, h := range d.Seqs {
 		var hashes []uint64

@@ -107,37 +107,63 @@ func (c *Client) Lease() wire.Lease {
 func (c *Client) call(call wire.Call, in, out any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.dead {
-		return ErrClosed
-	}
-	status, body, err := c.roundTrip(call, in)
-	if err != nil {
-		c.dead = true
-		c.c.Close()
-		return fmt.Errorf("%w: %v", ErrClosed, err)
-	}
-	if status != http.StatusOK {
-		var e wire.Error
-		if json.Unmarshal(body, &e) != nil || e.Code == "" {
-			return fmt.Errorf("gpuagent client: call %d: status %d", call, status)
-		}
-		return &e
-	}
-	if out == nil {
-		return nil
-	}
-	return json.Unmarshal(body, out)
-}
-
-func (c *Client) roundTrip(call wire.Call, in any) (int, []byte, error) {
 	body := []byte("{}")
 	if in != nil {
 		var err error
 		if body, err = json.Marshal(in); err != nil {
-			return 0, nil, err
+			return err
 		}
 	}
 	c.out = wire.AppendFrame(c.out[:0], []byte{byte(call)}, body)
+	body, err := c.exchange(call)
+	if err != nil || out == nil {
+		return err
+	}
+	return json.Unmarshal(body, out)
+}
+
+// Decode sends one decode step in binary form (wire.CallDecode): one
+// token for each sequence in d, through the open lease. The outcome is
+// written into res, whose slices are reused, so a steady stream of steps
+// allocates nothing. A sequence's own failure is in res.Errors; a refusal
+// of the whole step is a *wire.Error; a broken connection is ErrClosed.
+func (c *Client) Decode(d *wire.Decode, res *wire.DecodeResult) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.out = append(c.out[:0], 0, 0, 0, 0, byte(wire.CallDecode))
+	c.out = wire.AppendDecode(c.out, c.lease.Lease, d)
+	binary.BigEndian.PutUint32(c.out, uint32(len(c.out)-4))
+	body, err := c.exchange(wire.CallDecode)
+	if err != nil {
+		return err
+	}
+	return wire.ParseDecodeResult(body, res)
+}
+
+// exchange writes the request frame in c.out and returns the body of a
+// 200 answer. Any other status comes back as its *wire.Error; a failed
+// read or write closes the connection and comes back as ErrClosed.
+func (c *Client) exchange(call wire.Call) ([]byte, error) {
+	if c.dead {
+		return nil, ErrClosed
+	}
+	status, body, err := c.roundTrip()
+	if err != nil {
+		c.dead = true
+		c.c.Close()
+		return nil, fmt.Errorf("%w: %v", ErrClosed, err)
+	}
+	if status != http.StatusOK {
+		var e wire.Error
+		if json.Unmarshal(body, &e) != nil || e.Code == "" {
+			return nil, fmt.Errorf("gpuagent client: call %d: status %d", call, status)
+		}
+		return nil, &e
+	}
+	return body, nil
+}
+
+func (c *Client) roundTrip() (int, []byte, error) {
 	c.c.SetDeadline(time.Now().Add(30 * time.Second))
 	if _, err := c.c.Write(c.out); err != nil {
 		return 0, nil, err

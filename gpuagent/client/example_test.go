@@ -50,9 +50,12 @@ func Example() {
 	seq, _ := c.Admit(1024, 40, 0xfeed, 0xbeef)
 	fmt.Println("prompt blocks:", len(seq.Blocks))
 
-	// One scheduler step: a token for the sequence.
-	res, _ := c.Step(&wire.Step{Decode: &wire.Decode{Seqs: wire.IDs{seq.Seq}}})
-	fmt.Println("new block this step:", res.Decode.Blocks[0] != 0)
+	// One scheduler step: a token for the sequence. Decode is the binary
+	// form of a decode step; reusing d and res, a step allocates nothing.
+	d := &wire.Decode{Seqs: wire.IDs{seq.Seq}}
+	var res wire.DecodeResult
+	c.Decode(d, &res)
+	fmt.Println("new block this step:", res.Blocks[0] != 0)
 
 	// Best-of-2: the fork shares the full blocks and copies the partial one.
 	fork, _ := c.Fork(seq.Seq, 0)

@@ -2,6 +2,7 @@ package kv
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/vramplan/vramplan/gpuagent/internal/invariants"
 	"github.com/vramplan/vramplan/gpuagent/internal/leak"
@@ -31,6 +32,19 @@ func (m *Manager) NewSequence() *Sequence {
 	m.open++
 	s.leak = leak.Track(s, "kv.Sequence")
 	return s
+}
+
+// Grow makes room for at least blocks more slots in the global table and
+// in the SWA table, so that appending that many does not allocate. The
+// agent grows a sequence at admission by the blocks it promised it,
+// which keeps decode steps free of allocation.
+func (s *Sequence) Grow(blocks int) {
+	s.live("Grow")
+	s.blocks = slices.Grow(s.blocks, blocks)
+	s.sealed = slices.Grow(s.sealed, blocks)
+	if s.m.cfg.SWA != nil {
+		s.swa = slices.Grow(s.swa, blocks)
+	}
 }
 
 func (s *Sequence) live(op string) {

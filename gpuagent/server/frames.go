@@ -51,6 +51,7 @@ func (s *Server) serveFrames(c net.Conn, r *bufio.Reader, conn agent.Conn) {
 		calls[ep.call] = ep
 	}
 	var in []byte
+	var dec decodeState
 	out := new(bytes.Buffer)
 	for {
 		c.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
@@ -60,7 +61,12 @@ func (s *Server) serveFrames(c net.Conn, r *bufio.Reader, conn agent.Conn) {
 		}
 		out.Reset()
 		out.Write([]byte{0, 0, 0, 0, 0, 0}) // length and status, filled in below
-		status := encode(out, s.frameCall(calls, conn, in))
+		var status int
+		if wire.Call(in[0]) == wire.CallDecode {
+			status = s.decodeFrame(&dec, conn, in[1:], out)
+		} else {
+			status = encode(out, s.frameCall(calls, conn, in))
+		}
 		b := out.Bytes()
 		binary.BigEndian.PutUint32(b, uint32(len(b)-4))
 		binary.BigEndian.PutUint16(b[4:], uint16(status))
@@ -84,4 +90,30 @@ func (s *Server) frameCall(calls map[wire.Call]endpoint, conn agent.Conn, in []b
 		return err
 	}
 	return res
+}
+
+// decodeState is one connection's reused decode-step buffers and the
+// last lease id it named, so a steady stream of binary decode steps
+// allocates nothing.
+type decodeState struct {
+	d     wire.Decode
+	res   wire.DecodeResult
+	lease string
+}
+
+// decodeFrame answers a binary decode step (wire.CallDecode) into out and
+// returns the status: 200 with the binary answer, or a JSON error.
+func (s *Server) decodeFrame(st *decodeState, conn agent.Conn, body []byte, out *bytes.Buffer) int {
+	lease, err := wire.ParseDecode(body, &st.d)
+	if err == nil {
+		if string(lease) != st.lease {
+			st.lease = string(lease)
+		}
+		err = s.a.Decode(conn, st.lease, &st.d, &st.res)
+	}
+	if err != nil {
+		return encode(out, err)
+	}
+	out.Write(wire.AppendDecodeResult(out.AvailableBuffer(), &st.res))
+	return http.StatusOK
 }

@@ -226,6 +226,11 @@ func TestHostileFrames(t *testing.T) {
 		{"unknown call", wire.AppendFrame(nil, []byte{99}, []byte(`{}`)), http.StatusBadRequest},
 		{"garbage body", wire.AppendFrame(nil, []byte{byte(wire.CallStep)}, []byte("\xff\x00")), http.StatusBadRequest},
 		{"foreign lease", wire.AppendFrame(nil, []byte{byte(wire.CallStep)}, []byte(`{"lease":"`+vc.Lease().Lease+`"}`)), http.StatusNotFound},
+		{"binary decode, garbage", wire.AppendFrame(nil, []byte{byte(wire.CallDecode)}, []byte("\xff\x00")), http.StatusBadRequest},
+		{"binary decode, foreign lease", decodeFrame(vc.Lease().Lease, vr.Seq), http.StatusNotFound},
+		{"binary decode, over max_batch", decodeFrame("l", make([]uint64, 33)...), http.StatusRequestEntityTooLarge},
+		{"binary decode, over the framing limit", decodeFrame("l", make([]uint64, wire.MaxBatch+1)...), http.StatusRequestEntityTooLarge},
+		{"binary decode, trailing bytes", wire.AppendFrame(nil, []byte{byte(wire.CallDecode)}, append(wire.AppendDecode(nil, "l", &wire.Decode{Seqs: []uint64{1}}), 0)), http.StatusBadRequest},
 		{"frame over the limit", []byte{0x7f, 0xff, 0xff, 0xff, 1}, 0},
 		{"empty frame", []byte{0, 0, 0, 0}, 0},
 	}
@@ -244,6 +249,12 @@ func TestHostileFrames(t *testing.T) {
 		})
 	}
 	checkVictim(t, vc, vr)
+}
+
+// decodeFrame is a binary decode step frame for lease and seqs.
+func decodeFrame(lease string, seqs ...uint64) []byte {
+	body := wire.AppendDecode(nil, lease, &wire.Decode{Seqs: seqs})
+	return wire.AppendFrame(nil, []byte{byte(wire.CallDecode)}, body)
 }
 
 // metric scrapes /metrics and returns the named unlabelled sample's value.

@@ -38,21 +38,27 @@ func TestSoak(t *testing.T) {
 // BenchmarkStep256 times one decode step of 256 sequences over the Unix
 // socket: the round trip an engine's scheduler pays per step.
 func BenchmarkStep256(b *testing.B) {
-	addr, _ := start(b, "testdata/bench.plan.json", agent.Config{}, server.Config{})
-	b.ResetTimer()
-	l, err := soak.MeasureStep(context.Background(), addr, 256, b.N)
-	if err != nil {
-		b.Fatal(err)
+	for _, f := range []soak.Form{soak.JSON, soak.Binary} {
+		b.Run(f.String(), func(b *testing.B) {
+			addr, _ := start(b, "testdata/bench.plan.json", agent.Config{}, server.Config{})
+			b.ResetTimer()
+			l, err := soak.MeasureStep(context.Background(), addr, f, 256, b.N)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(l.P50.Microseconds()), "p50-µs")
+			b.ReportMetric(float64(l.P99.Microseconds()), "p99-µs")
+		})
 	}
-	b.ReportMetric(float64(l.P50.Microseconds()), "p50-µs")
-	b.ReportMetric(float64(l.P99.Microseconds()), "p99-µs")
 }
 
 func TestStep256Latency(t *testing.T) {
-	addr, _ := start(t, "testdata/bench.plan.json", agent.Config{}, server.Config{})
-	l, err := soak.MeasureStep(context.Background(), addr, 256, 2000)
-	if err != nil {
-		t.Fatal(err)
+	for _, f := range []soak.Form{soak.JSON, soak.Binary} {
+		addr, _ := start(t, "testdata/bench.plan.json", agent.Config{}, server.Config{})
+		l, err := soak.MeasureStep(context.Background(), addr, f, 256, 2000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Log(l)
 	}
-	t.Log(l)
 }

@@ -12,20 +12,37 @@ import (
 
 // Latency is the distribution of one batched decode step's round trip.
 type Latency struct {
+	Form               Form
 	Batch, Steps       int
 	P50, P90, P99, Max time.Duration
 }
 
 func (l Latency) String() string {
-	return fmt.Sprintf("decode step of %d sequences, %d steps: p50 %v, p90 %v, p99 %v, max %v",
-		l.Batch, l.Steps, l.P50, l.P90, l.P99, l.Max)
+	return fmt.Sprintf("decode step of %d sequences (%s), %d steps: p50 %v, p90 %v, p99 %v, max %v",
+		l.Batch, l.Form, l.Steps, l.P50, l.P90, l.P99, l.Max)
 }
 
-// MeasureStep times steps decode steps of batch sequences each, one
-// client, each step a round trip to the agent at addr. Sequences are
+// A Form is how a measured decode step travels.
+type Form int
+
+// Forms of a decode step.
+const (
+	Binary Form = iota // wire.CallDecode through client.Decode, reused buffers
+	JSON               // a wire.Step with Decode through client.Step
+)
+
+func (f Form) String() string {
+	if f == JSON {
+		return "json"
+	}
+	return "binary"
+}
+
+// MeasureStep times steps decode steps of batch sequences each in form f,
+// one client, each step a round trip to the agent at addr. Sequences are
 // admitted at the plan's max_seq_len and re-admitted when full; only the
 // decode steps are timed.
-func MeasureStep(ctx context.Context, addr string, batch, steps int) (Latency, error) {
+func MeasureStep(ctx context.Context, addr string, f Form, batch, steps int) (Latency, error) {
 	c, err := client.Dial(ctx, addr)
 	if err != nil {
 		return Latency{}, err
@@ -36,6 +53,7 @@ func MeasureStep(ctx context.Context, addr string, batch, steps int) (Latency, e
 		return Latency{}, err
 	}
 	room := l.Limits.MaxSeqLen
+	step := stepper(c, f)
 	times := make([]time.Duration, 0, steps)
 	for len(times) < steps {
 		d, err := admitBatch(c, batch, room)
@@ -44,11 +62,8 @@ func MeasureStep(ctx context.Context, addr string, batch, steps int) (Latency, e
 		}
 		for i := 0; i < room && len(times) < steps; i++ {
 			t0 := time.Now()
-			res, err := c.Step(&wire.Step{Decode: d})
+			err := step(d)
 			times = append(times, time.Since(t0))
-			if err == nil && len(res.Decode.Errors) > 0 {
-				err = res.Decode.Errors[0].Error
-			}
 			if err != nil {
 				return Latency{}, err
 			}
@@ -62,7 +77,7 @@ func MeasureStep(ctx context.Context, addr string, batch, steps int) (Latency, e
 	}
 	slices.Sort(times)
 	q := func(p float64) time.Duration { return times[min(len(times)-1, int(p*float64(len(times))))] }
-	return Latency{Batch: batch, Steps: steps, P50: q(0.50), P90: q(0.90), P99: q(0.99), Max: times[len(times)-1]}, nil
+	return Latency{Form: f, Batch: batch, Steps: steps, P50: q(0.50), P90: q(0.90), P99: q(0.99), Max: times[len(times)-1]}, nil
 }
 
 func admitBatch(c *client.Client, batch, maxTokens int) (*wire.Decode, error) {
@@ -75,4 +90,29 @@ func admitBatch(c *client.Client, batch, maxTokens int) (*wire.Decode, error) {
 		d.Seqs = append(d.Seqs, r.Seq)
 	}
 	return d, nil
+}
+
+// stepper returns a function that sends one decode step in form f and
+// reports the first failure, the step's or a sequence's.
+func stepper(c *client.Client, f Form) func(d *wire.Decode) error {
+	if f == JSON {
+		return func(d *wire.Decode) error {
+			res, err := c.Step(&wire.Step{Decode: d})
+			if err == nil && len(res.Decode.Errors) > 0 {
+				err = res.Decode.Errors[0].Error
+			}
+			return err
+		}
+	}
+	var res wire.DecodeResult
+	return func(d *wire.Decode) error {
+		err := c.Decode(d, &res)
+		if err == nil && len(res.Errors) > 0 {
+			err = res.Errors[0].Error
+		}
+		if err == nil && len(res.Blocks) != len(d.Seqs) {
+			err = fmt.Errorf("%d blocks for %d sequences", len(res.Blocks), len(d.Seqs))
+		}
+		return err
+	}
 }

@@ -140,18 +140,36 @@ func (w *worker) decode() (int, error) {
 	if len(d.Seqs) == 0 {
 		return w.cancel()
 	}
-	res, err := w.step(nil, &d)
+	res, err := w.decodeStep(&d)
 	if err != nil {
 		return 0, err
 	}
-	if len(res.Decode.Errors) > 0 {
-		return 0, fmt.Errorf("decode: %v", res.Decode.Errors[0].Error)
+	if len(res.Errors) > 0 {
+		return 0, fmt.Errorf("decode: %v", res.Errors[0].Error)
 	}
 	for _, i := range idx {
 		w.seqs[i].tokens++
 	}
 	atomic.AddInt64(&w.res.Decodes, int64(len(d.Seqs)))
 	return len(d.Seqs), nil
+}
+
+// decodeStep sends d as a JSON step or, half the time, as the binary
+// decode call, so the soak drives both forms.
+func (w *worker) decodeStep(d *wire.Decode) (*wire.DecodeResult, error) {
+	if w.rng.IntN(2) == 0 {
+		res, err := w.step(nil, d)
+		if err != nil {
+			return nil, err
+		}
+		return res.Decode, nil
+	}
+	atomic.AddInt64(&w.res.Steps, 1)
+	var res wire.DecodeResult
+	if err := w.c.Decode(d, &res); err != nil {
+		return nil, fmt.Errorf("binary decode step: %w", err)
+	}
+	return &res, nil
 }
 
 func (w *worker) grow() (int, error) {

@@ -18,7 +18,8 @@ import (
 // ways. A request frame is a 4-byte big-endian length, then that many
 // bytes: one Call byte and the call's JSON body. A response frame is a
 // 4-byte big-endian length, then a 2-byte big-endian HTTP status and the
-// JSON answer (a Error when the status is not 200). The framing limits
+// JSON answer (a Error when the status is not 200), except CallDecode,
+// whose body and 200 answer are binary (AppendDecode). The framing limits
 // are the HTTP API's; a frame over MaxBody+1 bytes ends the connection.
 // Leases opened on the connection end when it closes.
 const FramesProtocol = "gpuagent-frames/1"
@@ -35,6 +36,9 @@ const (
 	CallAdmit                      // POST /v1/admit
 	CallReport                     // GET /v1/report
 	CallStats                      // GET /v1/stats
+	// CallDecode is a decode step in binary form, frames only: the body
+	// and the answer are laid out as binary.go says, not JSON.
+	CallDecode
 )
 
 // AppendFrame appends a frame holding head and body to dst.
@@ -45,13 +49,17 @@ func AppendFrame(dst, head, body []byte) []byte {
 
 // ReadFrame reads one frame's payload from r into buf (grown as needed)
 // and returns it. A frame larger than max is an error and the stream is
-// then unusable.
+// then unusable. Once buf has grown to the stream's largest frame,
+// ReadFrame does not allocate.
 func ReadFrame(r io.Reader, buf []byte, max int) ([]byte, error) {
-	var n [4]byte
-	if _, err := io.ReadFull(r, n[:]); err != nil {
+	if cap(buf) < 4 {
+		buf = make([]byte, 4, 512)
+	}
+	head := buf[:4] // read through buf: a local array would escape to the heap
+	if _, err := io.ReadFull(r, head); err != nil {
 		return nil, err
 	}
-	size := int(binary.BigEndian.Uint32(n[:]))
+	size := int(binary.BigEndian.Uint32(head))
 	if size > max || size < 1 {
 		return nil, fmt.Errorf("frame of %d bytes, want 1 to %d", size, max)
 	}

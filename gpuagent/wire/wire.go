@@ -23,6 +23,12 @@
 //	GET  /v1/report                  -> report document
 //	GET  /metrics                    -> Prometheus text
 //	GET  /v1/frames (Upgrade)        -> the same calls as frames (FramesProtocol)
+//	frame CallDecode      binary decode step -> binary DecodeResult (frames only)
+//
+// The decode step an engine sends every scheduler step has a binary form
+// on frames (CallDecode, laid out in binary.go) that both ends read and
+// write without allocating; its answers equal a JSON Step's with the
+// same Decode.
 //
 // A lease belongs to the connection that opened it: it ends when that
 // connection closes, when it is not renewed within its TTL, or when it is
