@@ -20,6 +20,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	parser "github.com/gpustack/gguf-parser-go"
 )
@@ -67,11 +68,17 @@ func (b *blockReader) next(n int64) ([]byte, error) {
 	return b.buf[start : start+n], nil
 }
 
+// blocks holds read-ahead buffers between headers: in a browser, one
+// fresh 8 MiB block per file read made the collector run every few reads.
+// Nothing decoded aliases a block (strings are copied out).
+var blocks sync.Pool
+
 // fill reads a block (or n bytes, if more) starting at pos.
 func (b *blockReader) fill(n int64) error {
 	want := min(max(int64(b.block), n), b.size-b.pos)
 	if int64(cap(b.buf)) < want {
-		b.buf = make([]byte, want)
+		b.release()
+		b.buf = reuse(want)
 	}
 	b.buf = b.buf[:want]
 	got, err := b.r.ReadAt(b.buf, b.pos)
@@ -83,6 +90,23 @@ func (b *blockReader) fill(n int64) error {
 	}
 	b.buf, b.bufAt = b.buf[:got], b.pos
 	return nil
+}
+
+// reuse returns a pooled block of at least n bytes, or a new one.
+func reuse(n int64) []byte {
+	if p, ok := blocks.Get().(*[]byte); ok && int64(cap(*p)) >= n {
+		return (*p)[:n]
+	}
+	return make([]byte, n)
+}
+
+// release returns b's block to the pool; b holds none after.
+func (b *blockReader) release() {
+	if cap(b.buf) > 0 {
+		buf := b.buf[:0]
+		blocks.Put(&buf)
+	}
+	b.buf, b.bufAt = nil, 0
 }
 
 func (b *blockReader) u32() (uint32, error) {
@@ -202,16 +226,69 @@ func (b *blockReader) skipArray(v *parser.GGUFMetadataKVArrayValue) error {
 	if v.Type != parser.GGUFMetadataValueTypeString {
 		return fmt.Errorf("array of type %d at offset %d cannot be skipped", v.Type, b.pos)
 	}
-	for i := uint64(0); i < v.Len; i++ {
-		n, err := b.count()
+	for i := uint64(0); i < v.Len; {
+		// Calls of at most skipRun strings: a JavaScript engine compiles
+		// a hot function again, optimized, for its next call, not the one
+		// it is in, so one long call would run unoptimized to the end.
+		k := b.skipBuffered(min(v.Len-i, skipRun))
+		if i += k; i == v.Len {
+			break
+		}
+		if k == skipRun {
+			continue
+		}
+		n, err := b.count() // a length across a block boundary: the reader refills
 		if err == nil {
 			err = b.skip(int64(min(n, math.MaxInt64)))
 		}
 		if err != nil {
 			return fmt.Errorf("array item %d: %w", i, err)
 		}
+		i++
 	}
 	return nil
+}
+
+// skipRun is how many strings one call of skipBuffered walks at most.
+const skipRun = 4096
+
+// skipBuffered moves past up to n strings whose lengths lie in the
+// buffer, reading each length in place: the tokenizer's hundreds of
+// thousands of strings cost a loop, not two calls each. It stops at a
+// length outside the buffer, one claiming more than the file holds, or
+// past the header limit, and leaves those to the checked path.
+func (b *blockReader) skipBuffered(n uint64) uint64 {
+	w := int64(8)
+	if b.v <= parser.GGUFVersionV1 {
+		w = 4
+	}
+	little := b.bo == binary.LittleEndian
+	var done uint64
+	for ; done < n && b.bufAt <= b.pos && b.pos <= maxHeaderBytes; done++ {
+		i := b.pos - b.bufAt
+		if i+w > int64(len(b.buf)) {
+			break
+		}
+		l := lengthAt(b.buf[i:], w, little)
+		if l > uint64(b.size-b.pos-w) {
+			break
+		}
+		b.pos += w + int64(l)
+	}
+	return done
+}
+
+// lengthAt reads a w-byte length at the start of p.
+func lengthAt(p []byte, w int64, little bool) uint64 {
+	switch {
+	case w == 8 && little:
+		return binary.LittleEndian.Uint64(p)
+	case w == 8:
+		return binary.BigEndian.Uint64(p)
+	case little:
+		return uint64(binary.LittleEndian.Uint32(p))
+	}
+	return uint64(binary.BigEndian.Uint32(p))
 }
 
 func (b *blockReader) array(depth int, key string) (parser.GGUFMetadataKVArrayValue, error) {

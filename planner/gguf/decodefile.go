@@ -43,6 +43,7 @@ func decode(parts []Part, block int) (gf *parser.GGUFFile, err error) {
 
 func decodePart(gf *parser.GGUFFile, p Part, block int, single bool) error {
 	b := &blockReader{r: p.R, size: p.Size, block: block, bo: binary.LittleEndian}
+	defer b.release()
 	tensors, kvs, err := b.preamble(gf)
 	if err != nil {
 		return err

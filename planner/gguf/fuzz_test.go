@@ -3,6 +3,7 @@ package gguf
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/vramplan/vramplan/calibrations"
@@ -21,10 +22,24 @@ func FuzzReadAt(f *testing.F) {
 				t.Errorf("ReadAt(%q) = a model the planner refuses: %v", data, ierr)
 			}
 		}
+		sameAcrossBlocks(t, p)
 		if v, err := ReadVisionAt(p, Options{}); err == nil && (v.Bytes < 0 || v.ImageTokens > 1<<20) {
 			t.Errorf("ReadVisionAt(%q) = %+v", data, v)
 		}
 	})
+}
+
+// sameAcrossBlocks checks that the header decodes the same whatever the
+// read-ahead block: blocks of 5 bytes split every field, 64 split most
+// strings, and a large one reads the file at once.
+func sameAcrossBlocks(t *testing.T, p Part) {
+	want, werr := decode([]Part{p}, 1<<20)
+	for _, block := range []int{5, 64} {
+		got, err := decode([]Part{p}, block)
+		if (err == nil) != (werr == nil) || err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("decode with %d-byte blocks = %v, with 1 MiB blocks = %v", block, err, werr)
+		}
+	}
 }
 
 // plannerError returns the planner's InputError for m, if any.

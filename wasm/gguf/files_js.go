@@ -22,9 +22,12 @@ import (
 	"github.com/vramplan/vramplan/planner/hf"
 )
 
-// readAhead is the GGUF read-ahead block: an 8B model's header is then a
-// few JavaScript round trips (see docs/architecture.md, "Model shapes").
-var readAhead = gguf.Options{BlockSize: 4 << 20}
+// readAhead is the GGUF read-ahead block. A browser answers each Blob read
+// after a fixed delay of tens of milliseconds plus the copy, so fewer,
+// larger reads win: an 8B model's 7.4 MB header is one 8 MiB read (75 ms
+// at p50 against 106 ms in two 4 MiB reads, and reading the next block
+// ahead concurrently was slower still; docs/benchmarks.md).
+var readAhead = gguf.Options{BlockSize: 8 << 20}
 
 // maxConfig bounds a config.json or an index file read whole, in bytes.
 const maxConfig = 64 << 20

@@ -7,7 +7,20 @@ import { loadReader } from './reader.js';
 
 const root = document.getElementById('calc');
 const form = document.getElementById('controls');
-const byTest = (id, el = document) => el.querySelector(`[data-testid="${id}"]`);
+const found = new Map(); // scope id + data-testid → element, while it stays in the page
+
+// byTest finds the element with data-testid id under el (the document, or
+// an element with an id). Lookups are remembered: a slider move paints
+// some twenty elements, and each attribute query walks the page.
+function byTest(id, el = document) {
+  const key = `${el.id ?? ''}#${id}`;
+  const hit = found.get(key);
+  if (hit?.isConnected && el.contains(hit)) return hit;
+  const e = el.querySelector(`[data-testid="${id}"]`);
+  if (e) found.set(key, e);
+  return e;
+}
+
 const models = new Map(); // id → model-shape JSON, fetched as they are chosen
 const cals = new Map(); // id → calibration JSON
 let api;
@@ -254,16 +267,22 @@ function paintRow(tr, it) {
   setText(source.firstChild, it.source); setAttr(source.firstChild, 'class', `tag ${it.source}`);
 }
 
+// paintLevers rebuilds the lever links only when their number or kinds
+// change; a slider move usually changes only their queries and labels,
+// which are written in place.
 function paintLevers(box, v) {
-  const all = [...(v.levers ?? []), ...(v.combination ? [v.combination] : [])];
-  paintList(box, all.map((l) => l.query).join(' '), () => [
-    ...(v.levers?.length ? [el('h2', {}, 'Levers')] : []),
-    ...(v.levers ?? []).map((l) => leverLink(l, 'lever')),
-    ...(v.combination ? [leverLink(v.combination, 'combination')] : [])]);
-}
-
-function leverLink(l, testid) {
-  return el('a', { class: l.fits ? 'lever fits' : 'lever', href: `?${l.query}`, 'data-query': l.query, 'data-testid': testid }, l.label);
+  const levers = v.levers ?? [];
+  const all = [...levers.map((l) => [l, 'lever']), ...(v.combination ? [[v.combination, 'combination']] : [])];
+  paintList(box, all.map(([, kind]) => kind).join(), () => [
+    ...(levers.length ? [el('h2', {}, 'Levers')] : []),
+    ...all.map(([, kind]) => el('a', { class: 'lever', 'data-testid': kind }))]);
+  const links = box.querySelectorAll('a');
+  all.forEach(([l], i) => {
+    setAttr(links[i], 'class', l.fits ? 'lever fits' : 'lever');
+    setAttr(links[i], 'href', `?${l.query}`);
+    setAttr(links[i], 'data-query', l.query);
+    setText(links[i], l.label);
+  });
 }
 
 function paintChart(c) {
