@@ -35,6 +35,12 @@ func TestV1Conservation(t *testing.T) {
 			t.Fatalf("op %d: journal says %d live bytes, Stats says %d (%d regions, want %d)", i, sum, st.Committed, st.Live, len(live))
 		}
 	}
+	for _, r := range live {
+		f.Release(r)
+	}
+	if sum, st := journalSum(f.Journal()), f.Stats(); sum != 0 || st.Live != 0 || st.Committed != 0 {
+		t.Errorf("after releasing everything: journal %d bytes, Stats %+v", sum, st)
+	}
 }
 
 func journalSum(es []gpuagenttest.Entry) (sum backend.Bytes) {
@@ -98,6 +104,7 @@ func TestFailCommit(t *testing.T) {
 	if errs[0] != nil || !errors.Is(errs[1], backend.ErrInjected) || errs[2] != nil || r.Committed() != 3*g {
 		t.Errorf("commits with the 2nd failing = %v, committed %v", errs, r.Committed())
 	}
+	f.Release(r)
 }
 
 func TestBudget(t *testing.T) {
@@ -128,4 +135,5 @@ func TestV2NoAllocationWhileServing(t *testing.T) {
 	if n := gd.SteadyStateAllocations(); len(n) != 0 {
 		t.Errorf("SteadyStateAllocations() = %v, want none", n)
 	}
+	f.Release(kv)
 }

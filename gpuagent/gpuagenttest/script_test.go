@@ -16,18 +16,30 @@ var update = flag.Bool("update", false, "rewrite testdata/script expectations")
 // scriptState is the state one script file drives: a fake with a 64 MiB
 // capacity and a 64 KiB granularity, and named regions.
 type scriptState struct {
-	g       *backend.PhaseGuard
-	f       *gpuagenttest.Fake
-	regions map[string]*backend.Region
+	g        *backend.PhaseGuard
+	f        *gpuagenttest.Fake
+	regions  map[string]*backend.Region
+	released map[*backend.Region]bool
 }
 
 func TestScripts(t *testing.T) {
 	script.RunDir(t, "testdata/script", *update, func(t *testing.T) func(*testing.T, *script.Cmd) string {
 		g := backend.NewPhaseGuard()
 		g.Logf = func(string, ...any) {}
-		s := &scriptState{g: g, f: small(g), regions: map[string]*backend.Region{}}
+		s := &scriptState{g: g, f: small(g), regions: map[string]*backend.Region{}, released: map[*backend.Region]bool{}}
+		t.Cleanup(s.teardown)
 		return s.do
 	})
+}
+
+// teardown releases the regions the script left held.
+func (s *scriptState) teardown() {
+	for _, r := range s.regions {
+		if r != nil && !s.released[r] {
+			s.released[r] = true
+			s.f.Release(r)
+		}
+	}
 }
 
 func (s *scriptState) do(t *testing.T, c *script.Cmd) (out string) {
@@ -42,7 +54,9 @@ func (s *scriptState) do(t *testing.T, c *script.Cmd) (out string) {
 	case "growable":
 		return s.growable(t, c)
 	case "release":
-		s.f.Release(s.regions[c.Arg(t, 0)])
+		r := s.regions[c.Arg(t, 0)]
+		defer func() { s.released[r] = true }() // also when the release panics
+		s.f.Release(r)
 		return "ok"
 	case "commit", "decommit":
 		return s.resize(t, c)

@@ -16,16 +16,33 @@ var update = flag.Bool("update", false, "rewrite testdata/script expectations")
 // scriptState drives a manager over an 8-block global pool and a 4-block
 // SWA pool from a script.
 type scriptState struct {
-	r     *rig
-	seqs  map[string]*kv.Sequence
-	saved *kv.Saved
+	r           *rig
+	seqs        map[string]*kv.Sequence
+	closed      map[string]bool
+	saved       *kv.Saved
+	savedClosed bool
 }
 
 func TestScripts(t *testing.T) {
 	script.RunDir(t, "testdata/script", *update, func(t *testing.T) func(*testing.T, *script.Cmd) string {
-		s := &scriptState{r: newRig(t, 8, 4, 0), seqs: map[string]*kv.Sequence{}}
+		s := &scriptState{r: newRig(t, 8, 4, 0), seqs: map[string]*kv.Sequence{}, closed: map[string]bool{}}
+		t.Cleanup(func() { s.teardown(t) })
 		return s.do
 	})
+}
+
+// teardown closes what the script left open, then the rig, which checks
+// that every byte the fake backend handed out came back.
+func (s *scriptState) teardown(t *testing.T) {
+	for name, q := range s.seqs {
+		if !s.closed[name] {
+			q.Close()
+		}
+	}
+	if s.saved != nil && !s.savedClosed {
+		s.saved.Close()
+	}
+	s.r.close(t)
 }
 
 func (s *scriptState) do(t *testing.T, c *script.Cmd) (out string) {
@@ -39,6 +56,9 @@ func (s *scriptState) do(t *testing.T, c *script.Cmd) (out string) {
 		return "ok"
 	}
 	if f, ok := seqCmds[c.Name]; ok {
+		if c.Name == "close" {
+			defer func() { s.closed[c.Arg(t, 0)] = true }()
+		}
 		return f(t, s.seqs[c.Arg(t, 0)], c)
 	}
 	return s.managerCmd(t, c)
@@ -87,6 +107,7 @@ func (s *scriptState) managerCmd(t *testing.T, c *script.Cmd) string {
 		s.saved = m.SavePrefix()
 		return fmt.Sprintf("snapshot %v", s.saved.Snapshot.Hashes)
 	case "save-close":
+		s.savedClosed = true
 		s.saved.Close()
 		return "ok"
 	case "load":

@@ -23,10 +23,18 @@ type Token struct {
 }
 
 var (
-	mu      sync.Mutex
-	handler = func(what string) { fmt.Fprintf(os.Stderr, "gpuagent: leak: %s was never released\n", what) }
-	count   atomic.Int64
+	mu              sync.Mutex
+	handler         = unexpected
+	count           atomic.Int64
+	unexpectedCount atomic.Int64 // reports that reached the default handler
 )
+
+// unexpected is the default handler: it prints the report and counts it,
+// so that a test binary can fail when anything leaked (leaktest.Main).
+func unexpected(what string) {
+	unexpectedCount.Add(1)
+	fmt.Fprintf(os.Stderr, "gpuagent: leak: %s was never released\n", what)
+}
 
 // Track arranges for a report if obj becomes unreachable before Done is
 // called on the returned token. It returns nil unless invariants are enabled.
@@ -68,3 +76,7 @@ func SetHandler(h func(what string)) (prev func(what string)) {
 
 // Count reports how many leaks have been reported since the process started.
 func Count() int64 { return count.Load() }
+
+// Unexpected reports how many of them reached the default handler: leaks
+// no test asked for by installing its own handler.
+func Unexpected() int64 { return unexpectedCount.Load() }
