@@ -1,6 +1,8 @@
 package agent_test
 
 import (
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/vramplan/vramplan/gpuagent/agent"
@@ -19,7 +21,7 @@ func FuzzAgent(f *testing.F) {
 		leases := []string{open(t, a, 1), open(t, a, 2)}
 		held := []map[uint64]int{{}, {}} // handle -> tokens
 		for i := 0; i+2 < len(prog); i += 3 {
-			who, op, arg := int(prog[i]%2), prog[i+1]%6, int(prog[i+2])
+			who, op, arg := int(prog[i]%2), prog[i+1]%7, int(prog[i+2])
 			fuzzOp(t, a, agent.Conn(who+1), leases[who], held[who], op, arg)
 			if s := a.Stats(); s.KV.Promised > int64(s.KV.Blocks) || s.SWA.Promised > int64(s.SWA.Blocks) {
 				t.Fatalf("promised %d/%d global, %d/%d SWA blocks", s.KV.Promised, s.KV.Blocks, s.SWA.Promised, s.SWA.Blocks)
@@ -37,6 +39,10 @@ func FuzzAgent(f *testing.F) {
 }
 
 func fuzzOp(t *testing.T, a *agent.Agent, conn agent.Conn, lease string, held map[uint64]int, op byte, arg int) {
+	if op == 6 {
+		fuzzDecode(t, a, conn, lease, held, arg)
+		return
+	}
 	var any uint64
 	for h := range held {
 		any = h
@@ -85,6 +91,40 @@ func fuzzOp(t *testing.T, a *agent.Agent, conn agent.Conn, lease string, held ma
 		tab, _ := a.Step(conn, &wire.Step{Lease: lease, Ops: []wire.Op{{Op: wire.OpTable, Seq: r.Seq}}}, nil)
 		if got, want := len(tab.Results[0].Blocks), (h+15)/16; got != want {
 			t.Fatalf("after %+v sequence %d of %d tokens has %d blocks, want %d", o, r.Seq, h, got, want)
+		}
+	}
+}
+
+// fuzzDecode sends a decode step (the binary call's agent side) for every
+// sequence the lease holds, plus a handle it does not hold when arg is
+// odd, with content hashes when arg is a multiple of 3.
+func fuzzDecode(t *testing.T, a *agent.Agent, conn agent.Conn, lease string, held map[uint64]int, arg int) {
+	d := wire.Decode{Seqs: slices.Sorted(maps.Keys(held))}
+	if arg%2 == 1 {
+		d.Seqs = append(d.Seqs, 1<<40)
+	}
+	if arg%3 == 0 {
+		for range d.Seqs {
+			d.Hashes = append(d.Hashes, uint64(arg))
+		}
+	}
+	var res wire.DecodeResult
+	if err := a.Decode(conn, lease, &d, &res); err != nil {
+		return // refused whole: bounds
+	}
+	failed := map[int]bool{}
+	for _, e := range res.Errors {
+		if e.Error.Code == wire.CodeInternal {
+			t.Fatalf("decode %v: %v", d.Seqs, e.Error)
+		}
+		failed[e.Index] = true
+	}
+	if len(res.Blocks) != len(d.Seqs) {
+		t.Fatalf("decode of %d sequences answered %d blocks", len(d.Seqs), len(res.Blocks))
+	}
+	for i, h := range d.Seqs {
+		if _, ok := held[h]; ok && !failed[i] {
+			held[h]++
 		}
 	}
 }
