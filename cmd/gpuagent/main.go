@@ -5,7 +5,7 @@
 //
 //	gpuagent serve  --plan plan.json [--device N] [--backend vmm|cuda|fake] [--listen unix:PATH|HOST:PORT]
 //	gpuagent report --listen unix:PATH | --plan plan.json [--json]
-//	gpuagent soak   --listen unix:PATH [--clients 32] [--ops 100000] [--latency-batch 256]
+//	gpuagent soak   --listen unix:PATH [--clients 32] [--ops 100000] [--latency-batch 256 [--latency-form binary|json|both]]
 //	gpuagent calibrate [--device N] [-o FILE] [--runs N] [--blas-dir DIR]... [--machine TEXT]
 //
 // calibrate measures what the GPU, its driver and platform charge (context,

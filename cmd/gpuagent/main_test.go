@@ -33,6 +33,7 @@ func TestRun(t *testing.T) {
 		{[]string{"report"}, exitUsage, "give --listen"},
 		{[]string{"report", "--plan", tinyPlan}, exitOK, "planned side only"},
 		{[]string{"soak"}, exitUsage, "--listen is required"},
+		{[]string{"soak", "--listen", "unix:/nonexistent", "--latency-batch", "8", "--latency-form", "xml"}, exitUsage, "want binary, json or both"},
 	}
 	driver := haveDriver()
 	for _, tt := range tests {
@@ -72,6 +73,11 @@ func TestServeReportSoak(t *testing.T) {
 	out.Reset()
 	if code := run([]string{"soak", "--listen", "unix:" + sock, "--ops", "5000", "--clients", "8"}, &out, &out); code != exitOK {
 		t.Errorf("soak = %d\n%s", code, out.String())
+	}
+	out.Reset()
+	latency := []string{"soak", "--listen", "unix:" + sock, "--latency-batch", "16", "--latency-steps", "200", "--latency-form", "both"}
+	if code := run(latency, &out, &out); code != exitOK || !strings.Contains(out.String(), "(json)") || !strings.Contains(out.String(), "(binary)") {
+		t.Errorf("soak --latency-form both = %d\n%s", code, out.String())
 	}
 	p, _ := os.FindProcess(os.Getpid())
 	p.Signal(os.Interrupt)

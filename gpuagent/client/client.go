@@ -130,6 +130,9 @@ func (c *Client) call(call wire.Call, in, out any) error {
 func (c *Client) Decode(d *wire.Decode, res *wire.DecodeResult) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.lease.Lease == "" {
+		return wire.Errorf(wire.CodeNoLease, "no lease open on this client: call Open first")
+	}
 	c.out = append(c.out[:0], 0, 0, 0, 0, byte(wire.CallDecode))
 	c.out = wire.AppendDecode(c.out, c.lease.Lease, d)
 	binary.BigEndian.PutUint32(c.out, uint32(len(c.out)-4))
