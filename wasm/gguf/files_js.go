@@ -24,9 +24,9 @@ import (
 
 // readAhead is the GGUF read-ahead block. A browser answers each Blob read
 // after a fixed delay of tens of milliseconds plus the copy, so fewer,
-// larger reads win: an 8B model's 7.4 MB header is one 8 MiB read (75 ms
-// at p50 against 106 ms in two 4 MiB reads, and reading the next block
-// ahead concurrently was slower still; docs/benchmarks.md).
+// larger reads win: an 8B model's 7.4 MB header is one 8 MiB read (4 MiB
+// blocks, and reading the next block concurrently, were slower;
+// docs/benchmarks.md).
 var readAhead = gguf.Options{BlockSize: 8 << 20}
 
 // maxConfig bounds a config.json or an index file read whole, in bytes.

@@ -43,21 +43,36 @@ async function tti(chrome, url) {
 }
 
 // sliderLatency presses arrow keys on the length and batch sliders and
-// times each from keydown to the first task after the next frame.
+// times each from keydown to the first task after the next frame, split
+// into the page's input handling (and the planner's wasm calls within
+// it, timed by wrapping globalThis.vramplan's functions, which bridge.js
+// looks up on every call), the wait for the next frame to start, and the
+// frame itself (style, layout, paint).
 async function sliderLatency(chrome, url) {
   const page = await (await chrome.newContext()).newPage();
   await page.goto(`${url}?${q}`);
   await page.waitForSelector('#calc[data-ready="true"]');
   await page.evaluate(() => {
-    window.lat = [];
-    window.work = [];
-    let t0 = 0;
-    addEventListener('keydown', (e) => { t0 = e.timeStamp; }, true);
+    window.moves = [];
+    let t0 = 0, wasm = 0;
+    const raw = globalThis.vramplan;
+    for (const name of ['parseQuery', 'calculate', 'lenAt']) {
+      const f = raw[name];
+      raw[name] = (...args) => {
+        const t = performance.now();
+        try { return f(...args); } finally { wasm += performance.now() - t; }
+      };
+    }
+    addEventListener('keydown', (e) => { t0 = e.timeStamp; wasm = 0; }, true);
     document.getElementById('controls').addEventListener('input', () => {
-      window.work.push(performance.now() - t0); // runs after app.js's listener: plan and DOM written
+      const end = performance.now(), w = wasm; // runs after app.js's listener: plan and DOM written
       requestAnimationFrame(() => {
+        const frame = performance.now();
         const ch = new MessageChannel();
-        ch.port1.onmessage = () => window.lat.push(performance.now() - t0);
+        ch.port1.onmessage = () => {
+          const now = performance.now();
+          window.moves.push({ work: end - t0, wasm: w, wait: frame - end, frame: now - frame, paint: now - t0 });
+        };
         ch.port2.postMessage(0);
       });
     });
@@ -80,7 +95,9 @@ async function sliderLatency(chrome, url) {
     }
     return out;
   });
-  return { paint: await page.evaluate(() => window.lat), work: await page.evaluate(() => window.work), calc };
+  const moves = await page.evaluate(() => window.moves);
+  const of = (k) => moves.map((m) => m[k]);
+  return { paint: of('paint'), work: of('work'), wasm: of('wasm'), wait: of('wait'), frame: of('frame'), calc };
 }
 
 // quietScript defines quiet() in a page: it resolves after two frames and
@@ -174,6 +191,9 @@ try {
 | … instantiated at | ${stats(t.map((x) => x.instantiated))} | |
 | … Go runtime started at | ${stats(t.map((x) => x.started))} | |
 | slider keydown → plan computed and DOM written | ${stats(l.work)} | |
+| … of which in the planner's wasm (parseQuery, calculate, lenAt) | ${stats(l.wasm)} | |
+| … then until the next frame starts (requestAnimationFrame) | ${stats(l.wait)} | |
+| … then the frame: style, layout, paint, to the first task after it | ${stats(l.frame)} | |
 | slider keydown → painted (first task after the next frame) | ${stats(l.paint)} | p95 ≤ 16 ms |
 | calculate() in wasm (plan + levers + 16-point frontier + view) | ${stats(l.calc)} | — |
 | gguf.wasm (the model-file reader, loaded on the first pick) raw / gzip -9 / brotli 11 | ${kb(gs.raw)} / ${kb(gs.gzip)} / ${kb(gs.brotli)} | — |
