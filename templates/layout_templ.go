@@ -55,7 +55,7 @@ func Layout(title string, embed bool) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\"><script>\n\t\t\t\t// Start compiling the planner while the rest of the page loads; bridge.js instantiates it.\n\t\t\t\tglobalThis.vramplanCompiled = WebAssembly.compileStreaming(fetch(\"/static/dist/planner.wasm\"));\n\t\t\t\tglobalThis.vramplanCompiled.catch(() => {});\n\t\t\t</script><link rel=\"stylesheet\" href=\"/static/style.css\"><link rel=\"modulepreload\" href=\"/static/bridge.js\"><link rel=\"modulepreload\" href=\"/static/dist/wasm_exec.js\"><script type=\"module\" src=\"/static/app.js\"></script></head>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\"><script>\n\t\t\t\t// Start compiling the planner while the rest of the page loads; bridge.js instantiates it.\n\t\t\t\t// The class switches the page to its scripted layout before the first one, not after.\n\t\t\t\tif (globalThis.WebAssembly) {\n\t\t\t\t\tdocument.documentElement.classList.add(\"js\");\n\t\t\t\t\tglobalThis.vramplanCompiled = WebAssembly.compileStreaming(fetch(\"/static/dist/planner.wasm\"));\n\t\t\t\t\tglobalThis.vramplanCompiled.catch(() => {});\n\t\t\t\t}\n\t\t\t</script><link rel=\"stylesheet\" href=\"/static/style.css\"><link rel=\"modulepreload\" href=\"/static/bridge.js\"><link rel=\"modulepreload\" href=\"/static/dist/wasm_exec.js\"><script type=\"module\" src=\"/static/app.js\"></script></head>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -25,6 +25,16 @@ type Page struct {
 	GPUs   []Option // the calibrations
 	View   calc.View
 	Error  string // the state could not be read or resolved
+	Boot   Boot   // what the page's script would otherwise fetch before it can plan
+}
+
+// Boot is the data the page's script needs before its first plan, written
+// into the page as JSON (a script element with id "boot") so that it does
+// not wait for two requests: the calibration table and the shape of the
+// model shown, as GET /api/calibrations and GET /api/models/{id} answer.
+type Boot struct {
+	Calibrations []planner.Calibration `json:"calibrations"`
+	Model        *planner.Model        `json:"model,omitempty"`
 }
 
 // KVDtypes and WeightCaches are the choices of the dtype and cache pickers.

@@ -45,6 +45,7 @@ func (a *app) pageFor(k *catalog, query string) (templates.Page, int) {
 		p.Error, status = err.Error(), http.StatusNotFound
 	}
 	p.View = calc.Calculate(s, m, cal)
+	p.Boot = templates.Boot{Calibrations: k.cals, Model: &m}
 	p.Title = title(&p.View, m.Name, m.ID)
 	return p, status
 }

@@ -290,3 +290,36 @@ func TestEmptyCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestPageBootData checks the JSON the page carries for its script: the
+// calibration table and the shown model's shape, byte for byte what the
+// API answers, so the first plan in the browser needs no request. An
+// unknown model boots the catalog model the page falls back to.
+func TestPageBootData(t *testing.T) {
+	for _, c := range []struct {
+		query, model string
+		status       int
+	}{
+		{nofitQuery, "qwen3-coder-30b-a3b-instruct-nvfp4", http.StatusOK},
+		{"model=nosuch&gpu=h200-linux-cuda13.0", catalog.IDs()[0], http.StatusNotFound},
+	} {
+		query, model := c.query, c.model
+		doc := page(t, "/?"+query, c.status)
+		script := doc.Find(`script#boot[type="application/json"]`)
+		if script.Length() != 1 {
+			t.Fatalf("%s: %d boot scripts, want 1", query, script.Length())
+		}
+		var boot struct {
+			Calibrations json.RawMessage `json:"calibrations"`
+			Model        json.RawMessage `json:"model"`
+		}
+		if err := json.Unmarshal([]byte(script.Text()), &boot); err != nil {
+			t.Fatalf("%s: boot data: %v", query, err)
+		}
+		for url, got := range map[string]json.RawMessage{"/api/calibrations": boot.Calibrations, "/api/models/" + model: boot.Model} {
+			if want := bytes.TrimSpace(get(t, url).Body.Bytes()); !bytes.Equal(got, want) {
+				t.Errorf("%s: boot data differs from GET %s:\n%s\nwant\n%s", query, url, got, want)
+			}
+		}
+	}
+}

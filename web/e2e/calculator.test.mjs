@@ -20,11 +20,13 @@ let server, chrome;
 before(async () => { [server, chrome] = await Promise.all([serve(), browser()]); });
 after(async () => { await chrome?.close(); server?.stop(); });
 
-async function open(query, opts = {}) {
+async function open(query, { api, ...opts } = {}) {
   const ctx = await chrome.newContext(opts);
   const page = await ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  page.api = [];
+  if (api) page.on('request', (r) => { if (new URL(r.url()).pathname.startsWith('/api/')) page.api.push(r.url()); });
   await page.goto(`${server.url}?${query}`);
   if (opts.javaScriptEnabled !== false) await page.waitForSelector('#calc[data-ready="true"]');
   page.errors = errors;
@@ -45,8 +47,16 @@ async function assertMatchesCLI(page, what) {
 }
 
 test('the page loads, plans in wasm and matches the CLI', async () => {
-  const page = await open(b1);
+  const page = await open(b1, { api: true });
   await assertMatchesCLI(page, 'server-rendered');
+  assert.deepEqual(page.api, [], 'the first plan needs no API request: the page carries its boot data');
+  // The warm-up plans other states in idle time; the page still shows this one.
+  const shown = await figures(page);
+  await page.waitForSelector('#calc[data-warm="true"]');
+  assert.deepEqual(await figures(page), shown);
+  await page.focus('[data-testid="batch-slider"]');
+  await page.keyboard.press('ArrowLeft');
+  await assertMatchesCLI(page, 'a move after the warm-up');
   await page.screenshot({ path: join(shots, 'page.png'), fullPage: true });
   assert.deepEqual(page.errors, []);
 });

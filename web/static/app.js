@@ -34,8 +34,10 @@ if (root && form) {
 }
 
 async function boot() {
-  const first = form.elements.model.value;
-  const [bridge, cs] = await Promise.all([load(), getJSON('/api/calibrations'), fetchModel(first)]);
+  const data = JSON.parse(document.getElementById('boot')?.textContent || '{}'); // templates.Boot
+  if (data.model) models.set(data.model.id, JSON.stringify(data.model));
+  const [bridge, cs] = await Promise.all([load(), data.calibrations ?? getJSON('/api/calibrations'),
+    fetchModel(form.elements.model.value)]);
   api = bridge;
   for (const c of cs) cals.set(c.id, JSON.stringify(c));
   form.addEventListener('input', onInput);
@@ -46,6 +48,7 @@ async function boot() {
   root.addEventListener('drop', (e) => { e.preventDefault(); pick(e.dataTransfer.files); });
   root.dataset.ready = 'true';
   performance.mark('vramplan:interactive');
+  warmUp();
 }
 
 // fetchModel fetches a catalog model's shape once: the page names the
@@ -76,13 +79,18 @@ function onInput(e) {
   const el = e.target;
   if (el.type === 'range') {
     const name = el.id.replace(/-slider$/, '');
-    form.elements[name].value = name === 'len' ? api.lenAt(+el.value) : el.value;
+    form.elements[name].value = name === 'len' ? lenAt(+el.value) : el.value;
     el.setAttribute('aria-valuetext', form.elements[name].value);
   } else if (el.type === 'number') {
     syncSlider(el.name);
   }
   if (el.type !== 'file') update();
 }
+
+// lenAt returns the length at an index of the length slider, asking the
+// module once per index.
+const lens = [];
+const lenAt = (i) => (lens[i] ??= api.lenAt(i));
 
 function syncSlider(name) {
   const slider = document.getElementById(`${name}-slider`);
@@ -92,33 +100,92 @@ function syncSlider(name) {
   slider.setAttribute('aria-valuetext', v);
 }
 
+// query returns the form's state as URL query parameters.
 function query() {
   const q = new URLSearchParams();
   for (const [k, v] of new FormData(form)) if (v !== '') q.append(k, v);
-  return q.toString();
+  return q;
 }
 
 // update plans the form's state and paints it. It is the hot path of a
 // slider move: one call into WebAssembly and a repaint.
 export function update() {
-  const q = query();
-  const s = JSON.parse(api.parseQuery(q));
-  const model = models.get(s.model);
-  const cal = cals.get(s.gpu);
-  if (!model && catalogIDs().has(s.model)) {
-    fetchModel(s.model).then(update, (err) => status(`${s.model}: ${err.message}`));
-    return;
-  }
-  if (!model || !cal) {
-    status(!model ? `Model "${s.model}" is not in the catalog.` : `No calibration "${s.gpu}".`);
-    return;
-  }
-  const same = model === last.model && cal === last.cal; // then the module has them
-  const view = JSON.parse(same ? api.calculate(q) : api.calculate(q, model, cal));
-  Object.assign(last, { model, cal });
+  const view = calculate(query());
+  if (!view) return;
   paint(view);
   remember(view.query);
 }
+
+// calculate plans the state in the query parameters p in WebAssembly and
+// returns its calc.View, or null, having said why, when its model or
+// calibration is not at hand (a catalog model being fetched re-runs update
+// when it arrives). It is one call into the module: the model and
+// calibration cross only when they change, and the module reads (and
+// checks) the query itself.
+function calculate(p) {
+  const id = p.get('model') ?? '', gpu = p.get('gpu') ?? '';
+  const model = models.get(id);
+  const cal = cals.get(gpu);
+  if (!model && catalogIDs().has(id)) {
+    fetchModel(id).then(update, (err) => status(`${id}: ${err.message}`));
+    return null;
+  }
+  if (!model || !cal) {
+    status(!model ? `Model "${id}" is not in the catalog.` : `No calibration "${gpu}".`);
+    return null;
+  }
+  const q = p.toString();
+  const same = model === last.model && cal === last.cal; // then the module has them
+  const view = JSON.parse(same ? api.calculate(q) : api.calculate(q, model, cal));
+  Object.assign(last, { model, cal });
+  return view;
+}
+
+// Warm-up. Browsers compile WebAssembly lazily, a function on its first
+// call, with a baseline compiler, and optimize only the functions that
+// run hot; Go's first garbage collection runs cold code too. Left alone,
+// a user's first few dozen slider moves would pay for all of it, the
+// first one ~100 ms on a slow machine (docs/benchmarks.md). So once the
+// page is interactive it plans states near the current one in idle time
+// and then marks #calc data-warm. The first calls compile the most, so
+// each of those has an idle period to itself: parsing a query, then a
+// model, then a plan that fits, then one that does not (its levers);
+// after them, WARM_CALLS plans run a few milliseconds at a time.
+const WARM_CALLS = 200;
+const WARM_SLICE_MS = 5;
+const WARM_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+function warmUp() {
+  const at = (batch, len) => { const q = query(); q.set('batch', batch); q.set('len', len); return q; };
+  const steps = [
+    () => api.parseQuery(query().toString()),
+    () => { const m = models.get(form.elements.model.value); if (m) api.parseModel(m); },
+    () => calculate(at(1, 256)),
+    () => calculate(at(256, 1 << 20)),
+  ];
+  const next = (i, done) => idle(() => {
+    try {
+      if (i < steps.length) {
+        steps[i]();
+        return next(i + 1, done);
+      }
+      const t0 = performance.now();
+      const n = +document.getElementById('len-slider').max + 1;
+      for (; done < WARM_CALLS && performance.now() - t0 < WARM_SLICE_MS; done++) {
+        if (!calculate(at(WARM_BATCHES[done % WARM_BATCHES.length], lenAt((done * 7) % n)))) return;
+      }
+      if (done < WARM_CALLS) next(i, done);
+      else root.dataset.warm = 'true';
+    } catch {
+      // The form holds a state the module rejects, or a model not at
+      // hand; the next move plans it and says so.
+    }
+  });
+  next(0, 0);
+}
+
+// idle runs f when the page is idle (soon, where the browser cannot say).
+const idle = (f) => (globalThis.requestIdleCallback ? requestIdleCallback(f, { timeout: 1000 }) : setTimeout(f, 20));
 
 // remember puts the state in the URL once the input settles: browsers
 // throttle history updates, and a slider held down fires many inputs.
@@ -252,8 +319,27 @@ function paintList(box, shape, build) {
   box.dataset.shape = shape;
 }
 
-function setText(e, t) { if (e.textContent !== t) e.textContent = t; }
-function setAttr(e, k, v) { if (e.getAttribute(k) !== v) e.setAttribute(k, v); }
+// setText and setAttr write only what changed. Each remembers on the
+// element what it last wrote, so a slider move compares strings in
+// JavaScript rather than reading back the DOM; the first write to an
+// element compares with what the server rendered.
+function setText(e, t) {
+  if (e.vramplanText === t) return;
+  e.vramplanText = t;
+  const n = e.firstChild;
+  if (n && n === e.lastChild && n.nodeType === Node.TEXT_NODE) {
+    if (n.data !== t) n.data = t; // only the line is laid out again; a new node would be restyled too
+  } else if (e.textContent !== t) {
+    e.textContent = t;
+  }
+}
+
+function setAttr(e, k, v) {
+  const seen = (e.vramplanAttrs ??= {});
+  if (seen[k] === v) return;
+  seen[k] = v;
+  if (e.getAttribute(k) !== v) e.setAttribute(k, v);
+}
 
 function row(it) {
   return el('tr', { 'data-testid': `item-${it.key}` }, el('th', { scope: 'row' }),
