@@ -102,15 +102,13 @@ func validateWeights(w *Weights) error {
 		return bad("model.weights.bytes", "%d is out of range [0, 1 PiB]", w.Bytes)
 	}
 	for i, x := range w.Matrices {
-		f := fmt.Sprintf("model.weights.matrices[%d]", i)
-		if err := inRange(f+".n", x.N, 1, 1<<24); err != nil {
-			return err
-		}
-		if err := inRange(f+".k", x.K, 1, 1<<24); err != nil {
-			return err
-		}
-		if err := inRange(f+".count", x.Count, 1, 1<<24); err != nil {
-			return err
+		for _, d := range []struct {
+			key string
+			v   int
+		}{{"n", x.N}, {"k", x.K}, {"count", x.Count}} {
+			if d.v < 1 || d.v > 1<<24 { // the field's name is formatted only for the error: every plan validates
+				return inRange(fmt.Sprintf("model.weights.matrices[%d].%s", i, d.key), d.v, 1, 1<<24)
+			}
 		}
 	}
 	return nil
