@@ -44,54 +44,71 @@ async function tti(chrome, url) {
   return out;
 }
 
-// sliderLatency presses arrow keys on the length and batch sliders and
-// times each from keydown to the first task after the next frame, split
-// into the page's input handling (and the planner's wasm calls within
-// it, timed by wrapping globalThis.vramplan's functions, which bridge.js
-// looks up on every call), the wait for the next frame to start, and the
-// frame itself (style, layout, paint). With warm, the moves start once
-// the page has warmed the planner up in idle time (#calc data-warm), as
-// they would at a person's pace; without, at once when it is interactive.
+// instrument times every slider move in a page from the keydown event's
+// timestamp to the first task after the next frame: the input's delivery
+// (timestamp to the page's first keydown listener), the page's handling
+// (to the end of the input listeners under root: plan computed, DOM
+// written; the planner's wasm calls within it are timed by wrapping
+// globalThis.vramplan's functions, which bridge.js looks up on every
+// call), the wait for the next frame to start (requestAnimationFrame),
+// and the frame itself (style, layout, paint, to a MessageChannel task).
+function instrument(root) {
+  window.moves = [];
+  let t0 = 0, t1 = 0, wasm = 0;
+  const raw = globalThis.vramplan ?? {};
+  for (const name of ['parseQuery', 'calculate', 'lenAt'].filter((n) => raw[n])) {
+    const f = raw[name];
+    raw[name] = (...args) => {
+      const t = performance.now();
+      try { return f(...args); } finally { wasm += performance.now() - t; }
+    };
+  }
+  addEventListener('keydown', (e) => { t0 = e.timeStamp; t1 = performance.now(); wasm = 0; }, true);
+  document.querySelector(root).addEventListener('input', () => {
+    const end = performance.now(), w = wasm; // after the page's own listeners
+    requestAnimationFrame(() => {
+      const frame = performance.now();
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => {
+        const now = performance.now();
+        window.moves.push({ deliver: t1 - t0, handle: end - t1, wasm: w, wait: frame - end, frame: now - frame,
+          own: end - t1 + now - frame, paint: now - t0 });
+      };
+      ch.port2.postMessage(0);
+    });
+  });
+}
+
+// press makes n moves on #len-slider and #batch-slider, in runs of 20 on
+// one slider (len up, batch up, len down, batch down, …), as a person
+// moves one slider at a time. Before each key it waits for the page to
+// paint the last move and then a random 0–17 ms, so keys land at random
+// points of the display's 60 Hz frame interval, as a person's do.
+async function press(page, n) {
+  for (let i = 0; i < n; i++) {
+    const run = Math.floor(i / 20);
+    if (i % 20 === 0) await page.focus(run % 2 ? '#batch-slider' : '#len-slider');
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+    await new Promise((r) => setTimeout(r, Math.random() * 17));
+    await page.keyboard.press(run % 4 < 2 ? 'ArrowRight' : 'ArrowLeft');
+  }
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  const moves = await page.evaluate(() => window.moves);
+  return Object.fromEntries(Object.keys(moves[0]).map((k) => [k, moves.map((m) => m[k])]));
+}
+
+// sliderLatency times moves in the calculator. With warm, the moves start
+// once the page has warmed the planner up in idle time (#calc data-warm),
+// as they would at a person's pace; without, at once when it is interactive.
 async function sliderLatency(chrome, url, { warm, moves: n }) {
   const page = await (await chrome.newContext()).newPage();
   await page.goto(`${url}?${q}`);
   await page.waitForSelector(warm ? '#calc[data-warm="true"]' : '#calc[data-ready="true"]');
-  await page.evaluate(() => {
-    window.moves = [];
-    let t0 = 0, t1 = 0, wasm = 0;
-    const raw = globalThis.vramplan;
-    for (const name of ['parseQuery', 'calculate', 'lenAt']) {
-      const f = raw[name];
-      raw[name] = (...args) => {
-        const t = performance.now();
-        try { return f(...args); } finally { wasm += performance.now() - t; }
-      };
-    }
-    addEventListener('keydown', (e) => { t0 = e.timeStamp; t1 = performance.now(); wasm = 0; }, true);
-    document.getElementById('controls').addEventListener('input', () => {
-      const end = performance.now(), w = wasm; // runs after app.js's listener: plan and DOM written
-      requestAnimationFrame(() => {
-        const frame = performance.now();
-        const ch = new MessageChannel();
-        ch.port1.onmessage = () => {
-          const now = performance.now();
-          window.moves.push({ deliver: t1 - t0, work: end - t0, handle: end - t1, wasm: w, wait: frame - end, frame: now - frame, paint: now - t0 });
-        };
-        ch.port2.postMessage(0);
-      });
-    });
-  });
-  const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
-  for (let i = 0; i < n; i++) {
-    const slider = i % 2 ? '#batch-slider' : '#len-slider';
-    await page.focus(slider);
-    await page.keyboard.press(Math.floor(i / 20) % 2 ? 'ArrowLeft' : 'ArrowRight');
-    await settle();
-  }
+  await page.evaluate(instrument, '#controls');
+  const moves = await press(page, n);
   if (!warm) {
-    const moves = await page.evaluate(() => window.moves);
     await page.context().close();
-    return { paint: moves.map((m) => m.paint) };
+    return moves;
   }
   const calc = await page.evaluate(async () => {
     const [m, c] = await Promise.all(['/api/models/qwen3-coder-30b-a3b-instruct-nvfp4', '/api/calibrations'].map((u) => fetch(u).then((r) => r.json())));
@@ -104,9 +121,24 @@ async function sliderLatency(chrome, url, { warm, moves: n }) {
     }
     return out;
   });
-  const moves = await page.evaluate(() => window.moves);
-  const of = (k) => moves.map((m) => m[k]);
-  return { paint: of('paint'), work: of('work'), deliver: of('deliver'), handle: of('handle'), wasm: of('wasm'), wait: of('wait'), frame: of('frame'), calc };
+  await page.context().close();
+  return { ...moves, calc };
+}
+
+// sliderFloor times the same moves in a page of two bare range inputs
+// that do nothing on input: what the browser alone takes from a key to a
+// painted frame on this machine, the floor under the calculator's figure.
+async function sliderFloor(chrome, url, n) {
+  const ctx = await chrome.newContext();
+  await ctx.route('**/bench/sliders.html', (r) => r.fulfill({ contentType: 'text/html', body: `<!doctype html>
+    <form id="f"><input type="range" id="len-slider" min="0" max="48" value="28">
+    <input type="range" id="batch-slider" min="1" max="256" value="8"></form>` }));
+  const page = await ctx.newPage();
+  await page.goto(`${url}bench/sliders.html`);
+  await page.evaluate(instrument, '#f');
+  const moves = await press(page, n);
+  await ctx.close();
+  return moves;
 }
 
 // quietScript defines quiet() in a page: it resolves after two frames and
@@ -186,6 +218,7 @@ try {
   const t = await tti(chrome, server.url);
   const cold = await sliderLatency(chrome, server.url, { warm: false, moves: COLD });
   const l = await sliderLatency(chrome, server.url, { warm: true, moves: MOVES });
+  const floor = await sliderFloor(chrome, server.url, MOVES);
   const file = join(mkdtempSync(join(tmpdir(), 'vramplan-bench-')), 'llama-3-8b-q8_0.gguf');
   const shape = writeGGUF(file);
   const ours = await ggufOurs(chrome, server.url, file);
@@ -200,13 +233,14 @@ try {
 | … of which: wasm fetched and compiled (started from the <head>) at | ${stats(t.map((x) => x.compiled))} | |
 | … instantiated at | ${stats(t.map((x) => x.instantiated))} | |
 | … Go runtime started at | ${stats(t.map((x) => x.started))} | |
-| slider keydown → plan computed and DOM written | ${stats(l.work)} | |
-| … of which the input's delivery: the event's timestamp to the page's first keydown listener | ${stats(l.deliver)} | |
-| … of which the page's handling: keydown listener to the end of the input listeners | ${stats(l.handle)} | |
-| … of which in the planner's wasm (calculate; lenAt once per slider index) | ${stats(l.wasm)} | |
-| … then until the next frame starts (requestAnimationFrame) | ${stats(l.wait)} | |
-| … then the frame: style, layout, paint, to the first task after it | ${stats(l.frame)} | |
-| slider keydown → painted (first task after the next frame) | ${stats(l.paint)} | p95 ≤ 16 ms (${pct(l.paint, 95) <= 16 ? 'met' : 'missed'}) |
+| slider key → painted: the keydown's timestamp to the first task after the frame that shows the new plan | ${stats(l.paint)} | p95 ≤ 16 ms (${pct(l.paint, 95) <= 16 ? 'met' : 'missed'}) |
+| … the same keys on two bare sliders that do nothing on input: the browser alone | ${stats(floor.paint)} | the floor |
+| … of which the input's delivery: the timestamp to the page's first keydown listener | ${stats(l.deliver)} | |
+| … of which the page's handling: that listener to the end of the input listeners (plan computed, DOM written) | ${stats(l.handle)} | |
+| … … in the planner's wasm (calculate; lenAt once per slider index) | ${stats(l.wasm)} | |
+| … of which the wait for the next frame to start (requestAnimationFrame) | ${stats(l.wait)} | |
+| … of which the frame: style, layout, paint, to the first task after it | ${stats(l.frame)} | |
+| … the page's own part: its handling and the frame, without the two waits | ${stats(l.own)} | |
 | … the first ${COLD} moves, made at once when the page is interactive, before its warm-up | ${stats(cold.paint)} | — |
 | calculate() in wasm (plan + levers + 16-point frontier + view) | ${stats(l.calc)} | — |
 | gguf.wasm (the model-file reader, loaded on the first pick) raw / gzip -9 / brotli 11 | ${kb(gs.raw)} / ${kb(gs.gzip)} / ${kb(gs.brotli)} | — |

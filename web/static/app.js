@@ -113,7 +113,7 @@ export function update() {
   const view = calculate(query());
   if (!view) return;
   paint(view);
-  remember(view.query);
+  remember(view);
 }
 
 // calculate plans the state in the query parameters p in WebAssembly and
@@ -187,12 +187,18 @@ function warmUp() {
 // idle runs f when the page is idle (soon, where the browser cannot say).
 const idle = (f) => (globalThis.requestIdleCallback ? requestIdleCallback(f, { timeout: 1000 }) : setTimeout(f, 20));
 
-// remember puts the state in the URL once the input settles: browsers
-// throttle history updates, and a slider held down fires many inputs.
+// remember puts the state in the URL, and the verdict in the title, once
+// the input settles: browsers throttle history updates, a slider held down
+// fires many inputs, and each title change is work for the browser's own
+// process too.
 let pending;
-function remember(q) {
+function remember(v) {
   clearTimeout(pending);
-  pending = setTimeout(() => history.replaceState(null, '', `?${q}`), 100);
+  pending = setTimeout(() => {
+    history.replaceState(null, '', `?${v.query}`);
+    const title = document.title.replace(/ · [^·]*$/, ` · ${v.verdict}`);
+    if (v.verdict && title !== document.title) document.title = title;
+  }, 100);
 }
 
 function onLever(e) {
@@ -308,8 +314,6 @@ function paint(v) {
   paintLevers(byTest('levers', r), v);
   paintChart(v.chart);
   paintSliders(v);
-  const title = document.title.replace(/ · [^·]*$/, ` · ${v.verdict}`);
-  if (title !== document.title) document.title = title;
 }
 
 // paintList replaces a list's children when its shape (a key) changed.
