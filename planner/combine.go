@@ -34,7 +34,7 @@ func fitsWith(in *Input, ks []knob, idx []int, budget Bytes) bool {
 	t := *in
 	for i, r := range idx {
 		if r > 0 {
-			ks[i].rungs[r-1].apply(&t)
+			ks[i].rungs[r-1].applyTo(&t)
 		}
 	}
 	return evalTotal(&t) <= budget
@@ -107,8 +107,8 @@ func describeCombo(in *Input, ks []knob, idx []int, base Bytes) *Combination {
 			continue
 		}
 		before := evalTotal(&t)
-		ks[i].rungs[r-1].apply(&t)
-		c.Changes = append(c.Changes, Lever{Knob: ks[i].name, From: ks[i].from, To: ks[i].rungs[r-1].value,
+		ks[i].rungs[r-1].applyTo(&t)
+		c.Changes = append(c.Changes, Lever{Knob: ks[i].name, From: ks[i].from, To: ks[i].rungs[r-1].value(),
 			Frees: before - evalTotal(&t)})
 	}
 	c.Frees = base - evalTotal(&t)

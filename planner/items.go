@@ -43,7 +43,8 @@ var tierOrder = []Tier{TierDriver, TierEnginePersistent, TierModelResident, Tier
 
 // planValid plans a validated input.
 func planValid(in *Input) Plan {
-	s := newShape(&in.Model, in.Limits.KVDtype)
+	sh := newShape(&in.Model, in.Limits.KVDtype)
+	s := &sh
 	l := resolve(&in.Limits)
 	budget := budgetOf(in)
 	floor := false

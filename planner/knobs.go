@@ -42,7 +42,7 @@ func roundLadder(cur, floor int) []int {
 func intRungs(vals []int, set func(*Input, int)) []rung {
 	rs := make([]rung, len(vals))
 	for i, v := range vals {
-		rs[i] = rung{strconv.Itoa(v), func(t *Input) { set(t, v) }}
+		rs[i] = rung{n: v, set: set}
 	}
 	return rs
 }
@@ -52,9 +52,10 @@ func seqLenKnob(in *Input) knob {
 	return knob{name: KnobMaxSeqLen, from: strconv.Itoa(in.Limits.MaxSeqLen),
 		rungs: intRungs(roundLadder(in.Limits.MaxSeqLen, 1), set),
 		exact: func(t *Input, budget Bytes) (rung, bool) {
-			s, l := newShape(&t.Model, t.Limits.KVDtype), resolve(&t.Limits)
+			sh, l := newShape(&t.Model, t.Limits.KVDtype), resolve(&t.Limits)
+			s := &sh
 			n := maxLen(t, s, l, max(l.batch, 1), t.Limits.MaxSeqLen, budget)
-			return rung{value: strconv.Itoa(n)}, n > 0
+			return rung{n: n, set: set}, n > 0
 		}}
 }
 
@@ -67,9 +68,10 @@ func batchKnob(in *Input) knob {
 	set := func(t *Input, v int) { t.Limits.MaxBatch = v }
 	k.rungs = intRungs(roundLadder(b, 1), set)
 	k.exact = func(t *Input, budget Bytes) (rung, bool) {
-		s, l := newShape(&t.Model, t.Limits.KVDtype), resolve(&t.Limits)
+		sh, l := newShape(&t.Model, t.Limits.KVDtype), resolve(&t.Limits)
+		s := &sh
 		n := min(maxBatch(t, s, l, budget), b-1)
-		return rung{strconv.Itoa(n), func(t *Input) { set(t, n) }}, n > 0
+		return rung{n: n, set: set}, n > 0
 	}
 	k.exactTo = true
 	return k
@@ -84,7 +86,7 @@ func kvDtypeKnob(in *Input) knob {
 			seen = true
 		} else if b := d.RowBytes(256); seen && b < last {
 			last = b
-			k.rungs = append(k.rungs, rung{string(d), func(t *Input) { t.Limits.KVDtype = d }})
+			k.rungs = append(k.rungs, rung{name: string(d), apply: func(t *Input) { t.Limits.KVDtype = d }})
 		}
 	}
 	return k
@@ -98,7 +100,7 @@ func weightCacheKnob(in *Input) knob {
 		if p == cur {
 			seen = true
 		} else if seen && cacheBytes(&in.Model, p) < cacheBytes(&in.Model, cur) {
-			k.rungs = append(k.rungs, rung{string(p), func(t *Input) { t.Features.WeightCache = p }})
+			k.rungs = append(k.rungs, rung{name: string(p), apply: func(t *Input) { t.Features.WeightCache = p }})
 		}
 	}
 	return k
@@ -107,7 +109,7 @@ func weightCacheKnob(in *Input) knob {
 func switchKnob(name Knob, on bool, off func(*Input)) knob {
 	k := knob{name: name, from: "on"}
 	if on {
-		k.rungs = []rung{{"off", off}}
+		k.rungs = []rung{{name: "off", apply: off}}
 	}
 	return k
 }

@@ -24,9 +24,11 @@ type window struct {
 	perToken Bytes
 }
 
-// newShape reduces m to its geometry in KV format d.
-func newShape(m *Model, d KVDtype) *shape {
-	s := &shape{dtype: d.normalize(), hasMoE: m.MoE != nil && m.MoE.Experts > 0}
+// newShape reduces m to its geometry in KV format d. It returns a value,
+// which a caller keeps on its stack: every plan, and every rung a lever
+// search tries, needs one.
+func newShape(m *Model, d KVDtype) shape {
+	s := shape{dtype: d.normalize(), hasMoE: m.MoE != nil && m.MoE.Experts > 0}
 	for i := range m.Layers {
 		s.addGroup(m, &m.Layers[i])
 	}

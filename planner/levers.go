@@ -54,8 +54,30 @@ const MaxLevers = 3
 
 // rung is one value on a knob's ladder, applied to a copy of the input.
 type rung struct {
-	value string
-	apply func(*Input)
+	name  string            // the value, for knobs whose values are names
+	n     int               // the value, for integer knobs (set is not nil)
+	set   func(*Input, int) // an integer knob's setter, shared by its rungs
+	apply func(*Input)      // how other knobs set their value
+}
+
+// value is the rung's value as a lever reports it. An integer rung keeps
+// its number and its knob's setter rather than a string and a closure of
+// its own, so a ladder costs no allocation per rung; it is formatted only
+// when a lever names it.
+func (r rung) value() string {
+	if r.set != nil {
+		return strconv.Itoa(r.n)
+	}
+	return r.name
+}
+
+// applyTo sets the rung's value in t.
+func (r rung) applyTo(t *Input) {
+	if r.set != nil {
+		r.set(t, r.n)
+		return
+	}
+	r.apply(t)
 }
 
 // knob is a ladder of values below the current one, mildest first.
@@ -72,7 +94,8 @@ type knob struct {
 // evalTotal returns the total of a modified input, treating automatic batch
 // as one sequence: the admission floor is the question.
 func evalTotal(in *Input) Bytes {
-	s, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
+	sh, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
+	s := &sh
 	l.batch = max(l.batch, 1)
 	return compute(in, s, l).total
 }
@@ -112,16 +135,16 @@ func single(in *Input, k *knob, base, budget Bytes) (Lever, bool) {
 	for i, r := range k.rungs {
 		t := applied(in, r)
 		if total := evalTotal(&t); total <= budget || i == len(k.rungs)-1 {
-			lv.To, lv.Frees, lv.Fits = r.value, base-total, total <= budget
+			lv.To, lv.Frees, lv.Fits = r.value(), base-total, total <= budget
 			break
 		}
 	}
 	if k.exact != nil {
 		if r, ok := k.exact(in, budget); ok {
-			lv.Limit = r.value
+			lv.Limit = r.value()
 			if k.exactTo {
 				t := applied(in, r)
-				lv.To, lv.Frees, lv.Fits, lv.Limit = r.value, base-evalTotal(&t), true, ""
+				lv.To, lv.Frees, lv.Fits, lv.Limit = r.value(), base-evalTotal(&t), true, ""
 			}
 		}
 	}
@@ -131,7 +154,7 @@ func single(in *Input, k *knob, base, budget Bytes) (Lever, bool) {
 func applied(in *Input, rs ...rung) Input {
 	t := *in
 	for _, r := range rs {
-		r.apply(&t)
+		r.applyTo(&t)
 	}
 	return t
 }

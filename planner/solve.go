@@ -69,7 +69,8 @@ func MaxSeqLen(in Input) (int, error) {
 	if err := Validate(&in); err != nil {
 		return 0, err
 	}
-	s, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
+	sh, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
+	s := &sh
 	return maxLen(&in, s, l, max(l.batch, 1), maxSeqLen, budgetOf(&in)), nil
 }
 
@@ -79,7 +80,8 @@ func MaxBatch(in Input) (int, error) {
 	if err := Validate(&in); err != nil {
 		return 0, err
 	}
-	s, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
+	sh, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
+	s := &sh
 	return maxBatch(&in, s, l, budgetOf(&in)), nil
 }
 
@@ -96,7 +98,8 @@ func Frontier(in Input, n int) ([]Point, error) {
 }
 
 func frontier(in *Input, n int) []Point {
-	s, l, budget := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits), budgetOf(in)
+	sh, l, budget := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits), budgetOf(in)
+	s := &sh
 	pts := make([]Point, n)
 	hi := maxSeqLen
 	for b := 1; b <= n; b++ {
@@ -120,7 +123,8 @@ func Solve(in Input, n int) (Solution, error) {
 
 // capacity is what the KV pool and headroom of a validated input hold.
 func capacity(in *Input) Capacity {
-	s, l, budget := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits), budgetOf(in)
+	sh, l, budget := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits), budgetOf(in)
+	s := &sh
 	seqs := maxBatch(in, s, l, budget)
 	if l.batch == 0 {
 		l.batch = seqs
