@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve, browser, shots, planJSON, cliFlags, figures, planFigures, repo } from './harness.mjs';
+import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, repo } from './harness.mjs';
 import { writeGGUF, writeMmproj } from './gguf.mjs';
 import { llamaTensors, writeSharded } from './safetensors.mjs';
 
@@ -57,7 +57,7 @@ test('the page loads, plans in wasm and matches the CLI', async () => {
   await page.focus('[data-testid="batch-slider"]');
   await page.keyboard.press('ArrowLeft');
   await assertMatchesCLI(page, 'a move after the warm-up');
-  await page.screenshot({ path: join(shots, 'page.png'), fullPage: true });
+  await shot(page, 'page.png', { fullPage: true });
   assert.deepEqual(page.errors, []);
 });
 
@@ -79,7 +79,7 @@ test('keyboard slider moves re-plan in the page and match the CLI', async () => 
   assert.equal(await page.getAttribute('[data-testid="len-slider"]', 'aria-valuetext'), '8192');
   assert.equal(requests, 0, 'no server round trip');
   await assertMatchesCLI(page, 'after slider moves');
-  await page.screenshot({ path: join(shots, 'sliders.png'), fullPage: true });
+  await shot(page, 'sliders.png', { fullPage: true });
 });
 
 test('choosing another catalog model fetches its shape once and re-plans', async () => {
@@ -95,14 +95,14 @@ test('choosing another catalog model fetches its shape once and re-plans', async
 test('a lever applies and the plan fits', async () => {
   const page = await open(nofit);
   assert.equal(await page.getAttribute('[data-testid="verdict"]', 'data-fits'), 'false');
-  await page.screenshot({ path: join(shots, 'levers.png'), fullPage: true });
+  await shot(page, 'levers.png', { fullPage: true });
   const lever = page.locator('[data-testid="lever"].fits').first();
   const label = await lever.innerText();
   await lever.click();
   assert.equal(await page.getAttribute('[data-testid="verdict"]', 'data-fits'), 'true', `after "${label}"`);
   assert.notEqual(await queryOf(page), nofit);
   await assertMatchesCLI(page, `after lever "${label}"`);
-  await page.screenshot({ path: join(shots, 'lever-applied.png'), fullPage: true });
+  await shot(page, 'lever-applied.png', { fullPage: true });
 });
 
 test('a shared URL renders the same numbers without JavaScript and with wasm', async () => {
@@ -110,7 +110,7 @@ test('a shared URL renders the same numbers without JavaScript and with wasm', a
   const noJS = await open(shared, { javaScriptEnabled: false });
   const server = await figures(noJS);
   assert.equal(await noJS.isVisible('[data-testid="submit"]'), true, 'the form submits without JS');
-  await noJS.screenshot({ path: join(shots, 'no-js.png'), fullPage: true });
+  await shot(noJS, 'no-js.png', { fullPage: true });
   const live = await open(shared);
   await live.dispatchEvent('[data-testid="spec"]', 'input'); // repaint from wasm, no change
   assert.deepEqual(await figures(live), server);
@@ -135,7 +135,7 @@ test('a local model-shape file is read in the page, never uploaded', async () =>
   const got = await figures(page);
   for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], k);
   assert.equal(uploads, 0);
-  await page.screenshot({ path: join(shots, 'local-file.png'), fullPage: true });
+  await shot(page, 'local-file.png', { fullPage: true });
 
   // The same file dropped on the page.
   shape.id = 'my-dropped-model';
@@ -179,7 +179,7 @@ test('a generated GGUF (and an mmproj) is read in the page and matches the CLI',
   assert.equal(reader.length, 0, 'the GGUF reader is not loaded before a file is picked');
   await pickAndCompare(page, gguf, 'llama-3-8b-q8_0', ['--model', gguf]);
   assert.equal(reader.length, 1);
-  await page.screenshot({ path: join(shots, 'gguf.png'), fullPage: true });
+  await shot(page, 'gguf.png', { fullPage: true });
   await pickAndCompare(page, [gguf, mmproj], 'llama-3-8b-q8_0', ['--model', gguf, '--mmproj', mmproj]);
   assert.equal(await page.isChecked('[data-testid="vision"]'), true, 'an mmproj turns the vision tower on');
   assert.ok(+(await page.innerText('[data-testid="item-vision_tower"] [data-testid="item-mib"]')) > 0, 'the tower is charged');
@@ -202,7 +202,7 @@ test('a config.json, alone and with safetensors shards, is read in the page and 
   assert.equal(await page.innerText('[data-testid="item-weights"] [data-testid="item-mib"]'), formula, 'bf16 tensors: the formula was right');
   await page.setInputFiles('[data-testid="file"]', [join(sharded, 'config.json'), join(sharded, 'model.safetensors.index.json')]);
   await page.waitForFunction(() => /not picked/.test(document.querySelector('[data-testid="file-status"]').textContent));
-  await page.screenshot({ path: join(shots, 'config.png'), fullPage: true });
+  await shot(page, 'config.png', { fullPage: true });
 });
 
 test('phone width: no sideways scroll, verdict in view', async () => {
@@ -210,8 +210,8 @@ test('phone width: no sideways scroll, verdict in view', async () => {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `page is ${overflow}px wider than the phone`);
   assert.ok(await page.locator('[data-testid="verdict"]').isVisible());
-  await page.screenshot({ path: join(shots, 'phone.png') });
-  await page.screenshot({ path: join(shots, 'phone-full.png'), fullPage: true });
+  await shot(page, 'phone.png');
+  await shot(page, 'phone-full.png', { fullPage: true });
 });
 
 test('the docs page embeds an iframe and a <vram-calculator> that match the CLI', async () => {
@@ -232,5 +232,5 @@ test('the docs page embeds an iframe and a <vram-calculator> that match the CLI'
   assert.equal(await wc.locator('[data-testid="wc-max-seqs"]').innerText(), want.maxSeqs);
   assert.equal(await frame.locator('[data-testid="total-mib"]').innerText(), String(planFigures(planJSON(cliFlags(
     new URL(await page.getAttribute('[data-testid="embed-iframe"]', 'src'), server.url).search.slice(1)))).total));
-  await page.screenshot({ path: join(shots, 'docs.png'), fullPage: true });
+  await shot(page, 'docs.png', { fullPage: true });
 });

@@ -85,3 +85,23 @@ export function planFigures(p) {
     headroom: String(mib(p.headroom_bytes)), maxSeqs: String(p.capacity.max_seqs_at_max_len),
     maxLen: String(p.capacity.max_len_at_batch), items };
 }
+
+/**
+ * shot saves a screenshot of page under shots. Screenshots are evidence,
+ * not assertions: a capture that times out (headless chromium has once
+ * left one unanswered for 30 s in a full run, and not in 40 tries since)
+ * is retried once, after checking that the page still runs script; a page
+ * that does not fails the test.
+ */
+export async function shot(page, name, opts = {}) {
+  const path = join(shots, name);
+  try {
+    return await page.screenshot({ path, timeout: 10000, ...opts });
+  } catch (e) {
+    if (e.name !== 'TimeoutError') throw e;
+    const alive = await Promise.race([page.evaluate(() => true), new Promise((r) => setTimeout(() => r(false), 5000))]);
+    if (!alive) throw new Error(`${name}: the page stopped answering script while its screenshot was taken`);
+    console.error(`# ${name}: screenshot timed out once; retrying`);
+    return page.screenshot({ path, timeout: 20000, ...opts });
+  }
+}
