@@ -144,8 +144,8 @@ function calculate(p) {
 // Warm-up. Browsers compile WebAssembly lazily, a function on its first
 // call, with a baseline compiler, and optimize only the functions that
 // run hot; Go's first garbage collection runs cold code too. Left alone,
-// a user's first few dozen slider moves would pay for all of it, the
-// first one ~100 ms on a slow machine (docs/benchmarks.md). So once the
+// a user's first few dozen slider moves would pay for all of it, some of
+// them tens of milliseconds each (docs/benchmarks.md). So once the
 // page is interactive it plans states near the current one in idle time
 // and then marks #calc data-warm. The first calls compile the most, so
 // each of those has an idle period to itself: parsing a query, then a
