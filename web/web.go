@@ -15,6 +15,8 @@
 //	GET  /api/models/:id    one of them
 //	GET  /api/calibrations  the calibration table
 //	GET  /static/…          assets; the built wasm is 503 until `make wasm`
+//
+// Every GET route answers HEAD too, with the same status and headers.
 package web
 
 import (
@@ -44,22 +46,26 @@ func New(d Deps) http.Handler {
 	e.HideBanner, e.HidePort = true, true
 	e.Use(middleware.Recover())
 	a := &app{deps: d}
-	e.GET("/", a.page(false))
-	e.GET("/embed", a.page(true))
-	e.GET("/docs", a.docs)
+	e.Match(getOrHead, "/", a.page(false))
+	e.Match(getOrHead, "/embed", a.page(true))
+	e.Match(getOrHead, "/docs", a.docs)
 	api := e.Group("/api", cors)
-	api.GET("/plan", a.planQuery)
+	api.Match(getOrHead, "/plan", a.planQuery)
 	api.POST("/plan", a.planInput)
-	api.GET("/view", a.view)
-	api.GET("/models", a.models)
-	api.GET("/models/:id", a.model)
-	api.GET("/calibrations", a.calibrations)
-	e.GET("/static/*", staticHandler(), cors)
+	api.Match(getOrHead, "/view", a.view)
+	api.Match(getOrHead, "/models", a.models)
+	api.Match(getOrHead, "/models/:id", a.model)
+	api.Match(getOrHead, "/calibrations", a.calibrations)
+	e.Match(getOrHead, "/static/*", staticHandler(), cors)
 	warmOnce.Do(warm)
 	return e
 }
 
 var warmOnce sync.Once
+
+// getOrHead are the methods of a route that reads: net/http's server
+// discards the body it writes for HEAD.
+var getOrHead = []string{http.MethodGet, http.MethodHead}
 
 // app holds the deps and the catalog read from them once.
 type app struct {

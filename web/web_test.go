@@ -323,3 +323,19 @@ func TestPageBootData(t *testing.T) {
 		}
 	}
 }
+
+// TestHead checks that every route that answers GET answers HEAD with the
+// same status and content type (link checkers and `curl -I` ask HEAD).
+func TestHead(t *testing.T) {
+	for _, url := range []string{"/?" + b1Query, "/embed", "/docs", "/api/plan?" + b1Query, "/api/view?" + b1Query,
+		"/api/models", "/api/models/gemma-3-4b-it-q4_k_m", "/api/calibrations", "/static/style.css", "/api/models/nosuch"} {
+		want := get(t, url)
+		req := httptest.NewRequest(http.MethodHead, url, nil)
+		rec := httptest.NewRecorder()
+		handler().ServeHTTP(rec, req)
+		if rec.Code != want.Code || rec.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
+			t.Errorf("HEAD %s = %d %q, GET = %d %q", url, rec.Code, rec.Header().Get("Content-Type"),
+				want.Code, want.Header().Get("Content-Type"))
+		}
+	}
+}
