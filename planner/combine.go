@@ -4,21 +4,21 @@ package planner
 // then fewest rungs in all. It returns nil when even every knob at its
 // strongest rung does not fit. The block-size and prefill knobs are left
 // out: neither is monotone enough to search, and neither frees much.
-func combine(in *Input, all []knob, base, budget Bytes) *Combination {
+func combine(in, t *Input, all []knob, base, budget Bytes) *Combination {
 	ks := make([]knob, 0, len(all))
 	for _, k := range all {
 		if k.name != KnobBlockTokens && k.name != KnobPrefillTokens {
 			ks = append(ks, k)
 		}
 	}
-	if !fitsWith(in, ks, strongest(ks), budget) {
+	if !fitsWith(in, t, ks, strongest(ks), budget) {
 		return nil
 	}
-	best := searchCombos(in, ks, budget)
+	best := searchCombos(in, t, ks, budget)
 	if best == nil {
 		return nil
 	}
-	return describeCombo(in, ks, best, base)
+	return describeCombo(in, t, ks, best, base)
 }
 
 func strongest(ks []knob) []int {
@@ -29,15 +29,16 @@ func strongest(ks []knob) []int {
 	return idx
 }
 
-// fitsWith reports whether in fits with knob i at rung idx[i] (0 = unchanged).
-func fitsWith(in *Input, ks []knob, idx []int, budget Bytes) bool {
-	t := *in
+// fitsWith reports whether in fits with knob i at rung idx[i] (0 = unchanged),
+// trying it in t.
+func fitsWith(in, t *Input, ks []knob, idx []int, budget Bytes) bool {
+	*t = *in
 	for i, r := range idx {
 		if r > 0 {
-			ks[i].rungs[r-1].applyTo(&t)
+			ks[i].rungs[r-1].applyTo(t)
 		}
 	}
-	return evalTotal(&t) <= budget
+	return evalTotal(t) <= budget
 }
 
 // maxComboEvals bounds the combination search; past it the report gives
@@ -46,7 +47,7 @@ const maxComboEvals = 20000
 
 // searchCombos tries subsets of knobs by size, and within a size the step
 // vectors by total steps, returning the first that fits.
-func searchCombos(in *Input, ks []knob, budget Bytes) []int {
+func searchCombos(in, t *Input, ks []knob, budget Bytes) []int {
 	maxSteps := 0
 	for _, k := range ks {
 		maxSteps += len(k.rungs)
@@ -54,7 +55,7 @@ func searchCombos(in *Input, ks []knob, budget Bytes) []int {
 	evals := 0
 	for size := 2; size <= len(ks); size++ {
 		for steps := size; steps <= maxSteps && evals <= maxComboEvals; steps++ {
-			if idx := tryVectors(in, ks, budget, size, steps, &evals); idx != nil {
+			if idx := tryVectors(in, t, ks, budget, size, steps, &evals); idx != nil {
 				return idx
 			}
 		}
@@ -64,7 +65,7 @@ func searchCombos(in *Input, ks []knob, budget Bytes) []int {
 
 // tryVectors enumerates rung vectors with exactly size non-zero entries
 // summing to steps, in a fixed order, and returns the first that fits.
-func tryVectors(in *Input, ks []knob, budget Bytes, size, steps int, evals *int) []int {
+func tryVectors(in, t *Input, ks []knob, budget Bytes, size, steps int, evals *int) []int {
 	idx := make([]int, len(ks))
 	var found []int
 	var walk func(i, left, stepsLeft int) bool
@@ -77,7 +78,7 @@ func tryVectors(in *Input, ks []knob, budget Bytes, size, steps int, evals *int)
 				return false
 			}
 			*evals++
-			if fitsWith(in, ks, idx, budget) {
+			if fitsWith(in, t, ks, idx, budget) {
 				found = append([]int(nil), idx...)
 				return true
 			}
@@ -99,19 +100,21 @@ func tryVectors(in *Input, ks []knob, budget Bytes, size, steps int, evals *int)
 	return found
 }
 
-func describeCombo(in *Input, ks []knob, idx []int, base Bytes) *Combination {
+// describeCombo applies the combination idx in t, a knob at a time, and
+// says what each change frees.
+func describeCombo(in, t *Input, ks []knob, idx []int, base Bytes) *Combination {
 	c := &Combination{}
-	t := *in
+	*t = *in
 	for i, r := range idx {
 		if r == 0 {
 			continue
 		}
-		before := evalTotal(&t)
-		ks[i].rungs[r-1].applyTo(&t)
+		before := evalTotal(t)
+		ks[i].rungs[r-1].applyTo(t)
 		c.Changes = append(c.Changes, Lever{Knob: ks[i].name, From: ks[i].from, To: ks[i].rungs[r-1].value(),
-			Frees: before - evalTotal(&t)})
+			Frees: before - evalTotal(t)})
 	}
-	c.Frees = base - evalTotal(&t)
+	c.Frees = base - evalTotal(t)
 	for i := range c.Changes {
 		c.Changes[i].Fits = true
 	}

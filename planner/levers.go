@@ -104,15 +104,16 @@ func levers(in *Input) ([]Lever, *Combination) {
 	budget, base := budgetOf(in), evalTotal(in)
 	knobs := knobsFor(in)
 	out := make([]Lever, 0, len(knobs)+1)
+	t := new(Input) // every trial's copy of in; see applied
 	for i := range knobs {
-		if lv, ok := single(in, &knobs[i], base, budget); ok {
+		if lv, ok := single(in, t, &knobs[i], base, budget); ok {
 			out = append(out, lv)
 		}
 	}
 	rank(out)
 	var combo *Combination
 	if len(out) == 0 || !out[0].Fits {
-		combo = combine(in, knobs, base, budget)
+		combo = combine(in, t, knobs, base, budget)
 	}
 	out = append(out, Lever{Knob: KnobBudget, From: fmtBytes(budget), To: fmtBytes(roundUp(base, MiB)),
 		Frees: base - budget, Fits: true})
@@ -126,15 +127,15 @@ func clip(l []Lever) []Lever {
 	return l
 }
 
-// single finds the mildest rung of k that fits, or its strongest rung.
-func single(in *Input, k *knob, base, budget Bytes) (Lever, bool) {
+// single finds the mildest rung of k that fits, or its strongest rung,
+// trying each in t.
+func single(in, t *Input, k *knob, base, budget Bytes) (Lever, bool) {
 	if len(k.rungs) == 0 {
 		return Lever{}, false
 	}
 	lv := Lever{Knob: k.name, From: k.from}
 	for i, r := range k.rungs {
-		t := applied(in, r)
-		if total := evalTotal(&t); total <= budget || i == len(k.rungs)-1 {
+		if total := evalTotal(applied(t, in, r)); total <= budget || i == len(k.rungs)-1 {
 			lv.To, lv.Frees, lv.Fits = r.value(), base-total, total <= budget
 			break
 		}
@@ -143,18 +144,22 @@ func single(in *Input, k *knob, base, budget Bytes) (Lever, bool) {
 		if r, ok := k.exact(in, budget); ok {
 			lv.Limit = r.value()
 			if k.exactTo {
-				t := applied(in, r)
-				lv.To, lv.Frees, lv.Fits, lv.Limit = r.value(), base-evalTotal(&t), true, ""
+				lv.To, lv.Frees, lv.Fits, lv.Limit = r.value(), base-evalTotal(applied(t, in, r)), true, ""
 			}
 		}
 	}
 	return lv, lv.Frees > 0
 }
 
-func applied(in *Input, rs ...rung) Input {
-	t := *in
+// applied copies in to t, applies the rungs rs to the copy and returns t.
+// A rung sets its value through a function value, which makes the escape
+// analysis move any copy it is given to the heap; so the report makes one
+// copy and reuses it for every trial, rather than one per trial (an
+// Input is about a kilobyte, and a combination search tries thousands).
+func applied(t, in *Input, rs ...rung) *Input {
+	*t = *in
 	for _, r := range rs {
-		r.applyTo(&t)
+		r.applyTo(t)
 	}
 	return t
 }

@@ -6,6 +6,7 @@ package templates
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/web/calc"
@@ -96,6 +97,39 @@ func pointClass(fits bool) string {
 		return "point fits"
 	}
 	return "point nofit"
+}
+
+// The shape functions name the lists the browser's painter rebuilds when
+// their shape changes (static/app.js, paintList): the bar's tiers, the
+// line items' keys and the kinds of the lever links. Rendering the shape
+// with the list lets the page's first repaint write into the server's
+// elements instead of rebuilding them.
+
+func barShape(v calc.View) string {
+	tiers := make([]string, len(v.Bars))
+	for i, b := range v.Bars {
+		tiers[i] = string(b.Tier)
+	}
+	return strings.Join(tiers, ",")
+}
+
+func itemShape(v calc.View) string {
+	keys := make([]string, len(v.Items))
+	for i, it := range v.Items {
+		keys[i] = it.Key
+	}
+	return strings.Join(keys, ",")
+}
+
+func leverShape(v calc.View) string {
+	kinds := make([]string, 0, len(v.Levers)+1)
+	for range v.Levers {
+		kinds = append(kinds, "lever")
+	}
+	if v.Combination != nil {
+		kinds = append(kinds, "combination")
+	}
+	return strings.Join(kinds, ",")
 }
 
 // tick is an axis label at a position in the chart's user units.

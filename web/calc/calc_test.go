@@ -2,6 +2,7 @@ package calc
 
 import (
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
@@ -68,6 +69,35 @@ func TestLenSlider(t *testing.T) {
 	for i := 0; i <= LenSteps; i++ {
 		if got := LenIndex(LenAt(i)); got != i {
 			t.Errorf("LenIndex(LenAt(%d)) = %d", i, got)
+		}
+	}
+}
+
+// TestBudgetScale checks that the budget slider's top holds the budget and
+// the plan's total, and stays put while the total moves within a band, so
+// moving the length slider does not rescale the budget slider.
+func TestBudgetScale(t *testing.T) {
+	in := golden(t, "a43-example")
+	device := in.Calibration.DeviceTotal.MiB()
+	var tops []int64
+	for _, n := range []int{4096, 8192, 16384, 32768, 65536} {
+		v := Calculate(State{Batch: 8, Len: n}, in.Model, in.Calibration)
+		top := v.Sliders.BudgetMaxMiB
+		if top < v.TotalMiB || top < v.BudgetMiB || top < 2*device || top%(2*device) != 0 {
+			t.Errorf("len %d: budget top %d MiB for total %d, budget %d, device %d", n, top, v.TotalMiB, v.BudgetMiB, device)
+		}
+		if len(tops) == 0 || tops[len(tops)-1] != top {
+			tops = append(tops, top)
+		}
+	}
+	if len(tops) > 3 {
+		t.Errorf("budget tops %v over five lengths: the scale moves with every total", tops)
+	}
+	for _, c := range []struct{ device, need, want int64 }{
+		{32607, 1, 65214}, {32607, 65214, 65214}, {32607, 65215, 130428}, {0, 5, 8}, {1, math.MaxInt64, math.MaxInt64},
+	} {
+		if got := budgetTop(c.device, c.need); got != c.want {
+			t.Errorf("budgetTop(%d, %d) = %d, want %d", c.device, c.need, got, c.want)
 		}
 	}
 }

@@ -46,7 +46,7 @@ type Chart struct {
 type Sliders struct {
 	LenIndex     int    `json:"len_index"`
 	BudgetMiB    int64  `json:"budget_mib"`     // the budget in effect
-	BudgetMaxMiB int64  `json:"budget_max_mib"` // the budget slider's top: twice the device, or more
+	BudgetMaxMiB int64  `json:"budget_max_mib"` // the budget slider's top: twice the device, doubled as needed
 	BatchCliff   string `json:"batch_cliff"`    // CSS position of the largest batch that fits
 	LenCliff     string `json:"len_cliff"`
 	BudgetCliff  string `json:"budget_cliff"` // the smallest budget that fits
@@ -117,8 +117,7 @@ func chart(frontier []planner.Point, s State, p *planner.Plan) Chart {
 
 func sliders(s State, p *planner.Plan) Sliders {
 	budget := p.Budget.MiB()
-	// The budget slider reaches twice the device, for "what would a bigger card hold".
-	top := max(budget, 2*p.Input.Calibration.DeviceTotal.MiB(), p.Total.MiB())
+	top := budgetTop(p.Input.Calibration.DeviceTotal.MiB(), max(budget, p.Total.MiB()))
 	sl := Sliders{LenIndex: LenIndex(s.Len), BudgetMiB: budget, BudgetMaxMiB: top}
 	if p.Capacity != nil {
 		sl.BatchCliff = pct(float64(p.Capacity.MaxSeqsAtMaxLen-1) / (BatchMax - 1))
@@ -126,6 +125,18 @@ func sliders(s State, p *planner.Plan) Sliders {
 	}
 	sl.BudgetCliff = pct(float64(p.Total.MiB()+1) / float64(top))
 	return sl
+}
+
+// budgetTop returns the budget slider's top: twice the device, for "what
+// would a bigger card hold", doubled until it reaches need. The scale moves
+// only when need crosses a power of two of it, so moving another slider
+// does not rescale the budget slider under the user's eyes.
+func budgetTop(device, need int64) int64 {
+	top := max(2*device, 1)
+	for top < need && top < math.MaxInt64/2 {
+		top *= 2
+	}
+	return max(top, need)
 }
 
 // BatchX returns the chart's x coordinate of a batch.

@@ -116,10 +116,12 @@ func (v *View) fill(p *planner.Plan) {
 	v.Fits, v.BudgetMiB, v.TotalMiB, v.HeadroomMiB = p.Fits, p.Budget.MiB(), p.Total.MiB(), p.Headroom.MiB()
 	v.Verdict = verdict(p)
 	scale := max(p.Total, p.Budget)
+	v.Bars = make([]Bar, 0, len(p.Tiers))
 	for _, t := range p.Tiers {
 		v.Bars = append(v.Bars, Bar{Tier: t.Tier, Label: tierLabels[t.Tier], MiB: t.Bytes.MiB(), Pct: pct(float64(t.Bytes) / float64(scale))})
 	}
 	v.BudgetPct = pct(float64(p.Budget) / float64(scale))
+	v.Items = make([]Row, 0, len(p.Items))
 	for _, it := range p.Items {
 		v.Items = append(v.Items, Row{it.Key, it.Name, it.Tier, it.Bytes.MiB(), it.Source, it.Detail})
 	}

@@ -61,6 +61,17 @@ test('the page loads, plans in wasm and matches the CLI', async () => {
   assert.deepEqual(page.errors, []);
 });
 
+test('the first move repaints the server-rendered lists in place', async () => {
+  const page = await open(nofit);
+  const lists = ['bar', 'legend', 'items-body', 'levers'];
+  await page.evaluate((ids) => ids.forEach((id) => { document.querySelector(`[data-testid="${id}"]`).firstElementChild.dataset.server = id; }), lists);
+  await page.focus('[data-testid="len-slider"]');
+  await page.keyboard.press('ArrowLeft');
+  await assertMatchesCLI(page, 'the first move');
+  const kept = await page.evaluate((ids) => ids.filter((id) => document.querySelector(`[data-testid="${id}"]`).firstElementChild.dataset.server === id), lists);
+  assert.deepEqual(kept, lists, 'lists whose shape did not change are written in place, not rebuilt');
+});
+
 test('keyboard slider moves re-plan in the page and match the CLI', async () => {
   const page = await open(b1);
   let requests = 0;
