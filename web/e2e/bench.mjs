@@ -33,8 +33,8 @@ function sizes(name = 'planner.wasm') {
 // tti times LOADS page loads, each in a fresh browser context (an empty
 // cache and a new renderer), after one load it reports apart: a browser
 // just launched is still starting its own services, which a person's
-// browser, already running, is not (that first load took up to 1.2 s
-// against 0.6-0.8 s for the next ones).
+// browser, already running, is not (that first load was often a run's
+// slowest).
 async function tti(chrome, url) {
   const out = [];
   let first;
