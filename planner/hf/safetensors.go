@@ -15,6 +15,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // MaxHeader bounds a safetensors header: the format's own 100 MB limit.
@@ -35,6 +36,23 @@ var elemBits = map[string]int64{
 	"I32": 32, "U32": 32, "F32": 32, "I64": 64, "U64": 64, "F64": 64, "F4": 4,
 }
 
+// dtypes maps each dtype's name to itself, so a header's dtype is looked
+// up without allocating and every tensor shares the one string.
+var dtypes = func() map[string]string {
+	m := make(map[string]string, len(elemBits))
+	for name := range elemBits {
+		m[name] = name
+	}
+	return m
+}()
+
+// headers holds header buffers for reuse: a checkpoint's shards are read
+// one after another (or a few at once), and a MoE model's headers are
+// megabytes each. Buffers over maxPooled are left to the collector.
+var headers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooled = 16 << 20
+
 // entry is one tensor of a header: {"dtype", "shape", "data_offsets"}.
 type entry struct {
 	Dtype   string
@@ -45,7 +63,13 @@ type entry struct {
 // ReadSafetensors reads the header of a safetensors file of size bytes and
 // returns its tensors sorted by name. It reads no weight data.
 func ReadSafetensors(r io.ReaderAt, size int64) ([]Tensor, error) {
-	header, err := readHeader(r, size)
+	buf := headers.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= maxPooled {
+			headers.Put(buf)
+		}
+	}()
+	header, err := readHeader(r, size, buf)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +99,10 @@ func ReadSafetensors(r io.ReaderAt, size int64) ([]Tensor, error) {
 	return out, nil
 }
 
-func readHeader(r io.ReaderAt, size int64) ([]byte, error) {
+// readHeader reads the header into *buf, growing it as needed. The tensors
+// keep copies of what they need from it (names, dtypes, shapes), so the
+// buffer is free again once the header is parsed.
+func readHeader(r io.ReaderAt, size int64, buf *[]byte) ([]byte, error) {
 	var lenBuf [8]byte
 	if size < 8 {
 		return nil, fmt.Errorf("safetensors: %d bytes is too short for a header", size)
@@ -87,7 +114,10 @@ func readHeader(r io.ReaderAt, size int64) ([]byte, error) {
 	if n > MaxHeader || n > uint64(size-8) {
 		return nil, fmt.Errorf("safetensors: header of %d bytes does not fit a %d-byte file (limit %d)", n, size, MaxHeader)
 	}
-	header := make([]byte, n)
+	if uint64(cap(*buf)) < n {
+		*buf = make([]byte, n)
+	}
+	header := (*buf)[:n]
 	if _, err := r.ReadAt(header, 8); err != nil {
 		return nil, fmt.Errorf("safetensors: read header: %w", err)
 	}
@@ -125,10 +155,8 @@ func dtypeOf(sc *scanner) (string, error) {
 	if err != nil || escaped {
 		return "", fmt.Errorf("dtype: %v", err)
 	}
-	for name := range elemBits {
-		if name == string(raw) {
-			return name, nil
-		}
+	if name, ok := dtypes[string(raw)]; ok {
+		return name, nil
 	}
 	return string(raw), nil
 }

@@ -157,3 +157,38 @@ func TestReadIndexBad(t *testing.T) {
 		}
 	}
 }
+
+// TestReadSafetensorsOwnsItsTensors reads one header, then another into the
+// same reused header buffer, and checks that the first file's tensors did
+// not change: a tensor may not keep a slice of the header it came from.
+func TestReadSafetensorsOwnsItsTensors(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.safetensors"), filepath.Join(dir, "b.safetensors")
+	writeSafetensors(t, a, []stTensor{{"model.layers.0.mlp.up_proj.weight", "BF16", []int64{8, 4}, 64},
+		{"model.layers.0.mlp.down_proj.weight", "F8_E4M3", []int64{4, 8}, 32}})
+	writeSafetensors(t, b, []stTensor{{"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", "F32", []int64{2, 2}, 16}})
+	read := func(path string) []Tensor {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		st, _ := f.Stat()
+		ts, err := ReadSafetensors(f, st.Size())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	first := read(a)
+	want := fmt.Sprint(first)
+	for range 3 {
+		read(b)
+	}
+	if got := fmt.Sprint(first); got != want {
+		t.Errorf("after reading another file, the first file's tensors changed:\n got %s\nwant %s", got, want)
+	}
+	if first[0].Dtype != "F8_E4M3" || first[1].Name != "model.layers.0.mlp.up_proj.weight" {
+		t.Errorf("tensors %v", first)
+	}
+}
