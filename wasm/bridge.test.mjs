@@ -36,6 +36,24 @@ test('the query parser is the server one', () => {
   assert.equal(api.lenIndex(4096), 16);
 });
 
+test('calculate passes the model and calibration only when they change, so callers can take turns', async () => {
+  const [a, b] = await Promise.all(['b1-qwen3-4b-fp8', 'a43-example'].map(async (n) => JSON.parse(await read(`planner/testdata/golden/${n}.input.json`))));
+  const docs = (x) => [JSON.stringify(x.model), JSON.stringify(x.calibration)]; // new strings, equal values
+  const q = 'batch=8&len=4096';
+  const va = api.calculate(q, ...docs(a));
+  const vb = api.calculate(q, ...docs(b));
+  assert.notEqual(va, vb);
+  for (let i = 0; i < 3; i++) {
+    assert.equal(api.calculate(q, ...docs(a)), va);
+    assert.equal(api.calculate(q, ...docs(a)), va);
+    assert.equal(api.calculate(q, ...docs(b)), vb);
+  }
+  // A call that fails on its query leaves the module holding what it held.
+  assert.throws(() => api.calculate('batch=many', ...docs(a)), /batch/);
+  assert.equal(api.calculate(q, ...docs(a)), va);
+  assert.equal(api.calculate(q, ...docs(b)), vb);
+});
+
 test('calculate gives the plan document figures', async () => {
   const input = JSON.parse(await read('planner/testdata/golden/b1-qwen3-4b-fp8.input.json'));
   const plan = JSON.parse(await read('planner/testdata/golden/b1-qwen3-4b-fp8.plan.json'));

@@ -24,7 +24,6 @@ function byTest(id, el = document) {
 const models = new Map(); // id → model-shape JSON, fetched as they are chosen
 const cals = new Map(); // id → calibration JSON
 let api;
-const last = {}; // the model and calibration JSON the module holds
 let ids; // the catalog's model ids, as the page's picker lists them
 const fetching = new Map(); // id → the fetch of its shape in flight
 
@@ -119,9 +118,9 @@ export function update() {
 // calculate plans the state in the query parameters p in WebAssembly and
 // returns its calc.View, or null, having said why, when its model or
 // calibration is not at hand (a catalog model being fetched re-runs update
-// when it arrives). It is one call into the module: the model and
-// calibration cross only when they change, and the module reads (and
-// checks) the query itself.
+// when it arrives). It is one call into the module, which reads (and
+// checks) the query itself; the bridge passes the model and calibration
+// only when they change.
 function calculate(p) {
   const id = p.get('model') ?? '', gpu = p.get('gpu') ?? '';
   const model = models.get(id);
@@ -134,11 +133,7 @@ function calculate(p) {
     status(!model ? `Model "${id}" is not in the catalog.` : `No calibration "${gpu}".`);
     return null;
   }
-  const q = p.toString();
-  const same = model === last.model && cal === last.cal; // then the module has them
-  const view = JSON.parse(same ? api.calculate(q) : api.calculate(q, model, cal));
-  Object.assign(last, { model, cal });
-  return view;
+  return JSON.parse(api.calculate(p.toString(), model, cal));
 }
 
 // Warm-up. Browsers compile WebAssembly lazily, a function on its first

@@ -50,5 +50,23 @@ function wrap(raw) {
       return r;
     };
   }
+  api.calculate = calculator(api.calculate);
   return api;
+}
+
+// calculator wraps the module's calculate so that callers always pass the
+// model and calibration JSON, and the documents cross into the module only
+// when they differ from the ones it holds: a slider move then copies a
+// short query, not kilobytes of JSON, and several calculators on one page
+// (the page and its <vram-calculator> elements share the module) take
+// turns safely.
+function calculator(calculate) {
+  let model, cal; // the documents the module holds, once a call with them succeeded
+  return (query, m, c) => {
+    if (m === undefined && c === undefined) return calculate(query);
+    if (m === model && c === cal) return calculate(query);
+    const r = calculate(query, m, c);
+    [model, cal] = [m, c];
+    return r;
+  };
 }

@@ -59,6 +59,7 @@ class VramCalculator extends HTMLElement {
     this.api = api;
     this.json = [JSON.stringify(model), JSON.stringify(cal)];
     this.state = JSON.parse(api.parseQuery(q.toString()));
+    this.query = new URLSearchParams(api.encodeState(JSON.stringify(this.state))); // checked and complete
     root.querySelector('[data-testid="wc-model"]').textContent = model.name || model.id;
     root.querySelector('[data-testid="wc-gpu"]').textContent = `on ${cal.gpu}`;
     const batch = root.querySelector('[data-testid="wc-batch"]');
@@ -71,9 +72,13 @@ class VramCalculator extends HTMLElement {
     this.dataset.ready = 'true';
   }
 
+  // paint plans the element's state and writes the result; the bridge
+  // passes the model and calibration to the module only when another
+  // calculator on the page used it last.
   paint(root) {
-    const q = this.api.encodeState(JSON.stringify(this.state));
-    const v = JSON.parse(this.api.calculate(q, ...this.json));
+    this.query.set('batch', this.state.batch);
+    this.query.set('len', this.state.len);
+    const v = JSON.parse(this.api.calculate(this.query.toString(), ...this.json));
     const $ = (id) => root.querySelector(`[data-testid="${id}"]`);
     $('wc-verdict').textContent = v.error || v.verdict;
     $('wc-verdict').className = `verdict ${v.fits ? 'fits' : 'nofit'}`;
