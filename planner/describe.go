@@ -39,8 +39,11 @@ func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
 		return fmt.Sprintf("speculative-decode staging (k=%d)", in.Features.SpecDecodeK),
 			"planned for the maximum k: seqs × (k+1) × (vocab × 4 B + d_model × 4 B)"
 	case keyGraphs:
-		return fmt.Sprintf("CUDA-graph pool (%d graphs)", c.graphs),
-			fmt.Sprintf("%d graphs × %s each, measured: %s", c.graphs, in.Calibration.GraphExec, in.Calibration.ID)
+		name := fmt.Sprintf("CUDA-graph pool (%d graphs)", c.graphs)
+		if in.Calibration.GraphExec == 0 {
+			return name, fmt.Sprintf("%d graphs, their size not measured in %s: not charged", c.graphs, in.Calibration.ID)
+		}
+		return name, fmt.Sprintf("%d graphs × %s each, measured: %s", c.graphs, in.Calibration.GraphExec, in.Calibration.ID)
 	case keyVisionStaging:
 		return "vision pixel + embedding buffers", "image² × 3 × 2 B + image tokens × d_model × 2 B"
 	case keyMeasuredT2:

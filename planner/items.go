@@ -168,5 +168,9 @@ func warnings(in *Input) []string {
 	if in.Features.WeightCache.normalize() != WeightCacheNone && len(m.Weights.Matrices) == 0 {
 		w = append(w, "a weight cache is on but the model lists no GEMM matrices; nothing is charged for it")
 	}
+	if in.Features.CUDAGraphs && in.Calibration.GraphExec == 0 {
+		w = append(w, fmt.Sprintf("CUDA graphs are on but calibration %s has not measured graph_exec_bytes; "+
+			"the graphs' own memory is not charged", in.Calibration.ID))
+	}
 	return w
 }

@@ -72,6 +72,18 @@ test('the first move repaints the server-rendered lists in place', async () => {
   assert.deepEqual(kept, lists, 'lists whose shape did not change are written in place, not rebuilt');
 });
 
+test('warnings follow the sliders, as the CLI gives them', async () => {
+  const page = await open(b1);
+  assert.deepEqual((await figures(page)).warnings, []);
+  await page.focus('[data-testid="len-slider"]');
+  await page.keyboard.press('End');
+  await assertMatchesCLI(page, 'the longest length');
+  assert.match((await figures(page)).warnings.join(), /trained context/);
+  await page.keyboard.press('Home');
+  await assertMatchesCLI(page, 'the shortest length');
+  assert.deepEqual((await figures(page)).warnings, []);
+});
+
 test('keyboard slider moves re-plan in the page and match the CLI', async () => {
   const page = await open(b1);
   let requests = 0;

@@ -71,9 +71,10 @@ export function figures(page) {
     for (const tr of document.querySelectorAll('[data-testid^="item-"]:not([data-testid="item-mib"])')) {
       items[tr.dataset.testid.slice(5)] = tr.querySelector('[data-testid="item-mib"]').textContent.trim();
     }
+    const warnings = [...document.querySelectorAll('[data-testid="warning"]')].map((w) => w.textContent.trim());
     return { fits: document.querySelector('[data-testid="verdict"]').dataset.fits, verdict: t('verdict'),
       total: t('total-mib'), budget: t('budget-mib'), headroom: t('headroom-mib'),
-      maxSeqs: t('max-seqs'), maxLen: t('max-len'), kv: t('kv'), items };
+      maxSeqs: t('max-seqs'), maxLen: t('max-len'), kv: t('kv'), items, warnings };
   });
 }
 
@@ -83,7 +84,7 @@ export function planFigures(p) {
   for (const it of p.items) items[it.key] = String(mib(it.bytes));
   return { fits: String(p.fits), total: String(mib(p.total_bytes)), budget: String(mib(p.budget_bytes)),
     headroom: String(mib(p.headroom_bytes)), maxSeqs: String(p.capacity.max_seqs_at_max_len),
-    maxLen: String(p.capacity.max_len_at_batch), items };
+    maxLen: String(p.capacity.max_len_at_batch), items, warnings: p.warnings ?? [] };
 }
 
 /**

@@ -307,6 +307,8 @@ function paint(v) {
   paintList(body, v.items.map((it) => it.key).join(), () => v.items.map(row));
   v.items.forEach((it, i) => paintRow(body.children[i], it));
   paintLevers(byTest('levers', r), v);
+  const warnings = v.warnings ?? [];
+  paintList(byTest('warnings', r), warnings.join('\n'), () => warnings.map((w) => el('p', { class: 'warning', 'data-testid': 'warning' }, w)));
   paintChart(v.chart);
   paintSliders(v);
 }
