@@ -15,7 +15,7 @@ WASMFLAGS := -trimpath -ldflags="-s -w" -gcflags=all=-l -gcflags=github.com/vram
 READERFLAGS := -trimpath -ldflags="-s -w"
 
 .PHONY: all help build run test check deps deps-go deps-npm unit wasm-test fuzz bench bench-wasm \
-	wasm web templ templ-check chromium bridge-test e2e bench-web
+	wasm web templ templ-check chromium bridge-test e2e bench-web worker worker-dev worker-test
 
 all: build ## build every binary into bin/
 
@@ -55,7 +55,7 @@ e2e: build deps-npm chromium ## the browser tests: chromium driven by playwright
 bench-web: build deps-npm chromium ## the browser benchmarks (see docs/benchmarks.md, "Browser calculator")
 	node web/e2e/bench.mjs
 
-test: deps check unit wasm-test bridge-test fuzz e2e ## install what is missing, then run every test
+test: deps check unit wasm-test bridge-test fuzz e2e worker-test ## install what is missing, then run every test
 
 deps: deps-go deps-npm ## Go modules and npm packages (Node 22)
 
@@ -74,7 +74,7 @@ check: templ-check ## gofmt, go vet, the module tidy, generated files (templ, ca
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags invariants ./...
-	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./web/calc/
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./web/calc/ ./cmd/worker/
 	$(GO) mod tidy -diff
 	$(GO) generate ./planner/catalog && git diff --exit-code -- planner/catalog
 
@@ -94,6 +94,34 @@ bench: ## native benchmarks (see docs/benchmarks.md)
 
 bench-wasm: deps-npm ## planner benchmarks under wasm in Node
 	GOOS=js GOARCH=wasm $(GO) test -run='^$$' -bench=. -benchmem ./planner/
+
+# The Cloudflare Workers build (cmd/worker, wrangler.toml): syumai/workers'
+# loader, the Go worker, and the browser assets as Workers static assets
+# under the native server's /static/ URLs (the patterns web/static embeds).
+# Inlining stays in this module's packages only, as for the planner
+# module: everywhere, it costs ~250 KB gzip of the 3 MB budget.
+WORKER      := build/worker
+WORKERFLAGS := -trimpath -ldflags="-s -w" -gcflags=all=-l -gcflags=github.com/vramplan/vramplan/...=
+WORKERMAX   := 3000000
+WRANGLER    := WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false node_modules/.bin/wrangler
+
+worker: wasm ## the Cloudflare Workers build into build/worker; prints its raw and gzip size (budget 3 MB gzip)
+	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER)
+	GOOS=js GOARCH=wasm $(GO) build $(WORKERFLAGS) -o $(WORKER)/app.wasm ./cmd/worker
+	mkdir -p $(WORKER)/public/static/dist
+	cp web/static/*.js web/static/*.css $(WORKER)/public/static/
+	cp $(filter-out %README.md,$(wildcard web/static/dist/*)) $(WORKER)/public/static/dist/
+	cp cmd/worker/_headers $(WORKER)/public/_headers
+	@raw=$$(cat $(WORKER)/*.mjs $(WORKER)/*.js $(WORKER)/app.wasm | wc -c); \
+	 gz=$$(cat $(WORKER)/*.mjs $(WORKER)/*.js $(WORKER)/app.wasm | gzip -9 | wc -c); \
+	 echo "worker: $$raw bytes raw, $$gz bytes gzip (budget $(WORKERMAX))"; \
+	 test $$gz -le $(WORKERMAX) || { echo "worker: over the free plan's 3 MB gzip"; exit 1; }
+
+worker-dev: worker deps-npm ## serve the worker locally under wrangler dev (local D1, no account, no network) on 127.0.0.1:8787
+	$(WRANGLER) dev --local --ip 127.0.0.1 --port 8787
+
+worker-test: build worker deps-npm chromium ## the HTTP conformance suite on the native server and the worker, the page from the worker in chromium
+	node --test --test-concurrency=1 'web/conformance/*.test.mjs'
 
 # gpu-build (here) and gpu-test (on a GPU machine): the GPU acceptance run.
 include gpu.mk

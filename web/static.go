@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
-	"embed"
 	"encoding/hex"
 	"io/fs"
 	"mime"
@@ -16,20 +15,21 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// The static folder holds the hand-written JavaScript and CSS; its dist
-// folder the build outputs `make wasm` copies there (planner.wasm, gguf.wasm
-// and Go's wasm_exec.js), git-ignored but for a README so the embed compiles on a
-// clean clone. A missing build output answers 503, not a failed build.
-//
-//go:embed static
-var static embed.FS
+// The assets are Deps.Static (package web/static's FS natively): the
+// hand-written JavaScript and CSS and, in dist, the build outputs `make
+// wasm` writes (planner.wasm, gguf.wasm and Go's wasm_exec.js). A missing
+// build output answers 503, not a failed build.
 
 // built names the assets only `make wasm` produces.
 var built = map[string]bool{"dist/planner.wasm": true, "dist/wasm_exec.js": true, "dist/gguf.wasm": true}
 
-// encoded caches the gzip encoding and the ETag of each asset, made on
-// first request or, for the large build outputs, when the app starts.
-var encoded sync.Map // name → *asset
+// assets serves one asset tree and caches the gzip encoding and the ETag
+// of each file, made on first request or, for the large build outputs, when
+// the app starts. It is safe for concurrent use.
+type assets struct {
+	root    fs.FS
+	encoded sync.Map // name → *asset
+}
 
 type asset struct {
 	once sync.Once
@@ -39,27 +39,25 @@ type asset struct {
 
 // warm encodes the build outputs in the background, so the first page
 // load does not wait for gzip to squeeze a few megabytes of WebAssembly.
-func warm() {
-	root, _ := fs.Sub(static, "static")
+func (s *assets) warm() {
 	for name := range built {
-		if data, err := fs.ReadFile(root, name); err == nil {
-			go encodedOf(name, data)
+		if data, err := fs.ReadFile(s.root, name); err == nil {
+			go s.encodedOf(name, data)
 		}
 	}
 }
 
-func staticHandler() echo.HandlerFunc {
-	root, _ := fs.Sub(static, "static")
+func (s *assets) handler() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := strings.TrimPrefix(path.Clean("/"+c.Param("*")), "/")
-		data, err := fs.ReadFile(root, name)
+		data, err := fs.ReadFile(s.root, name)
 		if err != nil || strings.HasSuffix(name, "README.md") {
 			if built[name] {
 				return echo.NewHTTPError(http.StatusServiceUnavailable, name+" is not built: run `make wasm`")
 			}
 			return echo.NewHTTPError(http.StatusNotFound)
 		}
-		a := encodedOf(name, data)
+		a := s.encodedOf(name, data)
 		h := c.Response().Header()
 		h.Set("Cache-Control", "no-cache") // revalidate: the ETag makes it a 304
 		h.Set("Vary", "Accept-Encoding")
@@ -75,8 +73,8 @@ func staticHandler() echo.HandlerFunc {
 	}
 }
 
-func encodedOf(name string, data []byte) *asset {
-	v, _ := encoded.LoadOrStore(name, &asset{})
+func (s *assets) encodedOf(name string, data []byte) *asset {
+	v, _ := s.encoded.LoadOrStore(name, &asset{})
 	a := v.(*asset)
 	a.once.Do(func() {
 		sum := sha256.Sum256(data)

@@ -1,7 +1,8 @@
 // Package web is the calculator's web app: one http.Handler that serves the
-// templ pages, the JSON API and the embedded static assets (the planner's
+// templ pages, the JSON API and the static assets (the planner's
 // WebAssembly, its JavaScript and CSS). Entry points only wire it: `vramplan
-// serve` natively, and later the Cloudflare Workers entry.
+// serve` natively, and cmd/worker on Cloudflare Workers, where the platform
+// serves the assets.
 //
 // Routes:
 //
@@ -14,12 +15,13 @@
 //	GET  /api/models        the catalog's model shapes
 //	GET  /api/models/:id    one of them
 //	GET  /api/calibrations  the calibration table
-//	GET  /static/…          assets; the built wasm is 503 until `make wasm`
+//	GET  /static/…          Deps.Static; the built wasm is 503 until `make wasm`
 //
 // Every GET route answers HEAD too, with the same status and headers.
 package web
 
 import (
+	"io/fs"
 	"net/http"
 	"sync"
 
@@ -37,6 +39,10 @@ type Deps struct {
 	Models func() ([]planner.Model, error)
 	// Calibrations returns the calibration table.
 	Calibrations func() ([]planner.Calibration, error)
+	// Static is the asset tree served under /static/ (package web/static's
+	// FS). Nil leaves /static/ to the platform, as Workers static assets
+	// serve it in front of cmd/worker.
+	Static fs.FS
 }
 
 // New returns the app's handler. It is safe for concurrent use and keeps no
@@ -56,12 +62,13 @@ func New(d Deps) http.Handler {
 	api.Match(getOrHead, "/models", a.models)
 	api.Match(getOrHead, "/models/:id", a.model)
 	api.Match(getOrHead, "/calibrations", a.calibrations)
-	e.Match(getOrHead, "/static/*", staticHandler(), cors)
-	warmOnce.Do(warm)
+	if d.Static != nil {
+		s := &assets{root: d.Static}
+		e.Match(getOrHead, "/static/*", s.handler(), cors)
+		s.warm()
+	}
 	return e
 }
-
-var warmOnce sync.Once
 
 // getOrHead are the methods of a route that reads: net/http's server
 // discards the body it writes for HEAD.

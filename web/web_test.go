@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -17,6 +18,7 @@ import (
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/catalog"
 	"github.com/vramplan/vramplan/web"
+	"github.com/vramplan/vramplan/web/static"
 )
 
 // The seed's B1 case on the catalog's Qwen3-4B Q8_0, and a MoE that does
@@ -26,9 +28,11 @@ const (
 	nofitQuery = "model=qwen3-coder-30b-a3b-instruct-nvfp4&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=32768"
 )
 
-func handler() http.Handler {
-	return web.New(web.Deps{Models: catalog.All, Calibrations: calibrations.All})
-}
+// handler is the app as `vramplan serve` wires it, made once: each app
+// gzips the built wasm when it starts.
+var handler = sync.OnceValue(func() http.Handler {
+	return web.New(web.Deps{Models: catalog.All, Calibrations: calibrations.All, Static: static.FS()})
+})
 
 func get(t *testing.T, url string, header ...string) *httptest.ResponseRecorder {
 	t.Helper()
@@ -264,7 +268,7 @@ func TestStatic(t *testing.T) {
 	}
 	for url, want := range map[string]int{"/static/app.js": 200, "/static/style.css": 200, "/static/vram-calculator.js": 200,
 		"/static/reader.js": 200, "/static/dist/gguf.wasm": ggufWasm, "/static/nope.js": 404, "/static/dist/README.md": 404,
-		"/static/../web.go": 404} {
+		"/static/../web.go": 404, "/static/static.go": 404} {
 		if rec := get(t, url); rec.Code != want {
 			t.Errorf("GET %s = %d, want %d", url, rec.Code, want)
 		}
@@ -272,6 +276,20 @@ func TestStatic(t *testing.T) {
 	rec := get(t, "/static/app.js", "Accept-Encoding", "gzip")
 	if rec.Header().Get("Content-Encoding") != "gzip" || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/javascript") {
 		t.Errorf("app.js: encoding %q type %q", rec.Header().Get("Content-Encoding"), rec.Header().Get("Content-Type"))
+	}
+}
+
+// TestPlatformStatic checks an app without Deps.Static, as cmd/worker wires
+// it: /static/ is not its route (Workers static assets answer there) while
+// the pages and the API still are.
+func TestPlatformStatic(t *testing.T) {
+	h := web.New(web.Deps{Models: catalog.All, Calibrations: calibrations.All})
+	for url, want := range map[string]int{"/static/app.js": 404, "/static/dist/planner.wasm": 404, "/": 200, "/api/plan?" + b1Query: 200} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, url, nil))
+		if rec.Code != want {
+			t.Errorf("GET %s = %d, want %d", url, rec.Code, want)
+		}
 	}
 }
 

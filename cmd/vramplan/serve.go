@@ -16,11 +16,12 @@ import (
 	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner/catalog"
 	"github.com/vramplan/vramplan/web"
+	"github.com/vramplan/vramplan/web/static"
 )
 
 // deps wires the web app to the model catalog and the calibration table.
 func deps() web.Deps {
-	return web.Deps{Models: catalog.All, Calibrations: calibrations.All}
+	return web.Deps{Models: catalog.All, Calibrations: calibrations.All, Static: static.FS()}
 }
 
 func cmdServe(args []string, stdout, stderr io.Writer) int {

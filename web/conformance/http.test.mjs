@@ -1,0 +1,165 @@
+// The HTTP conformance suite: one list of requests, sent to the native
+// server (bin/vramplan serve) and to the worker under `wrangler dev --local`
+// (build/worker), each started and stopped here. Every answer must be the
+// same on both — status, media type, CORS, and the body byte for byte, as
+// all of it is deterministic — and right on its own: the plan API equals
+// `vramplan plan --json` for the same input, bad input is a 4xx naming its
+// field, the static assets are the files web/static embeds.
+//
+// It is written for node --test rather than go test because both servers
+// are external processes here (the worker only exists inside workerd),
+// wrangler and the browser tests are Node already, and the suite needs
+// nothing of Go's but the CLI, which it runs as a user would.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serveNative, serveWorker, planCLI, repo, wrangler, offline } from './servers.mjs';
+import { cliFlags } from '../e2e/harness.mjs';
+
+const b1 = 'model=qwen3-4b-instruct-2507-q8_0&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096&kv=fp8&block=16';
+const nofit = 'model=qwen3-coder-30b-a3b-instruct-nvfp4&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=32768';
+const h200 = 'model=gemma-3-4b-it-q4_k_m&gpu=h200-linux-cuda13.0&batch=64&len=8192&kv=fp8&graphs=1&budget=100000';
+let servers;
+
+before(async () => { servers = await Promise.all([serveNative(), serveWorker()]); });
+after(async () => { await Promise.all((servers ?? []).map((s) => s.stop())); });
+
+/** both sends one request to each server and returns [native, worker] answers with their bodies. */
+async function both(path, init = {}) {
+  return Promise.all(servers.map(async (s) => {
+    const r = await fetch(s.url + path, { redirect: 'manual', ...init });
+    return { server: s.name, status: r.status, headers: r.headers, body: Buffer.from(await r.arrayBuffer()) };
+  }));
+}
+
+const media = (r) => (r.headers.get('content-type') ?? '').split(';')[0].trim();
+
+/** same asserts the two answers agree, and returns the native one. */
+function same(path, [n, w]) {
+  assert.equal(w.status, n.status, `${path}: status`);
+  assert.equal(media(w), media(n), `${path}: content type`);
+  assert.equal(w.headers.get('access-control-allow-origin'), n.headers.get('access-control-allow-origin'), `${path}: CORS`);
+  assert.ok(w.body.equals(n.body), `${path}: the bodies differ (native ${n.body.length} bytes, worker ${w.body.length})`);
+  return n;
+}
+
+test('pages and read APIs answer the same, byte for byte', async () => {
+  const want = {
+    '/': [200, 'text/html'], [`/?${b1}`]: [200, 'text/html'], [`/?${nofit}`]: [200, 'text/html'],
+    [`/embed?${b1}`]: [200, 'text/html'], '/docs': [200, 'text/html'],
+    '/?model=nosuch': [404, 'text/html'], '/?batch=many': [400, 'text/html'],
+    '/api/models': [200, 'application/json'], '/api/models/gemma-3-4b-it-q4_k_m': [200, 'application/json'],
+    '/api/models/nosuch': [404, 'application/json'], '/api/calibrations': [200, 'application/json'],
+    [`/api/view?${nofit}`]: [200, 'application/json'], '/nosuch': [404, 'application/json'],
+  };
+  for (const [path, [status, type]] of Object.entries(want)) {
+    const n = same(path, await both(path));
+    assert.equal(n.status, status, `${path}: status`);
+    assert.equal(media(n), type, `${path}: content type`);
+  }
+});
+
+test('the pages are the calculator, and /embed is framable', async () => {
+  const [n] = await both(`/embed?${b1}`);
+  const html = n.body.toString();
+  for (const part of ['data-testid="verdict"', 'src="/static/app.js"', '/static/dist/planner.wasm', 'id="boot"']) {
+    assert.ok(html.includes(part), `/embed carries ${part}`);
+  }
+  assert.equal(n.headers.get('x-frame-options'), null, '/embed must not forbid framing');
+});
+
+test('the plan API equals the CLI on both servers', async () => {
+  for (const q of [b1, nofit, h200]) {
+    const cli = planCLI(cliFlags(q));
+    const n = same(`/api/plan?${q}`, await both(`/api/plan?${q}`));
+    assert.equal(n.status, 200);
+    assert.equal(n.body.toString(), cli, `GET /api/plan?${q} differs from vramplan plan --json`);
+    // The plan carries its input: POSTing it back plans the same.
+    const input = JSON.stringify(JSON.parse(cli).input);
+    const p = same('POST /api/plan', await both('/api/plan', { method: 'POST', body: input, headers: { 'content-type': 'application/json' } }));
+    assert.equal(p.status, 200);
+    assert.equal(p.body.toString(), cli, `POST /api/plan with the input of ${q}`);
+  }
+});
+
+test('bad input is a 4xx naming its field, the same on both', async () => {
+  const q = 'model=qwen3-4b-instruct-2507-q8_0&gpu=rtx5090-wsl2-cuda13.3';
+  const cases = [
+    [`/api/plan?${q}&batch=x`, {}, 400, 'batch'],
+    [`/api/plan?${q}&budget=abc`, {}, 400, 'budget'],
+    [`/api/plan?${q}&len=-5`, {}, 400, 'limits.max_seq_len'],
+    [`/api/plan?${q}&batch=99999999999`, {}, 400, 'limits.max_batch'],
+    [`/api/plan?${q}&kv=fp3`, {}, 400, 'limits.kv_dtype'],
+    ['/api/plan?model=nosuch', {}, 400, ''],
+    ['/api/plan', { method: 'POST', body: '{"model":' }, 400, ''],
+    ['/api/plan', { method: 'POST', body: '[]' }, 400, ''],
+    ['/api/plan', { method: 'POST', body: JSON.stringify({ model: { id: 'x' }, limits: { max_batch: -1 } }) }, 400, ''],
+    ['/api/plan', { method: 'POST', body: 'x'.repeat(3 << 20) }, 400, ''],
+    ['/api/plan', { method: 'DELETE' }, 404, ''],
+  ];
+  for (const [path, init, status, field] of cases) {
+    const what = `${init.method ?? 'GET'} ${path.slice(0, 80)}`;
+    const n = same(what, await both(path, init));
+    assert.equal(n.status, status, `${what}: status (${n.body.toString().slice(0, 200)})`);
+    const e = JSON.parse(n.body);
+    const msg = e.error ?? e.message; // echo's own 404 says "message"
+    assert.equal(typeof msg, 'string', `${what}: an error message`);
+    assert.ok(msg.length > 0, `${what}: an empty error`);
+    if (field) assert.equal(e.field, field, `${what}: the field at fault (${msg})`);
+  }
+});
+
+test('HEAD answers as GET does, without a body', async () => {
+  for (const path of ['/', `/api/plan?${b1}`, '/api/calibrations', '/static/style.css']) {
+    const [g] = await both(path);
+    const [n, w] = await both(path, { method: 'HEAD' });
+    for (const h of [n, w]) {
+      assert.equal(h.status, g.status, `HEAD ${path} on ${h.server}`);
+      assert.equal(media(h), media(g), `HEAD ${path} on ${h.server}: content type`);
+      assert.equal(h.body.length, 0, `HEAD ${path} on ${h.server}: a body`);
+    }
+  }
+});
+
+// assets lists what web/static embeds (its patterns: *.js *.css dist), as URLs.
+function assets() {
+  const dir = join(repo, 'web', 'static');
+  const top = readdirSync(dir).filter((f) => /\.(js|css)$/.test(f));
+  const dist = readdirSync(join(dir, 'dist')).filter((f) => f !== 'README.md').map((f) => `dist/${f}`);
+  return [...top, ...dist];
+}
+
+test('static assets are web/static, under the same URLs, loadable cross-origin', async () => {
+  const names = assets();
+  assert.ok(names.includes('dist/planner.wasm') && names.includes('dist/gguf.wasm'), 'make wasm has built the modules');
+  for (const name of names) {
+    const path = `/static/${name}`;
+    const n = same(path, await both(path));
+    assert.equal(n.status, 200, path);
+    assert.ok(n.body.equals(readFileSync(join(repo, 'web', 'static', name))), `${path} is the file`);
+    assert.equal(n.headers.get('access-control-allow-origin'), '*', `${path}: CORS`);
+  }
+  const [, w] = await both('/static/dist/planner.wasm');
+  assert.equal(media(w), 'application/wasm', 'compileStreaming needs application/wasm');
+  for (const path of ['/static/nope.js', '/static/static.go', '/static/dist/README.md', '/_headers']) {
+    const [n, w2] = await both(path);
+    assert.equal(n.status, 404, `${path} on native`);
+    assert.equal(w2.status, 404, `${path} on the worker`);
+  }
+});
+
+test('wrangler deploy --dry-run bundles the worker within the free plan', () => {
+  const out = mkdtempSync(join(tmpdir(), 'vramplan-dry-'));
+  try {
+    const log = execFileSync(wrangler, ['deploy', '--dry-run', '--outdir', out], { cwd: repo, env: offline, encoding: 'utf8' });
+    const m = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(log);
+    assert.ok(m, `dry-run reports its size:\n${log}`);
+    assert.ok(Number(m[2]) * 1024 <= 3e6, `the upload is ${m[2]} KiB gzip, over the 3 MB free-plan limit`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});

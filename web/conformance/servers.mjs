@@ -1,0 +1,88 @@
+// servers.mjs starts the two servers the conformance suite compares: the
+// native one (bin/vramplan serve, `make build`) and the worker (build/worker,
+// `make worker`) under `wrangler dev --local`, with Node 22 and wrangler from
+// node_modules, offline, on free loopback ports and with fresh local state.
+// Each resolves to { name, url, stop }; stop ends the process group it
+// started, workerd included.
+
+import { spawn, execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const bin = join(repo, 'bin', 'vramplan');
+export const wrangler = join(repo, 'node_modules', '.bin', 'wrangler');
+
+// offline keeps wrangler from asking the network anything.
+export const offline = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', CI: '1' };
+
+/** freePort asks the kernel for a free loopback port. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+// start spawns argv in its own process group and resolves once a line of
+// its output matches ready; it rejects when the process exits first or
+// the wait passes ms.
+function start(name, argv, opts, ready, ms = 60000) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(argv[0], argv.slice(1), { ...opts, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    const exited = new Promise((r) => p.on('exit', r));
+    const stop = () => {
+      try { process.kill(-p.pid, 'SIGTERM'); } catch { /* already gone */ }
+      const kill = setTimeout(() => { try { process.kill(-p.pid, 'SIGKILL'); } catch { /* gone */ } }, 5000);
+      return exited.then(() => clearTimeout(kill));
+    };
+    const timer = setTimeout(() => { stop(); reject(new Error(`${name}: not ready after ${ms} ms\n${log}`)); }, ms);
+    const seen = (d) => {
+      log += d;
+      const m = ready.exec(log);
+      if (m) { clearTimeout(timer); resolve({ name, url: m[1], stop, log: () => log }); }
+    };
+    p.stdout.on('data', seen);
+    p.stderr.on('data', seen);
+    p.on('error', (e) => { clearTimeout(timer); reject(e); });
+    p.on('exit', (code) => { clearTimeout(timer); reject(new Error(`${name} exited (${code}) before it was ready\n${log}`)); });
+  });
+}
+
+/** serveNative starts bin/vramplan serve. */
+export function serveNative() {
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run make build`);
+  return start('native', [bin, 'serve', '--addr', '127.0.0.1:0'], {}, /(http:\/\/127\.0\.0\.1:\d+)\//);
+}
+
+/**
+ * serveWorker starts the built worker under `wrangler dev --local` with its
+ * state (local D1 included) in a fresh temporary folder, removed by stop.
+ */
+export async function serveWorker() {
+  if (!existsSync(join(repo, 'build', 'worker', 'app.wasm'))) throw new Error('build/worker is missing: run make worker');
+  const state = mkdtempSync(join(tmpdir(), 'vramplan-wrangler-'));
+  const [port, inspector] = [await freePort(), await freePort()];
+  const w = await start('worker', [wrangler, 'dev', '--local', '--ip', '127.0.0.1', '--port', String(port),
+    '--inspector-port', String(inspector), '--persist-to', state, '--show-interactive-dev-session=false'],
+  { cwd: repo, env: offline }, /Ready on (http:\/\/127\.0\.0\.1:\d+)/);
+  const stop = w.stop;
+  w.stop = () => stop().then(() => rmSync(state, { recursive: true, force: true }));
+  w.state = state;
+  return w;
+}
+
+/** planCLI runs `vramplan plan --json` and returns its output, fitting or not. */
+export function planCLI(args) {
+  try {
+    return execFileSync(bin, ['plan', '--json', ...args], { encoding: 'utf8' });
+  } catch (e) {
+    if (e.status === 1) return e.stdout; // does not fit: still a plan
+    throw e;
+  }
+}
