@@ -23,6 +23,11 @@ const (
 	keyMLA
 	keySpec
 	keyGraphs
+	keyEngineCompute // llama.cpp's compute buffer
+	keyCUDAPool      // llama.cpp's CUDA pool at the first decode
+	keyActivation    // vLLM's profiled activation peak
+	keyNonTorch      // vLLM's memory outside torch
+	keyGraphEstimate // vLLM's CUDA-graph estimate
 	keyVisionStaging
 	keyMeasuredT2
 	keyWeights
@@ -58,6 +63,9 @@ type charges struct {
 	kv      kvCharge
 	graphs  int64
 	total   Bytes
+	// short is set by a profile whose fixed KV pool cannot hold one
+	// request: the plan does not fit whatever its total.
+	short bool
 }
 
 func (c *charges) set(k key, b Bytes) {
@@ -84,11 +92,15 @@ func resolve(l *Limits) limits {
 // compute charges in with shape s at limits l.
 func compute(in *Input, s *shape, l limits) charges {
 	var c charges
-	c.driverCharges(in)
-	c.engineCharges(in, s, l)
-	c.modelCharges(in)
-	c.poolCharges(in, s, l)
-	c.scratchCharge(in, s, l)
+	if p := profileFor(in); p != nil {
+		p.charge(in, s, l, &c)
+	} else {
+		c.driverCharges(in)
+		c.engineCharges(in, s, l)
+		c.modelCharges(in)
+		c.poolCharges(in, s, l)
+		c.scratchCharge(in, s, l)
+	}
 	for _, b := range c.amount {
 		c.total = satAdd(c.total, b)
 	}

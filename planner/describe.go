@@ -8,6 +8,9 @@ import (
 
 // describe names charge k and states how its bytes were computed.
 func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
+	if p := profileFor(in); p != nil {
+		return p.describe(k, in, c, l)
+	}
 	m := &in.Model
 	switch k {
 	case keyContext:

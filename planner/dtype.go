@@ -96,6 +96,9 @@ const (
 	SourceExact      Source = "exact"      // summed from tensor headers or exact geometry
 	SourceFormula    Source = "formula"    // computed from the seed's sizing formulas
 	SourceCalibrated Source = "calibrated" // measured on a GPU + driver, or by a previous run
+	// SourceEstimated marks what an engine measures at start, estimated from
+	// the model shape by a formula whose measured basis its profile states.
+	SourceEstimated Source = "estimated"
 )
 
 // Tier names the lifetime tier that owns a line item (seed A2). Charges the

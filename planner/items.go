@@ -26,6 +26,11 @@ var itemSpecs = [numKeys]itemSpec{
 	keyMLA:            {"mla_scratch", TierEnginePersistent, SourceFormula},
 	keySpec:           {"spec_decode_staging", TierEnginePersistent, SourceFormula},
 	keyGraphs:         {"cuda_graph_pool", TierEnginePersistent, SourceCalibrated},
+	keyEngineCompute:  {"compute_buffer", TierEnginePersistent, SourceEstimated},
+	keyCUDAPool:       {"cuda_pool", TierScratch, SourceEstimated},
+	keyActivation:     {"activation_peak", TierScratch, SourceEstimated},
+	keyNonTorch:       {"non_torch", TierDriver, SourceEstimated},
+	keyGraphEstimate:  {"cuda_graphs", TierEnginePersistent, SourceCalibrated},
 	keyVisionStaging:  {"vision_staging", TierEnginePersistent, SourceFormula},
 	keyMeasuredT2:     {"engine_persistent", TierEnginePersistent, SourceCalibrated},
 	keyWeights:        {"weights", TierModelResident, SourceExact},
@@ -48,7 +53,7 @@ func planValid(in *Input) Plan {
 	l := resolve(&in.Limits)
 	budget := budgetOf(in)
 	floor := false
-	if l.batch == 0 {
+	if l.batch == 0 && profileFor(in) == nil {
 		l.batch = maxBatch(in, s, l, budget)
 		floor = l.batch == 0
 		l.batch = max(l.batch, 1)
@@ -60,6 +65,7 @@ func planValid(in *Input) Plan {
 	p.Tiers = tierTotals(p.Items)
 	p.KV = kvPlan(in, s, &c, l)
 	p.Warnings = warnings(in)
+	floor = floor || c.short
 	p.Fits = c.total <= budget && !floor
 	if !p.Fits {
 		p.Failure = failure(&p, floor, l)
@@ -67,7 +73,17 @@ func planValid(in *Input) Plan {
 	return p
 }
 
+// budgetOf is the memory in's charges must fit in: its engine's share of
+// the budget (or of the device total).
 func budgetOf(in *Input) Bytes {
+	if p := profileFor(in); p != nil {
+		return p.budget(in)
+	}
+	return seedBudget(in)
+}
+
+// seedBudget is the budget, or the device total when none is given.
+func seedBudget(in *Input) Bytes {
 	if in.Budget > 0 {
 		return in.Budget
 	}
@@ -124,6 +140,9 @@ func tierTotals(items []Item) []TierTotal {
 }
 
 func kvPlan(in *Input, s *shape, c *charges, l limits) KVPlan {
+	if profileFor(in) != nil {
+		return engineKVPlan(in, s, c, l)
+	}
 	k := KVPlan{Dtype: s.dtype, Bytes: satAdd(c.kv.global, c.kv.swa), Blocks: c.kv.blocks,
 		BlockTokens: l.block, BlockBytes: c.kv.globalBlock, BytesPerToken: s.fullPerToken,
 		Reserve: satAdd(c.amount[keyKV], c.amount[keySWA])}
@@ -173,4 +192,22 @@ func warnings(in *Input) []string {
 			"the graphs' own memory is not charged", in.Calibration.ID))
 	}
 	return w
+}
+
+// engineKVPlan states an engine's KV cache: no VMM reservation, no commit
+// chunks; for llama.cpp the blocks are cells, for the pool engines blocks.
+func engineKVPlan(in *Input, s *shape, c *charges, l limits) KVPlan {
+	k := KVPlan{Dtype: s.dtype, Bytes: satAdd(c.kv.global, c.kv.swa), Blocks: c.kv.blocks, BlockTokens: l.block,
+		BlockBytes: c.kv.globalBlock, BytesPerToken: s.fullPerToken, Reserve: satAdd(c.kv.global, c.kv.swa)}
+	if in.Serving.Engine == EngineLlamaCpp {
+		k.BlockTokens, k.BlockBytes = 1, 0
+	}
+	if len(s.sliding) > 0 && c.kv.swa > 0 {
+		var per Bytes
+		for _, w := range s.sliding {
+			per = satAdd(per, w.perToken)
+		}
+		k.SWA = &SWAPlan{Blocks: c.kv.swaBlocks, BlocksPerSeq: c.kv.swaPerSeq, Window: s.maxWindow, Bytes: c.kv.swa, BytesPerToken: per}
+	}
+	return k
 }

@@ -28,6 +28,9 @@ type Input struct {
 	Calibration Calibration `json:"calibration"`
 	Engine      Engine      `json:"engine,omitzero"`
 	Measured    Measured    `json:"measured,omitzero"`
+	// Serving selects the engine whose allocation rules the plan follows;
+	// the zero value is the seed's engine.
+	Serving Serving `json:"serving,omitzero"`
 }
 
 // Limits are the concurrency limits a server advertises (seed D7).
@@ -101,7 +104,9 @@ type Plan struct {
 	Levers      []Lever      `json:"levers"`
 	Combination *Combination `json:"combination,omitempty"`
 	Warnings    []string     `json:"warnings,omitempty"`
-	Input       Input        `json:"input"`
+	// Engine states the plan in its engine's terms; nil for the seed's engine.
+	Engine *EngineReport `json:"engine,omitempty"`
+	Input  Input         `json:"input"`
 }
 
 // Item is one line of a plan: a named charge in a tier.
@@ -189,6 +194,7 @@ func PlanMemory(in Input) (Plan, error) {
 	if err := Validate(&in); err != nil {
 		return Plan{}, err
 	}
+	normalizeEngine(&in)
 	p := planValid(&in)
 	if p.Failure != nil {
 		return p, p.Failure
@@ -203,12 +209,15 @@ func Report(in Input) (Plan, error) {
 	if err := Validate(&in); err != nil {
 		return Plan{}, err
 	}
+	normalizeEngine(&in)
 	p := planValid(&in)
 	c := capacity(&in)
 	p.Capacity = &c
 	if !p.Fits {
 		p.Levers, p.Combination = levers(&in)
 	}
+	sh := newShape(&in.Model, in.Limits.KVDtype)
+	engineReport(&in, &sh, &p)
 	if p.Failure != nil {
 		return p, p.Failure
 	}

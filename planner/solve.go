@@ -69,6 +69,7 @@ func MaxSeqLen(in Input) (int, error) {
 	if err := Validate(&in); err != nil {
 		return 0, err
 	}
+	normalizeEngine(&in)
 	sh, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
 	s := &sh
 	return maxLen(&in, s, l, max(l.batch, 1), maxSeqLen, budgetOf(&in)), nil
@@ -80,6 +81,7 @@ func MaxBatch(in Input) (int, error) {
 	if err := Validate(&in); err != nil {
 		return 0, err
 	}
+	normalizeEngine(&in)
 	sh, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
 	s := &sh
 	return maxBatch(&in, s, l, budgetOf(&in)), nil
@@ -91,6 +93,7 @@ func Frontier(in Input, n int) ([]Point, error) {
 	if err := Validate(&in); err != nil {
 		return nil, err
 	}
+	normalizeEngine(&in)
 	if n < 1 || n > 1<<16 {
 		return nil, bad("frontier", "batch range 1..%d is out of range [1, 65536]", n)
 	}

@@ -1,0 +1,464 @@
+package planner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// This file is the llama.cpp profile, read from llama.cpp b12072 (upstream
+// commit 81ff7abe50b95fb81cc70a6cdba1eb1a02a48f62) and validated on an H200
+// (docs/engine-results.md). The rules and where they live:
+//
+//   - context cells: n_ctx = PAD(c, 256); unified: one stream of n_ctx
+//     cells; split (-np N): N streams of PAD(n_ctx / N, 256) cells
+//     (src/llama-context.cpp, llama_context::llama_context).
+//   - KV: per layer one K tensor [n_embd_k_gqa, cells, streams] and one V
+//     tensor; with flash attention off V is transposed and every layer's row
+//     is the widest (n_embd_v_gqa_max); MLA keeps K only
+//     (src/llama-kv-cache.cpp, llama_kv_cache::llama_kv_cache).
+//   - sliding-window layers: PAD(min(cells, n_swa × (unified ? N : 1) +
+//     n_ubatch), 256) cells per stream, all cells with --swa-full
+//     (src/llama-kv-cache-iswa.cpp, llama_kv_cache_iswa::llama_kv_cache_iswa).
+//   - buffers: CUDA allocates each tensor rounded up to 128 bytes and adds
+//     one padding row of 512 − ne0 % 512 elements to a quantized tensor
+//     whose rows are not a multiple of 512 (ggml/src/ggml-cuda/ggml-cuda.cu,
+//     ggml_backend_cuda_buffer_type_get_alloc_size).
+//   - offload: token_embd stays in host memory; a tied output matrix is
+//     copied to the GPU; -ngl N puts the output layer and the last N − 1
+//     repeating layers, with their KV, on the GPU (src/llama-model.cpp,
+//     load_tensors; measured).
+//   - compute buffer: reserved once for n_ubatch tokens (src/llama-context.cpp,
+//     sched_reserve); its size is estimated below from the graph's largest
+//     live tensors, measured on three models.
+//   - logits: host memory, n_vocab × n_seq_max × 4 B at start
+//     (llama_context::output_reserve).
+
+// LlamaCppVersion is the llama.cpp release the profile's rules were read from.
+const LlamaCppVersion = "llama.cpp b12072 (81ff7abe)"
+
+// FlashAttn is llama.cpp's -fa setting.
+type FlashAttn string
+
+// Flash-attention settings. The zero value is "auto", which llama.cpp
+// resolves to on for a CUDA device that supports it, as every card of
+// compute capability 7.0 or later does.
+const (
+	FlashAttnAuto FlashAttn = "auto"
+	FlashAttnOn   FlashAttn = "on"
+	FlashAttnOff  FlashAttn = "off"
+)
+
+func (f FlashAttn) on() bool { return f != FlashAttnOff }
+
+// LlamaCppOptions are llama-server's memory flags that Limits does not
+// carry. Limits.MaxBatch is -np (0: llama-server's auto, 4 slots with a
+// unified cache), Limits.MaxSeqLen the context of one sequence (so -c is
+// MaxSeqLen × -np), Limits.MaxPrefillTokens -ub and Limits.KVDtype -ctk.
+type LlamaCppOptions struct {
+	Unified   bool      `json:"kv_unified,omitempty"` // -kvu: one stream shared by every sequence
+	FlashAttn FlashAttn `json:"flash_attn,omitempty"` // -fa
+	// GPULayers is -ngl counted as llama.cpp counts it, the output layer
+	// first; 0 means every layer.
+	GPULayers int     `json:"gpu_layers,omitempty"`
+	SWAFull   bool    `json:"swa_full,omitempty"`   // --swa-full
+	VDtype    KVDtype `json:"kv_dtype_v,omitempty"` // -ctv when it differs from -ctk
+}
+
+// LlamaCppAnswer is the plan in llama-server's terms.
+type LlamaCppAnswer struct {
+	CtxSize   int  `json:"ctx_size"` // -c
+	Parallel  int  `json:"parallel"` // -np
+	Unified   bool `json:"kv_unified"`
+	CtxSeq    int  `json:"n_ctx_seq"` // cells per stream
+	Streams   int  `json:"streams"`
+	SWACells  int  `json:"swa_cells,omitempty"` // cells per stream of a sliding-window layer
+	FlashAttn bool `json:"flash_attn"`
+	Ubatch    int  `json:"n_ubatch"`
+	Layers    int  `json:"layers"`     // repeating layers + the output layer: -ngl for all
+	GPULayers int  `json:"gpu_layers"` // -ngl as planned
+	// LayersThatFit is the largest -ngl whose plan fits the budget, 0 when
+	// not even the output layer does.
+	LayersThatFit int  `json:"gpu_layers_that_fit"`
+	FullOffload   bool `json:"full_offload_fits"`
+}
+
+type llamaCpp struct{}
+
+var llamaDtypes = []KVDtype{KVDtypeF16, KVDtypeBF16, KVDtypeQ8_0, KVDtypeQ4_0}
+
+func (llamaCpp) kvDtypes() []KVDtype { return llamaDtypes }
+
+func (llamaCpp) validate(in *Input) error {
+	o := &in.Serving.LlamaCpp
+	if in.Serving.VLLM != (VLLMOptions{}) || in.Serving.SGLang != (SGLangOptions{}) {
+		return bad("serving", "options of another engine given for llama.cpp")
+	}
+	switch o.FlashAttn {
+	case "", FlashAttnAuto, FlashAttnOn, FlashAttnOff:
+	default:
+		return bad("serving.llama_cpp.flash_attn", "unknown setting %q (want on, off or auto)", o.FlashAttn)
+	}
+	if o.VDtype != "" && !dtypeIn(o.VDtype, llamaDtypes) {
+		return bad("serving.llama_cpp.kv_dtype_v", "llama.cpp offers no KV dtype %q (want one of %v)", o.VDtype, llamaDtypes)
+	}
+	if !o.FlashAttn.on() && isQuantKV(vDtype(in)) {
+		return bad("serving.llama_cpp.kv_dtype_v", "a quantized V cache (%s) needs flash attention", vDtype(in))
+	}
+	if err := inRange("serving.llama_cpp.gpu_layers", o.GPULayers, 0, maxLayers+1); err != nil {
+		return err
+	}
+	if in.Features.CUDAGraphs {
+		return bad("features.cuda_graphs", "llama.cpp captures its CUDA graphs itself; there is nothing to plan")
+	}
+	return nil
+}
+
+func (llamaCpp) budget(in *Input) Bytes { return seedBudget(in) }
+
+func vDtype(in *Input) KVDtype {
+	if v := in.Serving.LlamaCpp.VDtype; v != "" {
+		return v
+	}
+	return in.Limits.KVDtype.normalize()
+}
+
+func isQuantKV(d KVDtype) bool { return d == KVDtypeQ8_0 || d == KVDtypeQ4_0 }
+
+// llamaCells is llama.cpp's context geometry for a plan's limits.
+type llamaCells struct {
+	nCtx, seq, streams, parallel, ubatch int64
+	unified                              bool
+}
+
+func cellsOf(in *Input, l limits) llamaCells {
+	n := int64(max(l.batch, 1))
+	c := llamaCells{parallel: n, unified: in.Serving.LlamaCpp.Unified || n == 1}
+	c.nCtx = padTo(int64(l.seqLen)*n, 256)
+	c.seq, c.streams = c.nCtx, 1
+	if !c.unified {
+		c.seq, c.streams = padTo(c.nCtx/n, 256), n
+		c.nCtx = c.seq * n
+	}
+	c.ubatch = min(int64(l.prefill), c.nCtx, 2048)
+	return c
+}
+
+func padTo(n, to int64) int64 { return (n + to - 1) / to * to }
+
+// swaCells is the cells per stream of a sliding layer of window w.
+func (c *llamaCells) swaCells(in *Input, w int) int64 {
+	if in.Serving.LlamaCpp.SWAFull {
+		return c.seq
+	}
+	seqs := int64(1)
+	if c.unified {
+		seqs = c.parallel
+	}
+	return padTo(min(c.seq, int64(w)*seqs+c.ubatch), 256)
+}
+
+// gpuLayers returns how many repeating layers are offloaded and whether the
+// output layer is.
+func gpuLayers(in *Input) (int, bool) {
+	n, ngl := in.Model.NumLayers(), in.Serving.LlamaCpp.GPULayers
+	if ngl == 0 || ngl > n {
+		return n, true
+	}
+	return ngl - 1, true
+}
+
+func (p llamaCpp) charge(in *Input, s *shape, l limits, c *charges) {
+	c.set(keyContext, in.Calibration.Context)
+	c.set(keyLibrary, in.Calibration.LibraryReserve)
+	layers, _ := gpuLayers(in)
+	c.set(keyWeights, llamaWeights(&in.Model, layers))
+	if in.Features.Vision && in.Model.Vision != nil {
+		c.set(keyVisionTower, in.Model.Vision.Bytes)
+	}
+	cells := cellsOf(in, l)
+	full, swa := llamaKV(in, &cells, layers)
+	if s.statePerSeq > 0 {
+		c.set(keySSM, satMul(max(cells.parallel, 1), int64(s.statePerSeq)))
+	}
+	if len(s.sliding) > 0 {
+		c.set(keySWA, swa)
+	}
+	c.set(keyKV, full)
+	c.kv = kvCharge{global: full, swa: swa, blocks: cells.seq * cells.streams, globalBlock: 0, window: s.maxWindow}
+	if len(s.sliding) > 0 {
+		c.kv.swaPerSeq = cells.swaCells(in, s.maxWindow)
+		c.kv.swaBlocks = c.kv.swaPerSeq * cells.streams
+	}
+	c.set(keyEngineCompute, llamaCompute(in, s, &cells))
+	c.set(keyCUDAPool, llamaPool(in, s, &cells))
+}
+
+// llamaWeights is the model buffer on the GPU with layers repeating layers
+// and the output layer offloaded: everything but token_embd, a tied output
+// matrix copied back, and CUDA's row padding.
+func llamaWeights(m *Model, layers int) Bytes {
+	embd, out := classBytes(m, "embedding"), classBytes(m, "output")
+	if out == 0 {
+		out = embd // tied: llama.cpp duplicates token_embd as the output matrix
+	}
+	norm := Bytes(4 * m.HiddenSize) // output_norm, f32
+	repeating := m.Weights.Bytes - embd - classBytes(m, "output") - norm
+	if repeating < 0 {
+		return m.Weights.Bytes
+	}
+	n := m.NumLayers()
+	pad := cudaPadding(m)
+	if layers >= n {
+		return satAdd(out, norm, repeating, pad)
+	}
+	part := Bytes(int64(repeating) / int64(n) * int64(layers))
+	return satAdd(out, norm, part, Bytes(int64(pad)*int64(layers)/int64(n)))
+}
+
+func classBytes(m *Model, class string) Bytes {
+	for _, c := range m.Weights.Classes {
+		if c.Class == class {
+			return c.Bytes
+		}
+	}
+	return 0
+}
+
+// ggmlBlocks are ggml's block sizes of the quantized weight types
+// (ggml/src/ggml.c, type_traits): elements per block, bytes per block.
+var ggmlBlocks = map[string][2]int64{
+	"q4_0": {32, 18}, "q4_1": {32, 20}, "q5_0": {32, 22}, "q5_1": {32, 24}, "q8_0": {32, 34},
+	"q2_k": {256, 84}, "q3_k": {256, 110}, "q4_k": {256, 144}, "q5_k": {256, 176}, "q6_k": {256, 210},
+	"iq4_nl": {32, 18}, "iq4_xs": {256, 136}, "mxfp4": {32, 17}, "q8_k": {256, 292},
+}
+
+// cudaPadding is what CUDA's buffer adds to the weights: one padding row of
+// 512 − K % 512 elements for each quantized tensor whose rows K are not a
+// multiple of 512, each tensor rounded up to 128 bytes.
+func cudaPadding(m *Model) Bytes {
+	var pad Bytes
+	for i := range m.Weights.Matrices {
+		x := &m.Weights.Matrices[i]
+		b, ok := ggmlBlocks[strings.ToLower(x.Dtype)]
+		if !ok || x.K%512 == 0 || int64(x.K)%b[0] != 0 {
+			continue
+		}
+		tensors, per := int64(x.Count), int64(1)
+		if e := m.MoE; e != nil && e.Experts > 0 && strings.HasSuffix(x.Name, "_exps") {
+			tensors, per = int64(x.Count/e.Experts), int64(e.Experts)
+		}
+		n := int64(x.K) / b[0] * b[1] * int64(x.N) * per
+		extra := int64(512-x.K%512) / b[0] * b[1]
+		pad = satAdd(pad, satMul(tensors, padTo(n+extra, 128)-n))
+	}
+	return pad
+}
+
+// llamaKV sums the K and V tensors of the offloaded layers (the last
+// layers of the model) into full-attention and sliding-window bytes.
+func llamaKV(in *Input, cells *llamaCells, layers int) (full, swa Bytes) {
+	m := &in.Model
+	tk, tv := in.Limits.KVDtype.normalize(), vDtype(in)
+	fa := in.Serving.LlamaCpp.FlashAttn.on()
+	vmax := 0
+	for i := range m.Layers {
+		if l := &m.Layers[i].Layer; l.Kind == LayerFull || l.Kind == LayerSliding {
+			vmax = max(vmax, l.KVHeads*l.ValueDim)
+		}
+	}
+	skip := m.NumLayers() - layers
+	for i := range m.Layers {
+		g := &m.Layers[i]
+		n := g.Count - min(skip, g.Count)
+		skip -= g.Count - n
+		if n <= 0 {
+			continue
+		}
+		per, rows := Bytes(0), cells.seq
+		switch g.Kind {
+		case LayerFull, LayerSliding:
+			v := g.KVHeads * g.ValueDim
+			if !fa {
+				v = vmax
+			}
+			if g.Kind == LayerSliding {
+				rows = cells.swaCells(in, g.Window)
+			}
+			per = satAdd(cudaTensor(tk, g.KVHeads*g.KeyDim, rows*cells.streams), cudaTensor(tv, v, rows*cells.streams))
+		case LayerMLA:
+			per = cudaTensor(tk, g.LatentDim, rows*cells.streams)
+		}
+		if g.Kind == LayerSliding {
+			swa = satAdd(swa, satMul(int64(n), int64(per)))
+		} else {
+			full = satAdd(full, satMul(int64(n), int64(per)))
+		}
+	}
+	return full, swa
+}
+
+// cudaTensor is the CUDA allocation of a KV tensor of rows rows of ne0
+// elements of d.
+func cudaTensor(d KVDtype, ne0 int, rows int64) Bytes {
+	b := satMul(int64(d.RowBytes(ne0)), rows)
+	if isQuantKV(d) && ne0%512 != 0 {
+		b = satAdd(b, d.RowBytes(512-ne0%512))
+	}
+	return roundUp(b, 128)
+}
+
+// llamaCompute estimates the CUDA compute buffer reserved for n_ubatch
+// tokens. With flash attention its largest live tensors are the logits and
+// the normed hidden state that feeds them, ubatch × (n_vocab + n_embd) × 4
+// B — exact on the three validation models. Without it the attention of
+// one layer can be larger: the KQ scores, cells × ubatch × heads × 4 B, the
+// masks, cells × ubatch × 4 B for each kind of layer, and per token (2·q +
+// 2.5·n_embd) × 4 + 16 B of Q, outputs and positions, fitted on the dense
+// and MoE models (the sliding-window model's is 0.9 % higher).
+func llamaCompute(in *Input, s *shape, c *llamaCells) Bytes {
+	m := &in.Model
+	logits := satMul3(c.ubatch, int64(m.VocabSize)+int64(m.HiddenSize), 4)
+	if in.Serving.LlamaCpp.FlashAttn.on() || s.attnLayers == 0 {
+		return logits
+	}
+	kv := c.seq
+	if s.fullPerToken == 0 && s.maxWindow > 0 {
+		kv = c.swaCells(in, s.maxWindow)
+	}
+	q := int64(m.QueryHeads) * int64(maxKeyDim(m))
+	attn := satAdd(satMul3(kv, c.ubatch, (int64(m.QueryHeads)+1)*4),
+		satMul(c.ubatch, 8*q+10*int64(m.HiddenSize)+16))
+	if s.fullPerToken > 0 && s.maxWindow > 0 {
+		attn = satAdd(attn, satMul3(c.swaCells(in, s.maxWindow), c.ubatch, 4))
+	}
+	return max(logits, attn)
+}
+
+func maxKeyDim(m *Model) int {
+	d := 0
+	for i := range m.Layers {
+		d = max(d, m.Layers[i].KeyDim)
+	}
+	return d
+}
+
+// llamaPool estimates what the first decode adds: ggml's CUDA memory pool
+// for operand conversions and the kernels loaded lazily. Measured at -ub
+// 512 on an H200 (docs/engine-results.md): 12–18 MiB with flash attention
+// and 80–88 MiB without on dense and sliding-window models, 78–88 MiB on
+// the MoE; it grows with -ub.
+func llamaPool(in *Input, s *shape, c *llamaCells) Bytes {
+	per := 16 * MiB
+	if !in.Serving.LlamaCpp.FlashAttn.on() {
+		per = 88 * MiB
+	}
+	b := Bytes(int64(per) * max(c.ubatch, 512) / 512)
+	if s.hasMoE && in.Serving.LlamaCpp.FlashAttn.on() {
+		b += 64 * MiB
+	}
+	return b
+}
+
+func (llamaCpp) describe(k key, in *Input, c *charges, l limits) (string, string) {
+	cells := cellsOf(in, l)
+	switch k {
+	case keyContext:
+		return "CUDA context + driver", "measured: " + in.Calibration.ID
+	case keyLibrary:
+		return "cuBLAS (loaded at the first GEMM)", "measured: " + in.Calibration.ID
+	case keyWeights:
+		layers, _ := gpuLayers(in)
+		return "CUDA0 model buffer", fmt.Sprintf("%d of %d repeating layers and the output layer; token_embd stays in host memory",
+			layers, in.Model.NumLayers())
+	case keyKV:
+		return fmt.Sprintf("CUDA0 KV buffer (%d cells × %d streams)", cells.seq, cells.streams),
+			fmt.Sprintf("K %s, V %s, flash attention %s", in.Limits.KVDtype.normalize(), vDtype(in), onOff(in.Serving.LlamaCpp.FlashAttn.on()))
+	case keySWA:
+		return fmt.Sprintf("CUDA0 KV buffer, sliding-window layers (%d cells × %d streams)", cells.swaCells(in, c.kv.window), cells.streams),
+			"PAD(min(cells, n_swa × seqs + n_ubatch), 256) (llama-kv-cache-iswa.cpp)"
+	case keySSM:
+		return "recurrent state (R + S)", fmt.Sprintf("%d sequence slots", cells.parallel)
+	case keyEngineCompute:
+		return fmt.Sprintf("CUDA0 compute buffer (n_ubatch %d)", cells.ubatch), "estimated: logits + hidden state; with flash attention off, the KQ scores"
+	case keyCUDAPool:
+		return "CUDA pool at the first decode", "estimated from H200 measurements (docs/engine-results.md)"
+	case keyVisionTower:
+		return "vision tower (mmproj)", "mmproj tensors"
+	}
+	return "", ""
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func (p llamaCpp) report(in *Input, s *shape, pl *Plan) {
+	l := resolve(&in.Limits)
+	cells := cellsOf(in, l)
+	layers, _ := gpuLayers(in)
+	a := &LlamaCppAnswer{CtxSize: int(cells.nCtx), Parallel: int(cells.parallel), Unified: cells.unified,
+		CtxSeq: int(cells.seq), Streams: int(cells.streams), FlashAttn: in.Serving.LlamaCpp.FlashAttn.on(),
+		Ubatch: int(cells.ubatch), Layers: in.Model.NumLayers() + 1, GPULayers: layers + 1}
+	if len(s.sliding) > 0 {
+		a.SWACells = int(cells.swaCells(in, s.maxWindow))
+	}
+	a.LayersThatFit = layersThatFit(in, s, l)
+	a.FullOffload = a.LayersThatFit == a.Layers
+	m := &in.Model
+	host := []Item{{Key: "token_embd", Name: "token_embd (CPU_Mapped)", Tier: TierModelResident,
+		Bytes: classBytes(m, "embedding"), Source: SourceExact, Detail: "the input embedding stays in host memory"},
+		{Key: "output_buffer", Name: "logits output buffer (CUDA_Host)", Tier: TierEnginePersistent,
+			Bytes: satMul3(int64(m.VocabSize), cells.parallel, 4), Source: SourceExact, Detail: "n_vocab × n_seq_max × 4 B"}}
+	if layers < m.NumLayers() {
+		host = append(host, Item{Key: "cpu_layers", Name: "layers left on the CPU", Tier: TierModelResident,
+			Bytes: llamaWeights(m, m.NumLayers()) - llamaWeights(m, layers), Source: SourceExact,
+			Detail: fmt.Sprintf("%d repeating layers and their KV", m.NumLayers()-layers)})
+	}
+	pl.Engine = &EngineReport{Engine: EngineLlamaCpp, Version: LlamaCppVersion, Launch: llamaLaunch(in, a),
+		Host: host, LlamaCpp: a}
+}
+
+// layersThatFit is the largest -ngl whose plan fits: the weights and KV of
+// every layer left out move to the host.
+func layersThatFit(in *Input, s *shape, l limits) int {
+	t := *in
+	budget := seedBudget(in)
+	n := in.Model.NumLayers() + 1
+	return max(largest(1, n, func(ngl int) bool {
+		t.Serving.LlamaCpp.GPULayers = ngl
+		return compute(&t, s, l).total <= budget
+	}), 0)
+}
+
+func llamaLaunch(in *Input, a *LlamaCppAnswer) string {
+	var b strings.Builder
+	b.WriteString("llama-server -m " + modelArg(in))
+	b.WriteString(" -c " + strconv.Itoa(a.CtxSize) + " -np " + strconv.Itoa(a.Parallel))
+	if a.Unified && a.Parallel > 1 {
+		b.WriteString(" -kvu")
+	}
+	b.WriteString(" -ctk " + string(in.Limits.KVDtype.normalize()) + " -ctv " + string(vDtype(in)))
+	b.WriteString(" -fa " + onOff(a.FlashAttn) + " -ub " + strconv.Itoa(a.Ubatch) + " -ngl " + strconv.Itoa(a.GPULayers))
+	if in.Serving.LlamaCpp.SWAFull {
+		b.WriteString(" --swa-full")
+	}
+	return b.String()
+}
+
+// modelArg is the model as an engine's command line names it.
+func modelArg(in *Input) string {
+	m := &in.Model
+	for _, s := range []string{m.Source, m.ID} {
+		if s != "" && !strings.ContainsAny(s, " \t'\"") {
+			return s
+		}
+	}
+	if m.ID != "" {
+		return strconv.Quote(m.ID)
+	}
+	return "MODEL"
+}

@@ -1,0 +1,169 @@
+package planner
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The llama.cpp validation: testdata/engines/llamacpp-h200 holds what
+// llama.cpp b12072 allocated on an H200 (scripts/llamacpp/device-run.sh,
+// docs/engine-results.md): one JSON line per model load and per context.
+
+type probeBuffer struct {
+	Buft                    string
+	Host                    bool
+	Model, Context, Compute int64
+}
+
+type probeLine struct {
+	Model           string
+	NGL             int
+	Config          string
+	Buffers         []probeBuffer
+	UsedAfterDecode int64 `json:"used_after_decode"`
+	DecodeRC        int   `json:"decode_rc"`
+}
+
+// probeCase is one context of the validation grid and what it allocated.
+type probeCase struct {
+	name, model string
+	ngl         int
+	cfg         string
+	gpu         probeBuffer
+	used        Bytes
+}
+
+func readProbe(t *testing.T) []probeCase {
+	t.Helper()
+	f, err := os.Open("testdata/engines/llamacpp-h200/results.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []probeCase
+	var model string
+	var ngl int
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var l probeLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		if l.Config == "" {
+			model, ngl = strings.TrimSuffix(l.Model[strings.LastIndex(l.Model, "/")+1:], ".gguf"), l.NGL
+			continue
+		}
+		c := probeCase{name: fmt.Sprintf("%s-ngl%d/%s", model, ngl, l.Config), model: model, ngl: ngl, cfg: l.Config,
+			used: Bytes(l.UsedAfterDecode)}
+		for _, b := range l.Buffers {
+			if b.Buft == "CUDA0" {
+				c.gpu = b
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func h200(t testing.TB) Calibration {
+	data, err := os.ReadFile("../calibrations/h200-linux-cuda13.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Calibration
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func engineModel(t testing.TB, dir, name string) Model {
+	data, err := os.ReadFile("testdata/engines/" + dir + "/models/" + name + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ParseModel(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// probeInput is the input of one grid point: c,np,kvu,ctk,ctv,fa,ub,swafull.
+func probeInput(t *testing.T, c *probeCase, cal Calibration) Input {
+	var ctx, np, kvu, fa, ub, swaFull int
+	var ctk, ctv string
+	if _, err := fmt.Sscanf(strings.ReplaceAll(c.cfg, ",", " "), "%d %d %d %s %s %d %d %d", &ctx, &np, &kvu, &ctk, &ctv, &fa, &ub, &swaFull); err != nil {
+		t.Fatalf("%s: %v", c.cfg, err)
+	}
+	in := Input{Model: engineModel(t, "llamacpp-h200", c.model), Calibration: cal,
+		Limits:  Limits{MaxBatch: np, MaxSeqLen: ctx / np, MaxPrefillTokens: ub, KVDtype: KVDtype(ctk)},
+		Serving: Serving{Engine: EngineLlamaCpp, LlamaCpp: LlamaCppOptions{Unified: kvu == 1, SWAFull: swaFull == 1, VDtype: KVDtype(ctv)}}}
+	if fa == 0 {
+		in.Serving.LlamaCpp.FlashAttn = FlashAttnOff
+	}
+	if c.ngl < in.Model.NumLayers()+1 {
+		in.Serving.LlamaCpp.GPULayers = c.ngl
+	}
+	return in
+}
+
+func itemBytes(p *Plan, keys ...string) Bytes {
+	var b Bytes
+	for _, it := range p.Items {
+		for _, k := range keys {
+			if it.Key == k {
+				b += it.Bytes
+			}
+		}
+	}
+	return b
+}
+
+// TestLlamaCppH200 holds the profile to llama.cpp's own figures: the model
+// and KV buffers to the byte, the compute buffer within 5 %, and the
+// process's device memory after the first decode within 2 % or 64 MiB.
+func TestLlamaCppH200(t *testing.T) {
+	cal := h200(t)
+	cases := readProbe(t)
+	if len(cases) < 50 {
+		t.Fatalf("%d validation cases, want the whole grid", len(cases))
+	}
+	for _, c := range cases {
+		p, err := PlanMemory(probeInput(t, &c, cal))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := itemBytes(&p, "weights"); int64(got) != c.gpu.Model {
+			t.Errorf("%s: model buffer %d, llama.cpp %d", c.name, got, c.gpu.Model)
+		}
+		if got := itemBytes(&p, "kv", "kv_swa"); int64(got) != c.gpu.Context {
+			t.Errorf("%s: KV buffer %d, llama.cpp %d", c.name, got, c.gpu.Context)
+		}
+		if got := itemBytes(&p, "compute_buffer"); !within(int64(got), c.gpu.Compute, 0.05, 0) {
+			t.Errorf("%s: compute buffer %d, llama.cpp %d (%+.1f %%)", c.name, got, c.gpu.Compute, pct(int64(got), c.gpu.Compute))
+		}
+		t.Logf("| %s | %d | %d | %d / %d (%+.1f %%) | %d / %d MiB (%+d) |", c.name, c.gpu.Model, c.gpu.Context,
+			itemBytes(&p, "compute_buffer"), c.gpu.Compute, pct(int64(itemBytes(&p, "compute_buffer")), c.gpu.Compute),
+			p.Total.MiB(), c.used.MiB(), p.Total.MiB()-c.used.MiB())
+		if !within(int64(p.Total), int64(c.used), 0.02, 64<<20) {
+			t.Errorf("%s: total %s, the device's %s used", c.name, p.Total, c.used)
+		}
+	}
+}
+
+func within(got, want int64, frac float64, abs int64) bool {
+	d := got - want
+	if d < 0 {
+		d = -d
+	}
+	return d <= abs || float64(d) <= frac*float64(want)
+}
+
+func pct(got, want int64) float64 { return 100 * float64(got-want) / float64(want) }

@@ -1,0 +1,234 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// This file is the SGLang profile (SGLang 0.5; rules from
+// ../shared/notes/engines.md, which cites the files below). SGLang keeps a
+// static fraction of the device's total memory for weights and the KV pool
+// and leaves the rest to activations and CUDA graphs:
+//
+//   - KV pool: rest = free_after_load − total × (1 − mem_fraction_static);
+//     tokens = rest // cell, rounded down to the page; cell = kv_heads ×
+//     (head_dim + v_head_dim) × layers × dtype bytes
+//     (model_runner_kv_cache_mixin.py, pool_configurator.py). Sliding-window
+//     layers get swa_full_tokens_ratio (0.8) × the full pool's tokens.
+//   - mem_fraction_static's default: round((gpu − reserve) / gpu, 3) with
+//     reserve MB = 512 + max(chunked_prefill, 2048) × 1.5 + cuda_graph_max_bs
+//     × 2 + tp × pp / 8 × 1024, at least 10 GiB on GPUs over 60 GB, the
+//     chunk and graph batch tiered by GPU memory
+//     (server_args.py, ServerArgs._handle_gpu_memory_settings).
+//   - ReqToTokenPool: int32 [max_running_requests + 1, context_len], its
+//     default request count min(max(tokens / context_len × 512, 2048), 4096)
+//     [2nd], allocated after the pool is sized, from the rest.
+
+// SGLangVersion is the SGLang release the profile's rules were read from.
+const SGLangVersion = "SGLang 0.5"
+
+// SGLangOptions are `python -m sglang.launch_server` memory flags that
+// Limits does not carry. Limits.MaxSeqLen is --context-length,
+// Limits.MaxBatch --max-running-requests (0: derived), Limits.MaxPrefillTokens
+// --chunked-prefill-size (0: tiered default), Limits.BlockTokens --page-size
+// (0: 1), Limits.KVDtype --kv-cache-dtype.
+type SGLangOptions struct {
+	MemFractionStatic float64 `json:"mem_fraction_static,omitempty"` // 0: SGLang's formula
+	CUDAGraphMaxBS    int     `json:"cuda_graph_max_bs,omitempty"`   // 0: tiered default
+	// SWAFullTokensRatio is --swa-full-tokens-ratio; 0 means 0.8.
+	SWAFullTokensRatio float64 `json:"swa_full_tokens_ratio,omitempty"`
+}
+
+type sglang struct{}
+
+var sglangDtypes = []KVDtype{KVDtypeBF16, KVDtypeF16, KVDtypeFP8}
+
+func (sglang) kvDtypes() []KVDtype { return sglangDtypes }
+
+func (sglang) validate(in *Input) error {
+	o := &in.Serving.SGLang
+	if in.Serving.LlamaCpp != (LlamaCppOptions{}) || in.Serving.VLLM != (VLLMOptions{}) {
+		return bad("serving", "options of another engine given for sglang")
+	}
+	if f := o.MemFractionStatic; f < 0 || f > 1 || f != f {
+		return bad("serving.sglang.mem_fraction_static", "%v is out of range (0, 1]", f)
+	}
+	if r := o.SWAFullTokensRatio; r < 0 || r > 1 || r != r {
+		return bad("serving.sglang.swa_full_tokens_ratio", "%v is out of range (0, 1]", r)
+	}
+	if err := inRange("serving.sglang.cuda_graph_max_bs", o.CUDAGraphMaxBS, 0, 1<<16); err != nil {
+		return err
+	}
+	return poolLayers(in)
+}
+
+// sglangTier is SGLang's defaults by GPU memory: below mib, the chunked
+// prefill size and cuda_graph_max_bs (at TP 1).
+var sglangTiers = []struct{ mib, chunk, graphBS int }{
+	{20 << 10, 2048, 8}, {35 << 10, 2048, 24}, {60 << 10, 4096, 32}, {90 << 10, 8192, 256}, {160 << 10, 8192, 256},
+	{math.MaxInt32, 16384, 512},
+}
+
+func sglangTier(in *Input) (chunk, graphBS int) {
+	mib := int(in.Calibration.DeviceTotal / MiB)
+	for _, t := range sglangTiers {
+		if mib < t.mib {
+			return t.chunk, t.graphBS
+		}
+	}
+	return 16384, 512
+}
+
+// MemFractionStatic reports SGLang's default mem_fraction_static for in's
+// GPU and limits (the formula above, at TP 1 and PP 1).
+func memFractionStatic(in *Input) float64 {
+	if f := in.Serving.SGLang.MemFractionStatic; f > 0 {
+		return f
+	}
+	chunk, graphBS := sglangTier(in)
+	chunk = orDefaultInt(in.Limits.MaxPrefillTokens, chunk)
+	graphBS = orDefaultInt(in.Serving.SGLang.CUDAGraphMaxBS, graphBS)
+	gpu := float64(in.Calibration.DeviceTotal / MiB)
+	reserve := 512 + float64(max(chunk, 2048))*1.5 + float64(graphBS)*2 + 1024.0/8
+	if gpu > 60*1024 {
+		reserve = max(reserve, 10*1024)
+	}
+	return math.Round((gpu-reserve)/gpu*1000) / 1000
+}
+
+func (sglang) budget(in *Input) Bytes {
+	return fraction(seedBudget(in), memFractionStatic(in))
+}
+
+func swaRatio(in *Input) float64 {
+	if r := in.Serving.SGLang.SWAFullTokensRatio; r > 0 {
+		return r
+	}
+	return 0.8
+}
+
+// sglangCells is the bytes one token costs in the full pool and in the
+// sliding-window pool.
+func sglangCells(in *Input) (full, swa Bytes) {
+	d := in.Limits.KVDtype.normalize()
+	for i := range in.Model.Layers {
+		g := &in.Model.Layers[i]
+		var cell Bytes
+		switch g.Kind {
+		case LayerFull, LayerSliding:
+			cell = satMul(int64(g.KVHeads), int64(d.RowBytes(g.KeyDim)+d.RowBytes(g.ValueDim)))
+		case LayerMLA:
+			cell = d.RowBytes(g.LatentDim)
+		}
+		if g.Kind == LayerSliding {
+			swa = satAdd(swa, satMul(int64(g.Count), int64(cell)))
+		} else {
+			full = satAdd(full, satMul(int64(g.Count), int64(cell)))
+		}
+	}
+	return full, swa
+}
+
+// tokenBytes is what one token of the full pool costs with its share of
+// the sliding-window pool, in bytes; it is fractional when the ratio is.
+func tokenBytes(in *Input) float64 {
+	full, swa := sglangCells(in)
+	return float64(full) + swaRatio(in)*float64(swa)
+}
+
+func (sglang) charge(in *Input, s *shape, l limits, c *charges) {
+	m := &in.Model
+	c.set(keyContext, in.Calibration.Context)
+	c.set(keyLibrary, in.Calibration.LibraryReserve)
+	c.set(keyWeights, m.Weights.Bytes)
+	if in.Features.Vision && m.Vision != nil {
+		c.set(keyVisionTower, m.Vision.Bytes)
+	}
+	var others Bytes
+	for _, b := range c.amount {
+		others = satAdd(others, b)
+	}
+	per := tokenBytes(in)
+	page := int64(max(l.block, 1))
+	need := Bytes(math.Ceil(float64(padTo(int64(l.seqLen), page)) * per))
+	pool := max(budgetOf(in)-others, 0)
+	geo := poolGeometry{block: page, full: 1, blockBytes: Bytes(math.Ceil(float64(page) * per))}
+	c.setPool(pool, need, geo)
+}
+
+// sglangTokens is the full pool's tokens in pool bytes, rounded down to the page.
+func sglangTokens(in *Input, pool Bytes, page int64) int64 {
+	per := tokenBytes(in)
+	if per <= 0 {
+		return 0
+	}
+	return int64(float64(pool)/per) / page * page
+}
+
+func (sglang) describe(k key, in *Input, c *charges, l limits) (string, string) {
+	switch k {
+	case keyContext:
+		return "CUDA context + driver", "measured: " + in.Calibration.ID
+	case keyLibrary:
+		return "library reserve (cuBLAS)", "measured: " + in.Calibration.ID
+	case keyWeights:
+		return "model weights", weightsDetail(&in.Model)
+	case keyVisionTower:
+		return "vision tower", "vision tensors"
+	case keyKV:
+		full, swa := sglangCells(in)
+		d := fmt.Sprintf("%s/token full", full)
+		if swa > 0 {
+			d += fmt.Sprintf(" + %.2f × %s/token sliding-window", swaRatio(in), swa)
+		}
+		return "KV pool (" + strconv.FormatInt(sglangTokens(in, c.kv.global, int64(max(l.block, 1))), 10) + " tokens)", d
+	}
+	return "", ""
+}
+
+func (sglang) report(in *Input, s *shape, p *Plan) {
+	l := resolve(&in.Limits)
+	page := int64(max(l.block, 1))
+	a := poolAnswer(in, p, poolGeometry{block: page, full: 1, blockBytes: Bytes(math.Ceil(float64(page) * tokenBytes(in)))},
+		memFractionStatic(in), 0)
+	a.Tokens = sglangTokens(in, a.PoolBytes, page)
+	a.Blocks = a.Tokens / page
+	a.MaxModelLen = int(min(a.Tokens, maxSeqLen))
+	a.MaxConcurrency = float64(int64(float64(a.Tokens)/float64(l.seqLen)*100)) / 100
+	reqs := l.batch
+	if in.Limits.MaxBatch == 0 {
+		reqs = int(min(max(a.Tokens*512/int64(l.seqLen), 2048), 4096))
+	}
+	rest := seedBudget(in) - p.Budget
+	r := &EngineReport{Engine: EngineSGLang, Version: SGLangVersion, Launch: sglangLaunch(in, l), Pool: a,
+		Outside: []Item{{Key: "req_to_token", Name: fmt.Sprintf("request-to-token table (%d requests)", reqs),
+			Tier: TierPooled, Bytes: satMul3(int64(reqs)+1, int64(l.seqLen), 4), Source: SourceExact,
+			Detail: "int32 [max_running_requests + 1, context_len], from the memory mem_fraction_static leaves"},
+			{Key: "activation_reserve", Name: "left for activations and CUDA graphs", Tier: TierScratch,
+				Bytes: rest, Source: SourceFormula, Detail: fmt.Sprintf("total × (1 − mem_fraction_static %.3f)", a.Fraction)}}}
+	if t := r.Outside[0].Bytes; t > rest/2 {
+		r.Notes = append(r.Notes, fmt.Sprintf("the request-to-token table (%s) takes more than half of what mem_fraction_static leaves (%s)", t, rest))
+	}
+	p.Engine = r
+}
+
+func sglangLaunch(in *Input, l limits) string {
+	var b strings.Builder
+	b.WriteString("python -m sglang.launch_server --model-path " + modelArg(in) + " --context-length " + itoa(l.seqLen))
+	if in.Limits.MaxBatch > 0 {
+		b.WriteString(" --max-running-requests " + itoa(l.batch))
+	}
+	b.WriteString(" --mem-fraction-static " + strconv.FormatFloat(memFractionStatic(in), 'f', -1, 64))
+	if in.Limits.MaxPrefillTokens > 0 {
+		b.WriteString(" --chunked-prefill-size " + itoa(in.Limits.MaxPrefillTokens))
+	}
+	if l.block > 1 {
+		b.WriteString(" --page-size " + itoa(l.block))
+	}
+	if in.Limits.KVDtype.normalize() == KVDtypeFP8 {
+		b.WriteString(" --kv-cache-dtype fp8_e4m3")
+	}
+	return b.String()
+}

@@ -1,0 +1,365 @@
+package planner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// This file is the vLLM profile (vLLM 0.22, the V1 engine; rules from
+// ../shared/notes/engines.md, which cites the files below). vLLM takes a
+// fraction of the device's total memory and gives its KV cache what the
+// weights, the profiled activation peak, the memory outside torch and the
+// CUDA-graph estimate leave:
+//
+//   - budget: total × gpu_memory_utilization (default 0.92); the CUDA
+//     context made before the baseline snapshot is outside it, and start-up
+//     fails when less than the budget is free (vllm/v1/worker/gpu_worker.py,
+//     Worker.determine_available_memory; vllm/utils/mem_utils.py).
+//   - pages: 2 × block_size × kv_heads × head_size × dtype per layer
+//     (vllm/v1/kv_cache_interface.py, AttentionSpec.real_page_size_bytes);
+//     MLA one head of kv_lora_rank + rope dim. Layers of several attention
+//     types are grouped into KV-cache groups of the smallest type's layer
+//     count, padded, sharing one block pool; num_blocks = available //
+//     (page × group size) (vllm/v1/core/kv_cache_utils.py).
+//   - a sliding-window request holds cdiv(min(sw − 1 +
+//     max_num_batched_tokens, max_model_len), block) + 1 blocks per group.
+//   - defaults: max_num_seqs 256 and max_num_batched_tokens 2048, 1024 and
+//     8192 on a GPU of 70 GiB or more that is not an A100
+//     (vllm/engine/arg_utils.py).
+//
+// What vLLM measures at start is estimated: the activation peak from the
+// sampler's warm-up over min(max_num_seqs, max_num_batched_tokens) rows of
+// logits (gpu_worker.py, compile_or_warm_up_model), 38 B per row and vocab
+// entry plus max_num_batched_tokens × hidden × 4 B, fitted on llm-d's
+// published H100 figures (Llama-3.1-8B 4.76 GiB, Qwen3-0.6B 5.56 GiB,
+// gpt-oss-20b 7.38 GiB; within 0.4 %); memory outside torch 0.15 GiB at
+// TP 1 (llm-d's planner constant).
+
+// VLLMVersion is the vLLM release the profile's rules were read from.
+const VLLMVersion = "vLLM 0.22 (V1 engine)"
+
+// VLLMOptions are `vllm serve` memory flags that Limits does not carry.
+// Limits.MaxSeqLen is --max-model-len, Limits.MaxBatch --max-num-seqs (0:
+// vLLM's default), Limits.MaxPrefillTokens --max-num-batched-tokens (0:
+// default), Limits.BlockTokens --block-size (0: 16), Limits.KVDtype
+// --kv-cache-dtype.
+type VLLMOptions struct {
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization,omitempty"` // 0 means 0.92
+	// KVCacheMemoryBytes is --kv-cache-memory-bytes: a fixed KV cache that
+	// skips the profiled budget.
+	KVCacheMemoryBytes Bytes `json:"kv_cache_memory_bytes,omitempty"`
+	EnforceEager       bool  `json:"enforce_eager,omitempty"` // --enforce-eager: no CUDA graphs
+	// ActivationBytes and NonTorchBytes replace the estimates with what a
+	// vLLM start-up log reported.
+	ActivationBytes Bytes `json:"activation_bytes,omitempty"`
+	NonTorchBytes   Bytes `json:"non_torch_bytes,omitempty"`
+}
+
+type vllm struct{}
+
+const defaultUtilization = 0.92
+
+var vllmDtypes = []KVDtype{KVDtypeBF16, KVDtypeF16, KVDtypeFP8}
+
+func (vllm) kvDtypes() []KVDtype { return vllmDtypes }
+
+func (vllm) validate(in *Input) error {
+	o := &in.Serving.VLLM
+	if in.Serving.LlamaCpp != (LlamaCppOptions{}) || in.Serving.SGLang != (SGLangOptions{}) {
+		return bad("serving", "options of another engine given for vllm")
+	}
+	if u := o.GPUMemoryUtilization; u < 0 || u > 1 || u != u {
+		return bad("serving.vllm.gpu_memory_utilization", "%v is out of range (0, 1]", u)
+	}
+	for _, f := range []struct {
+		name string
+		v    Bytes
+	}{{"kv_cache_memory_bytes", o.KVCacheMemoryBytes}, {"activation_bytes", o.ActivationBytes}, {"non_torch_bytes", o.NonTorchBytes}} {
+		if f.v < 0 || f.v > maxBudget {
+			return bad("serving.vllm."+f.name, "%d is out of range [0, 1 PiB]", f.v)
+		}
+	}
+	return poolLayers(in)
+}
+
+// poolLayers refuses what the pool profiles do not model yet.
+func poolLayers(in *Input) error {
+	if in.Features.CUDAGraphs {
+		return bad("features.cuda_graphs", "%s captures its graphs itself; use its own option", in.Serving.Engine)
+	}
+	for i := range in.Model.Layers {
+		if in.Model.Layers[i].Kind == LayerRecurrent {
+			return bad(layerField(i, "kind"), "recurrent layers are not modelled by the %s profile yet", in.Serving.Engine)
+		}
+	}
+	return nil
+}
+
+func utilization(in *Input) float64 {
+	if u := in.Serving.VLLM.GPUMemoryUtilization; u > 0 {
+		return u
+	}
+	return defaultUtilization
+}
+
+func fraction(total Bytes, f float64) Bytes { return Bytes(float64(total) * f) }
+
+func (vllm) budget(in *Input) Bytes {
+	return fraction(seedBudget(in), utilization(in))
+}
+
+// bigGPU reports whether vLLM's larger batch defaults apply.
+func bigGPU(in *Input) bool {
+	return in.Calibration.DeviceTotal >= 70*GiB && !strings.Contains(in.Calibration.GPU, "A100")
+}
+
+// vllmDefaults fills max_num_seqs, max_num_batched_tokens and block_size.
+func vllmDefaults(in *Input) {
+	l := &in.Limits
+	seqs, tokens := 256, 2048
+	if bigGPU(in) {
+		seqs, tokens = 1024, 8192
+	}
+	l.MaxBatch = orDefaultInt(l.MaxBatch, seqs)
+	l.MaxPrefillTokens = orDefaultInt(l.MaxPrefillTokens, tokens)
+	l.BlockTokens = orDefaultInt(l.BlockTokens, 16)
+}
+
+// poolGeometry is a pool engine's KV layout: the bytes one block costs
+// across a group's layer slots, and the groups a request holds blocks in.
+type poolGeometry struct {
+	blockBytes Bytes // page × group size
+	block      int64
+	full       int64 // full-attention groups
+	windows    []swaGroups
+}
+
+type swaGroups struct {
+	window int
+	groups int64
+}
+
+func vllmGeometry(in *Input, block int) poolGeometry {
+	m, d := &in.Model, in.Limits.KVDtype.normalize()
+	var page Bytes
+	counts := map[int]int{} // window (0: full) → layers
+	for i := range m.Layers {
+		g := &m.Layers[i]
+		switch g.Kind {
+		case LayerFull, LayerSliding:
+			page = max(page, satMul(int64(g.KVHeads), int64(d.RowBytes(g.KeyDim)+d.RowBytes(g.ValueDim))))
+			counts[g.Window*boolInt(g.Kind == LayerSliding)] += g.Count
+		case LayerMLA:
+			page = max(page, d.RowBytes(g.LatentDim))
+			counts[0] += g.Count
+		}
+	}
+	size := 0
+	for _, n := range counts {
+		if size == 0 || n < size {
+			size = n
+		}
+	}
+	geo := poolGeometry{block: int64(block), blockBytes: satMul3(int64(block), int64(page), int64(size))}
+	for _, w := range sortedKeys(counts) {
+		groups := ceilDiv(int64(counts[w]), int64(size))
+		if w == 0 {
+			geo.full = groups
+		} else {
+			geo.windows = append(geo.windows, swaGroups{w, groups})
+		}
+	}
+	return geo
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sortedKeys(m map[int]int) []int {
+	ks := make([]int, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
+
+// perRequest is the blocks one request of n tokens holds, chunked prefill
+// of tokens tokens a step.
+func (g *poolGeometry) perRequest(n, tokens int64) int64 {
+	full := ceilDiv(n, g.block)
+	b := g.full * full
+	for _, w := range g.windows {
+		b += w.groups * min(ceilDiv(min(int64(w.window)-1+tokens, n), g.block)+1, full)
+	}
+	return b
+}
+
+func (vllm) charge(in *Input, s *shape, l limits, c *charges) {
+	o, m := &in.Serving.VLLM, &in.Model
+	c.set(keyWeights, m.Weights.Bytes)
+	if in.Features.Vision && m.Vision != nil {
+		c.set(keyVisionTower, m.Vision.Bytes)
+	}
+	c.set(keyActivation, orDefault(o.ActivationBytes, vllmActivation(in, l)))
+	c.set(keyNonTorch, orDefault(o.NonTorchBytes, GiB*15/100))
+	if !o.EnforceEager && in.Calibration.GraphExec > 0 {
+		c.graphs = int64(captureSizes(l.batch))
+		c.set(keyGraphEstimate, satMul(c.graphs, int64(in.Calibration.GraphExec)))
+	}
+	var others Bytes
+	for _, b := range c.amount {
+		others = satAdd(others, b)
+	}
+	geo := vllmGeometry(in, l.block)
+	need := satMul(geo.perRequest(int64(l.seqLen), int64(l.prefill)), int64(geo.blockBytes))
+	pool := max(budgetOf(in)-others, 0)
+	if o.KVCacheMemoryBytes > 0 {
+		pool = o.KVCacheMemoryBytes
+		c.short = pool < need
+	}
+	c.setPool(pool, need, geo)
+}
+
+// setPool charges a pool engine's KV cache: the pool it allocates, or what
+// one request needs when that is more (the plan then does not fit).
+func (c *charges) setPool(pool, need Bytes, geo poolGeometry) {
+	c.set(keyKV, max(pool, need))
+	c.kv = kvCharge{global: max(pool, need), globalBlock: geo.blockBytes}
+	if geo.blockBytes > 0 {
+		c.kv.blocks = int64(pool / geo.blockBytes)
+	}
+}
+
+// vllmActivation estimates the profiled activation peak (see above).
+func vllmActivation(in *Input, l limits) Bytes {
+	m := &in.Model
+	rows := int64(min(l.batch, l.prefill))
+	return satAdd(satMul3(rows, int64(m.VocabSize), 38), satMul3(int64(l.prefill), int64(m.HiddenSize), 4))
+}
+
+// captureSizes counts vLLM's CUDA-graph capture sizes: 1, 2, 4, then every
+// 8 to 256, then every 16, up to min(2 × max_num_seqs, 512).
+func captureSizes(seqs int) int {
+	top, n := min(2*seqs, 512), 0
+	for _, s := range []int{1, 2, 4} {
+		if s <= top {
+			n++
+		}
+	}
+	for s := 8; s < 256 && s <= top; s += 8 {
+		n++
+	}
+	for s := 256; s <= top; s += 16 {
+		n++
+	}
+	return n
+}
+
+func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
+	switch k {
+	case keyWeights:
+		return "model weights", weightsDetail(&in.Model)
+	case keyVisionTower:
+		return "vision tower", "vision tensors"
+	case keyActivation:
+		if in.Serving.VLLM.ActivationBytes > 0 {
+			return "activation peak (torch)", "as reported"
+		}
+		return "activation peak (torch)", fmt.Sprintf("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × 38 B + tokens × hidden × 4 B",
+			l.batch, l.prefill)
+	case keyNonTorch:
+		if in.Serving.VLLM.NonTorchBytes > 0 {
+			return "non-torch memory", "as reported"
+		}
+		return "non-torch memory", "estimated: 0.15 GiB at TP 1 (cuBLAS, NCCL, allocator slack)"
+	case keyGraphEstimate:
+		return fmt.Sprintf("CUDA graphs (%d capture sizes)", c.graphs), "capture sizes × measured graph bytes: " + in.Calibration.ID
+	case keyKV:
+		return poolName(c, l), fmt.Sprintf("%d blocks × %s (%d tokens × page × layers per group)", c.kv.blocks, c.kv.globalBlock, l.block)
+	}
+	return "", ""
+}
+
+func poolName(c *charges, l limits) string {
+	return "KV cache (" + strconv.FormatInt(c.kv.blocks, 10) + " blocks of " + itoa(l.block) + " tokens)"
+}
+
+func (vllm) report(in *Input, s *shape, p *Plan) {
+	l := resolve(&in.Limits)
+	geo := vllmGeometry(in, l.block)
+	a := poolAnswer(in, p, geo, utilization(in), int64(l.prefill))
+	r := &EngineReport{Engine: EngineVLLM, Version: VLLMVersion, Launch: vllmLaunch(in, l), Pool: a}
+	left := seedBudget(in) - p.Budget
+	if ctx := in.Calibration.Context; ctx > left {
+		r.Notes = append(r.Notes, fmt.Sprintf("the CUDA context (%s) is more than the %s gpu_memory_utilization leaves: "+
+			"vLLM refuses to start when less than its budget is free", ctx, left))
+	}
+	if a.MaxConcurrency < float64(l.batch) {
+		r.Notes = append(r.Notes, fmt.Sprintf("the KV cache holds %.2f requests of %d tokens at once, fewer than max_num_seqs %d: the rest wait",
+			a.MaxConcurrency, l.seqLen, l.batch))
+	}
+	p.Engine = r
+}
+
+// poolAnswer states a pool engine's KV cache in its own terms.
+func poolAnswer(in *Input, p *Plan, geo poolGeometry, frac float64, tokens int64) *PoolAnswer {
+	l := resolve(&in.Limits)
+	pool := Bytes(0)
+	for _, it := range p.Items {
+		if it.Key == "kv" {
+			pool = it.Bytes
+		}
+	}
+	if !p.Fits {
+		pool = max(p.Budget-(p.Total-pool), 0)
+	}
+	if in.Serving.VLLM.KVCacheMemoryBytes > 0 {
+		pool = in.Serving.VLLM.KVCacheMemoryBytes
+	}
+	a := &PoolAnswer{Fraction: frac, PoolBytes: pool, BlockTokens: l.block}
+	if geo.blockBytes <= 0 {
+		return a
+	}
+	a.Blocks = int64(pool / geo.blockBytes)
+	groups := geo.full
+	for _, w := range geo.windows {
+		groups += w.groups
+	}
+	a.Tokens = a.Blocks / max(groups, 1) * geo.block
+	if per := geo.perRequest(int64(l.seqLen), tokens); per > 0 {
+		a.MaxConcurrency = float64(int64(float64(a.Blocks)/float64(per)*100)) / 100
+	}
+	a.MaxModelLen = max(largest(1, maxSeqLen, func(n int) bool { return geo.perRequest(int64(n), tokens) <= a.Blocks }), 0)
+	return a
+}
+
+func vllmLaunch(in *Input, l limits) string {
+	var b strings.Builder
+	o := &in.Serving.VLLM
+	b.WriteString("vllm serve " + modelArg(in) + " --max-model-len " + itoa(l.seqLen) + " --max-num-seqs " + itoa(l.batch))
+	b.WriteString(" --max-num-batched-tokens " + itoa(l.prefill) + " --block-size " + itoa(l.block))
+	b.WriteString(" --gpu-memory-utilization " + strconv.FormatFloat(utilization(in), 'f', -1, 64))
+	if o.KVCacheMemoryBytes > 0 {
+		b.WriteString(" --kv-cache-memory-bytes " + strconv.FormatInt(int64(o.KVCacheMemoryBytes), 10))
+	}
+	d := in.Limits.KVDtype.normalize()
+	if d == KVDtypeFP8 {
+		b.WriteString(" --kv-cache-dtype fp8")
+	} else {
+		b.WriteString(" --kv-cache-dtype auto")
+	}
+	if o.EnforceEager {
+		b.WriteString(" --enforce-eager")
+	}
+	return b.String()
+}
