@@ -63,9 +63,6 @@ type charges struct {
 	kv      kvCharge
 	graphs  int64
 	total   Bytes
-	// short is set by a profile whose fixed KV pool cannot hold one
-	// request: the plan does not fit whatever its total.
-	short bool
 }
 
 func (c *charges) set(k key, b Bytes) {

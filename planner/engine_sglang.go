@@ -195,7 +195,7 @@ func (sglang) report(in *Input, s *shape, p *Plan) {
 		memFractionStatic(in), 0)
 	a.Tokens = sglangTokens(in, a.PoolBytes, page)
 	a.Blocks = a.Tokens / page
-	a.MaxModelLen = int(min(a.Tokens, maxSeqLen))
+	a.MaxModelLen = trainedCap(in, int(min(a.Tokens, maxSeqLen)))
 	a.MaxConcurrency = float64(int64(float64(a.Tokens)/float64(l.seqLen)*100)) / 100
 	reqs := l.batch
 	if in.Limits.MaxBatch == 0 {

@@ -143,34 +143,53 @@ type swaGroups struct {
 func vllmGeometry(in *Input, block int) poolGeometry {
 	m, d := &in.Model, in.Limits.KVDtype.normalize()
 	var page Bytes
-	counts := map[int]int{} // window (0: full) → layers
+	var buf [8]typeCount
+	types := buf[:0] // layers by attention type: window 0 is full attention
 	for i := range m.Layers {
 		g := &m.Layers[i]
 		switch g.Kind {
 		case LayerFull, LayerSliding:
 			page = max(page, satMul(int64(g.KVHeads), int64(d.RowBytes(g.KeyDim)+d.RowBytes(g.ValueDim))))
-			counts[g.Window*boolInt(g.Kind == LayerSliding)] += g.Count
+			types = addType(types, g.Window*boolInt(g.Kind == LayerSliding), g.Count)
 		case LayerMLA:
 			page = max(page, d.RowBytes(g.LatentDim))
-			counts[0] += g.Count
+			types = addType(types, 0, g.Count)
 		}
 	}
 	size := 0
-	for _, n := range counts {
-		if size == 0 || n < size {
-			size = n
+	for _, t := range types {
+		if size == 0 || t.layers < size {
+			size = t.layers
 		}
 	}
 	geo := poolGeometry{block: int64(block), blockBytes: satMul3(int64(block), int64(page), int64(size))}
-	for _, w := range sortedKeys(counts) {
-		groups := ceilDiv(int64(counts[w]), int64(size))
-		if w == 0 {
+	for _, t := range types {
+		groups := ceilDiv(int64(t.layers), int64(size))
+		if t.window == 0 {
 			geo.full = groups
 		} else {
-			geo.windows = append(geo.windows, swaGroups{w, groups})
+			geo.windows = append(geo.windows, swaGroups{t.window, groups})
 		}
 	}
 	return geo
+}
+
+// typeCount is the number of layers of one attention type.
+type typeCount struct{ window, layers int }
+
+// addType adds n layers of window w, keeping ts sorted by window.
+func addType(ts []typeCount, w, n int) []typeCount {
+	for i := range ts {
+		if ts[i].window == w {
+			ts[i].layers += n
+			return ts
+		}
+	}
+	ts = append(ts, typeCount{w, n})
+	for j := len(ts) - 1; j > 0 && ts[j].window < ts[j-1].window; j-- {
+		ts[j], ts[j-1] = ts[j-1], ts[j]
+	}
+	return ts
 }
 
 func boolInt(b bool) int {
@@ -178,19 +197,6 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-func sortedKeys(m map[int]int) []int {
-	ks := make([]int, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
 }
 
 // perRequest is the blocks one request of n tokens holds, chunked prefill
@@ -222,10 +228,13 @@ func (vllm) charge(in *Input, s *shape, l limits, c *charges) {
 	}
 	geo := vllmGeometry(in, l.block)
 	need := satMul(geo.perRequest(int64(l.seqLen), int64(l.prefill)), int64(geo.blockBytes))
-	pool := max(budgetOf(in)-others, 0)
+	budget := budgetOf(in)
+	pool := max(budget-others, 0)
 	if o.KVCacheMemoryBytes > 0 {
 		pool = o.KVCacheMemoryBytes
-		c.short = pool < need
+		if need > pool { // a fixed cache too small for one request: over budget by what it lacks
+			need = max(pool, satAdd(budget-others, need))
+		}
 	}
 	c.setPool(pool, need, geo)
 }
@@ -340,6 +349,7 @@ func poolAnswer(in *Input, p *Plan, geo poolGeometry, frac float64, tokens int64
 		a.MaxConcurrency = float64(int64(float64(a.Blocks)/float64(per)*100)) / 100
 	}
 	a.MaxModelLen = max(largest(1, maxSeqLen, func(n int) bool { return geo.perRequest(int64(n), tokens) <= a.Blocks }), 0)
+	a.MaxModelLen = trainedCap(in, a.MaxModelLen)
 	return a
 }
 
@@ -362,4 +372,13 @@ func vllmLaunch(in *Input, l limits) string {
 		b.WriteString(" --enforce-eager")
 	}
 	return b.String()
+}
+
+// trainedCap caps a longest request at the model's trained context, past
+// which the engines refuse a max_model_len without an override.
+func trainedCap(in *Input, n int) int {
+	if c := in.Model.MaxContext; c > 0 && n > c {
+		return c
+	}
+	return n
 }

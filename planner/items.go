@@ -65,7 +65,6 @@ func planValid(in *Input) Plan {
 	p.Tiers = tierTotals(p.Items)
 	p.KV = kvPlan(in, s, &c, l)
 	p.Warnings = warnings(in)
-	floor = floor || c.short
 	p.Fits = c.total <= budget && !floor
 	if !p.Fits {
 		p.Failure = failure(&p, floor, l)

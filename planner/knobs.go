@@ -14,7 +14,7 @@ func knobsFor(in *Input) []knob {
 		prefillKnob(in), blockKnob(in)}
 	out := ks[:0]
 	for _, k := range ks {
-		if len(k.rungs) > 0 {
+		if len(k.rungs) > 0 && engineKnob(in, k.name) {
 			out = append(out, k)
 		}
 	}
@@ -81,7 +81,14 @@ func kvDtypeKnob(in *Input) knob {
 	cur := in.Limits.KVDtype.normalize()
 	k := knob{name: KnobKVDtype, from: string(cur)}
 	seen, last := false, cur.RowBytes(256)
-	for _, d := range KVDtypes {
+	ladder := KVDtypes
+	if p := profileFor(in); p != nil {
+		ladder = p.kvDtypes()
+	}
+	for _, d := range ladder {
+		if !kvDtypeAllowed(in, d) {
+			continue
+		}
 		if d == cur {
 			seen = true
 		} else if b := d.RowBytes(256); seen && b < last {
@@ -136,4 +143,27 @@ func blockKnob(in *Input) knob {
 		vals = append(vals, v)
 	}
 	return knob{name: KnobBlockTokens, from: strconv.Itoa(cur), rungs: intRungs(vals, set)}
+}
+
+// engineKnob reports whether knob k is a setting of in's engine. SGLang's
+// chunked prefill also moves its budget (mem_fraction_static), which a
+// lever of one knob against a fixed budget cannot state.
+func engineKnob(in *Input, k Knob) bool {
+	switch in.Serving.Engine.normalize() {
+	case EngineSeed:
+		return true
+	case EngineLlamaCpp:
+		return k == KnobMaxSeqLen || k == KnobKVDtype || k == KnobMaxBatch || k == KnobPrefillTokens || k == KnobVision
+	case EngineVLLM:
+		return k == KnobMaxSeqLen || k == KnobKVDtype || k == KnobMaxBatch || k == KnobPrefillTokens ||
+			k == KnobBlockTokens || k == KnobVision
+	}
+	return k == KnobMaxSeqLen || k == KnobKVDtype || k == KnobVision
+}
+
+// kvDtypeAllowed reports whether in's engine can store its KV cache as d:
+// llama.cpp needs flash attention for a quantized V cache.
+func kvDtypeAllowed(in *Input, d KVDtype) bool {
+	return in.Serving.Engine != EngineLlamaCpp || in.Serving.LlamaCpp.FlashAttn.on() || !isQuantKV(d) ||
+		in.Serving.LlamaCpp.VDtype != ""
 }

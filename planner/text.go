@@ -10,7 +10,10 @@ import (
 // not fit, the levers and the smallest combination.
 func (p *Plan) Text() string {
 	var b strings.Builder
-	if p.Fits {
+	if p.Fits && p.Engine != nil && p.Engine.Pool != nil {
+		fmt.Fprintf(&b, "Fits: %s takes %d MiB (%.3g of the device) and gives its KV pool the %d MiB left.\n\n",
+			p.Engine.Engine, p.Budget.MiB(), p.Engine.Pool.Fraction, p.Engine.Pool.PoolBytes.MiB())
+	} else if p.Fits {
 		fmt.Fprintf(&b, "Fits in the %d MiB budget with %d MiB to spare.\n\n", p.Budget.MiB(), p.Headroom.MiB())
 	} else {
 		fmt.Fprintf(&b, "Cannot fit this configuration in the %d MiB budget.\n\n", p.Budget.MiB())
@@ -18,8 +21,12 @@ func (p *Plan) Text() string {
 			fmt.Fprintf(&b, "  %s\n\n", p.Failure.Message)
 		}
 	}
+	if e := p.Engine; e != nil {
+		fmt.Fprintf(&b, "  planned as %s\n\n", e.Version)
+	}
 	p.writeItems(&b)
 	p.writeCapacity(&b)
+	p.writeEngine(&b)
 	p.writeLevers(&b)
 	for _, w := range p.Warnings {
 		fmt.Fprintf(&b, "\n  warning: %s\n", w)
@@ -92,4 +99,38 @@ func mibString(bytes string) string {
 	var n int64
 	fmt.Sscan(bytes, &n)
 	return fmt.Sprint(Bytes(n).MiB())
+}
+
+// writeEngine states the plan in its engine's terms: the answer people ask
+// of that engine, the host memory beside the device, the launch command.
+func (p *Plan) writeEngine(b *strings.Builder) {
+	e := p.Engine
+	if e == nil {
+		return
+	}
+	if a := e.LlamaCpp; a != nil {
+		fmt.Fprintf(b, "  llama.cpp: -c %d -np %d: %d cells x %d streams", a.CtxSize, a.Parallel, a.CtxSeq, a.Streams)
+		if a.SWACells > 0 {
+			fmt.Fprintf(b, ", sliding-window layers %d cells", a.SWACells)
+		}
+		if a.FullOffload {
+			fmt.Fprintf(b, "; every layer fits on the GPU (-ngl %d)\n", a.Layers)
+		} else {
+			fmt.Fprintf(b, "; %d of %d layers fit on the GPU (-ngl %d)\n", a.LayersThatFit, a.Layers, a.LayersThatFit)
+		}
+	}
+	if a := e.Pool; a != nil {
+		fmt.Fprintf(b, "  %s: KV pool %s, %d blocks of %d tokens, %d tokens; %.2fx concurrency at %d tokens; longest request %d tokens\n",
+			e.Engine, a.PoolBytes, a.Blocks, a.BlockTokens, a.Tokens, a.MaxConcurrency, p.Input.Limits.MaxSeqLen, a.MaxModelLen)
+	}
+	for _, it := range e.Outside {
+		fmt.Fprintf(b, "  outside the fraction: %s %d MiB\n", it.Name, it.Bytes.MiB())
+	}
+	for _, it := range e.Host {
+		fmt.Fprintf(b, "  host memory: %s %d MiB\n", it.Name, it.Bytes.MiB())
+	}
+	for _, n := range e.Notes {
+		fmt.Fprintf(b, "  note: %s\n", n)
+	}
+	fmt.Fprintf(b, "\n  launch: %s\n", e.Launch)
 }
