@@ -273,13 +273,17 @@ func benchEngine(b *testing.B, in Input) {
 }
 
 // BenchmarkPlanLlamaCpp is one llama.cpp plan of Llama-3.1-8B Q8_0 at -c 32768 -np 4.
-func BenchmarkPlanLlamaCpp(b *testing.B) { benchEngine(b, benchInput(b, "engine-llamacpp-llama3-8b-q8")) }
+func BenchmarkPlanLlamaCpp(b *testing.B) {
+	benchEngine(b, benchInput(b, "engine-llamacpp-llama3-8b-q8"))
+}
 
 // BenchmarkPlanVLLM is one vLLM plan of Llama-3.1-8B on an H200.
 func BenchmarkPlanVLLM(b *testing.B) { benchEngine(b, benchInput(b, "engine-vllm-llama3-8b-h200")) }
 
 // BenchmarkPlanVLLMSliding is one vLLM plan of gemma-3-12b (five sliding layers to one global).
-func BenchmarkPlanVLLMSliding(b *testing.B) { benchEngine(b, benchInput(b, "engine-vllm-gemma3-12b-fp8")) }
+func BenchmarkPlanVLLMSliding(b *testing.B) {
+	benchEngine(b, benchInput(b, "engine-vllm-gemma3-12b-fp8"))
+}
 
 // BenchmarkPlanSGLang is one SGLang plan of Qwen3-8B on an H200.
 func BenchmarkPlanSGLang(b *testing.B) { benchEngine(b, benchInput(b, "engine-sglang-qwen3-8b-h200")) }
