@@ -15,7 +15,7 @@ WASMFLAGS := -trimpath -ldflags="-s -w" -gcflags=all=-l -gcflags=github.com/vram
 READERFLAGS := -trimpath -ldflags="-s -w"
 
 .PHONY: all help build run test check deps deps-go deps-npm unit wasm-test fuzz bench bench-wasm \
-	wasm web templ templ-check chromium bridge-test e2e bench-web worker worker-dev worker-test
+	wasm web templ templ-check chromium bridge-test e2e bench-web worker worker-dev worker-test d1suite
 
 all: build ## build every binary into bin/
 
@@ -74,7 +74,7 @@ check: templ-check ## gofmt, go vet, the module tidy, generated files (templ, ca
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags invariants ./...
-	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./web/calc/ ./cmd/worker/
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./web/calc/ ./cmd/worker/ ./web/store/d1/...
 	$(GO) mod tidy -diff
 	$(GO) generate ./planner/catalog && git diff --exit-code -- planner/catalog
 
@@ -120,8 +120,13 @@ worker: wasm ## the Cloudflare Workers build into build/worker; prints its raw a
 worker-dev: worker deps-npm ## serve the worker locally under wrangler dev (local D1, no account, no network) on 127.0.0.1:8787
 	$(WRANGLER) dev --local --ip 127.0.0.1 --port 8787
 
-worker-test: build worker deps-npm chromium ## the HTTP conformance suite on the native server and the worker, the page from the worker in chromium
+worker-test: build worker d1suite deps-npm chromium ## the HTTP conformance suite on the native server and the worker, the D1 store's suite in workerd, the page from the worker in chromium
 	node --test --test-concurrency=1 'web/conformance/*.test.mjs'
+
+# d1suite: the store conformance suite as a worker (web/store/d1/internal/suite).
+d1suite:
+	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o build/d1suite
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -o build/d1suite/app.wasm ./web/store/d1/internal/suite
 
 # gpu-build (here) and gpu-test (on a GPU machine): the GPU acceptance run.
 include gpu.mk

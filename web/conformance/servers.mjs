@@ -61,14 +61,19 @@ export function serveNative() {
 }
 
 /**
- * serveWorker starts the built worker under `wrangler dev --local` with its
- * state (local D1 included) in a fresh temporary folder, removed by stop.
+ * serveWorker starts a built worker under `wrangler dev --local` with its
+ * state in a fresh temporary folder, removed by stop, after applying the D1
+ * migrations there with `wrangler d1 migrations apply --local`, as a
+ * deployment applies them. config is a wrangler.toml relative to the
+ * repository (the calculator's by default), build the folder it serves.
  */
-export async function serveWorker() {
-  if (!existsSync(join(repo, 'build', 'worker', 'app.wasm'))) throw new Error('build/worker is missing: run make worker');
+export async function serveWorker({ config = 'wrangler.toml', build = 'build/worker', name = 'worker' } = {}) {
+  if (!existsSync(join(repo, build, 'app.wasm'))) throw new Error(`${build} is missing: run make worker-test`);
   const state = mkdtempSync(join(tmpdir(), 'vramplan-wrangler-'));
+  execFileSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '-c', config, '--persist-to', state],
+    { cwd: repo, env: offline, stdio: ['ignore', 'pipe', 'pipe'] });
   const [port, inspector] = [await freePort(), await freePort()];
-  const w = await start('worker', [wrangler, 'dev', '--local', '--ip', '127.0.0.1', '--port', String(port),
+  const w = await start(name, [wrangler, 'dev', '--local', '-c', config, '--ip', '127.0.0.1', '--port', String(port),
     '--inspector-port', String(inspector), '--persist-to', state, '--show-interactive-dev-session=false'],
   { cwd: repo, env: offline }, /Ready on (http:\/\/127\.0\.0\.1:\d+)/);
   const stop = w.stop;

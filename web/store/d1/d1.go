@@ -1,0 +1,170 @@
+//go:build js && wasm
+
+package d1
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/syumai/workers/cloudflare/d1"
+
+	"github.com/vramplan/vramplan/web/store"
+)
+
+// Store is a store.Store on one D1 database binding. It is safe for
+// concurrent use; it holds no connection of its own (D1 is reached through
+// the request's runtime), so Close only stops further calls.
+type Store struct {
+	db *sql.DB
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open returns the store of the D1 database bound as binding in
+// wrangler.toml ("DB"). It fails when the worker has no such binding.
+func Open(binding string) (*Store, error) {
+	c, err := d1.OpenConnector(binding)
+	if err != nil {
+		return nil, fmt.Errorf("d1: binding %q: %w", binding, err)
+	}
+	return &Store{db: sql.OpenDB(c)}, nil
+}
+
+// DB returns the database the store runs on, for migrations and tests.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Close implements store.Store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Put implements store.Store.
+func (s *Store) Put(ctx context.Context, u store.Upload) (store.Upload, bool, error) {
+	r, err := s.db.ExecContext(ctx, store.SQLInsertUpload, store.InsertArgs(&u)...)
+	if err != nil {
+		return store.Upload{}, false, fmt.Errorf("d1: put %s: %w", u.ID, err)
+	}
+	// D1 counts the rows the triggers change too: any change is the insert.
+	if n, err := r.RowsAffected(); err != nil {
+		return store.Upload{}, false, fmt.Errorf("d1: put %s: %w", u.ID, err)
+	} else if n > 0 {
+		return s.stored(ctx, u)
+	}
+	got, err := store.ScanUpload(s.db.QueryRowContext(ctx, store.SQLUploadConflict, u.ID, u.Digest))
+	if err != nil {
+		return store.Upload{}, false, fmt.Errorf("d1: put %s: reading the stored upload: %w", u.ID, err)
+	}
+	return got, false, nil
+}
+
+// stored returns u as this Put stored it, with the sequence number D1 gave
+// it, read back by id rather than from the result's last row id (which a
+// trigger's insert may have set).
+func (s *Store) stored(ctx context.Context, u store.Upload) (store.Upload, bool, error) {
+	var seq int64
+	if err := s.db.QueryRowContext(ctx, `SELECT seq FROM uploads WHERE id = ?`, u.ID).Scan(&seq); err != nil {
+		return store.Upload{}, false, fmt.Errorf("d1: put %s: reading its sequence number: %w", u.ID, err)
+	}
+	u.Seq, u.Created = seq, time.Unix(u.Created.Unix(), 0).UTC()
+	if len(u.Reasons) == 0 {
+		u.Reasons = nil
+	}
+	if len(u.Figures) == 0 {
+		u.Figures = nil
+	}
+	if len(u.Document) == 0 {
+		u.Document = nil
+	}
+	return u, true, nil
+}
+
+// Get implements store.Store.
+func (s *Store) Get(ctx context.Context, id string) (store.Upload, error) {
+	u, err := store.ScanUpload(s.db.QueryRowContext(ctx, store.SQLUploadByID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return u, store.ErrNotFound
+	}
+	return u, err
+}
+
+// Delete implements store.Store.
+func (s *Store) Delete(ctx context.Context, id, tokenHash string) error {
+	r, err := s.db.ExecContext(ctx, store.SQLDeleteUpload, id, tokenHash)
+	if err != nil {
+		return fmt.Errorf("d1: delete %s: %w", id, err)
+	}
+	if n, err := r.RowsAffected(); err != nil || n > 0 {
+		return err
+	}
+	if _, err := s.Get(ctx, id); err != nil {
+		return err
+	}
+	return store.ErrToken
+}
+
+// Uploads implements store.Store.
+func (s *Store) Uploads(ctx context.Context, q store.Query) ([]store.Upload, error) {
+	query, args := store.SQLUploads(q)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Upload
+	for rows.Next() {
+		u, err := store.ScanUpload(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// Groups implements store.Store.
+func (s *Store) Groups(ctx context.Context) ([]store.Group, error) {
+	rows, err := s.db.QueryContext(ctx, store.SQLGroups)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Group
+	for rows.Next() {
+		g, err := store.ScanGroup(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// PutAggregate implements store.Store.
+func (s *Store) PutAggregate(ctx context.Context, group string, version int64, doc []byte) error {
+	_, err := s.db.ExecContext(ctx, store.SQLPutAggregate, group, version, string(doc))
+	return err
+}
+
+// Hit implements store.Store.
+func (s *Store) Hit(ctx context.Context, key string, window int64) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, store.SQLHit, key, window).Scan(&n)
+	return n, err
+}
+
+// Sweep implements store.Store.
+func (s *Store) Sweep(ctx context.Context, before int64) error {
+	_, err := s.db.ExecContext(ctx, store.SQLSweep, before)
+	return err
+}
+
+// Setting implements store.Store.
+func (s *Store) Setting(ctx context.Context, name, proposed string) (string, error) {
+	if _, err := s.db.ExecContext(ctx, store.SQLInsertSetting, name, proposed); err != nil {
+		return "", err
+	}
+	var v string
+	err := s.db.QueryRowContext(ctx, store.SQLSetting, name).Scan(&v)
+	return v, err
+}
