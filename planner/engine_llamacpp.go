@@ -420,6 +420,11 @@ func (p llamaCpp) report(in *Input, s *shape, pl *Plan) {
 	}
 	pl.Engine = &EngineReport{Engine: EngineLlamaCpp, Version: LlamaCppVersion, Launch: llamaLaunch(in, a),
 		Host: host, LlamaCpp: a}
+	if !pl.Fits && a.LayersThatFit > 0 && a.LayersThatFit < a.GPULayers {
+		fit := *a
+		fit.GPULayers = a.LayersThatFit
+		pl.Engine.Notes = append(pl.Engine.Notes, fmt.Sprintf("fits with -ngl %d: %s", a.LayersThatFit, llamaLaunch(in, &fit)))
+	}
 }
 
 // layersThatFit is the largest -ngl whose plan fits: the weights and KV of
@@ -452,6 +457,11 @@ func llamaLaunch(in *Input, a *LlamaCppAnswer) string {
 // modelArg is the model as an engine's command line names it.
 func modelArg(in *Input) string {
 	m := &in.Model
+	if r, ok := strings.CutPrefix(m.Source, "generated from "); ok && in.Serving.Engine != EngineLlamaCpp {
+		if repo, _, ok := strings.Cut(r, " "); ok && strings.Contains(repo, "/") {
+			return repo // the catalog model's Hugging Face repository, which vLLM and SGLang load
+		}
+	}
 	for _, s := range []string{m.Source, m.ID} {
 		if s != "" && !strings.ContainsAny(s, " \t'\"") {
 			return s

@@ -19,6 +19,7 @@ type inputFlags struct {
 	maxBatch, maxSeqLen, blockTokens, prefill       int
 	specK, ring, snapshots                          int
 	vision, graphs, eager, sidecar                  bool
+	engineFlags
 }
 
 func (f *inputFlags) register(fs *flag.FlagSet) {
@@ -41,6 +42,7 @@ func (f *inputFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.snapshots, "snapshots", 0, "recurrent-state prefix snapshots")
 	fs.BoolVar(&f.eager, "eager-loading", false, "CUDA_MODULE_LOADING=EAGER figures")
 	fs.BoolVar(&f.sidecar, "sidecar", false, "charge a second CUDA context for an agent beside the engine")
+	f.engineFlags.register(fs)
 }
 
 // flagError is bad input attributed to a flag.
@@ -56,6 +58,11 @@ func (f *inputFlags) build(fs *flag.FlagSet) (planner.Input, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if set["from-flags"] {
+		if err := f.applyCommand(&in); err != nil {
+			return in, err
+		}
+	}
 	if err := f.applyModel(&in, set); err != nil {
 		return in, err
 	}
@@ -63,7 +70,7 @@ func (f *inputFlags) build(fs *flag.FlagSet) (planner.Input, error) {
 		return in, err
 	}
 	f.applyFeatures(&in, set)
-	return in, nil
+	return in, f.applyEngine(&in, set)
 }
 
 func (f *inputFlags) base() (planner.Input, error) {
@@ -175,6 +182,8 @@ var fieldFlags = map[string]string{
 	"limits.block_tokens": "block-tokens", "limits.max_prefill_tokens": "max-prefill-tokens",
 	"budget_bytes": "budget", "features.weight_cache": "weight-cache", "features.spec_decode_k": "spec-k",
 	"features.residual_ring_tokens": "residual-ring", "features.recurrent_snapshots": "snapshots",
+	"serving.engine": "engine", "serving.llama_cpp.flash_attn": "flash-attn", "serving.llama_cpp.gpu_layers": "gpu-layers",
+	"serving.vllm.gpu_memory_utilization": "gpu-memory-utilization", "serving.sglang.mem_fraction_static": "mem-fraction-static",
 }
 
 // describeErr renders a planning error as one line naming the flag, or the

@@ -4,6 +4,8 @@
 // Usage:
 //
 //	vramplan plan  --model NAME|FILE --gpu CALIBRATION --max-batch N --max-seq-len N [flags]
+//	vramplan plan  --engine llama.cpp|vllm|sglang --model … --gpu … [flags]
+//	vramplan plan  --from-flags "ENGINE COMMAND LINE" --gpu CALIBRATION
 //	vramplan solve --model NAME|FILE --gpu CALIBRATION [flags]
 //	vramplan calibrations
 //	vramplan serve [--addr HOST:PORT]
@@ -56,6 +58,8 @@ func usage(w io.Writer) {
 
 commands:
   plan          plan memory for a model, limits and GPU; exit 0 fits, 1 does not, 2 bad input
+                (--engine llama.cpp|vllm|sglang plans under that engine's rules and prints its
+                launch command; --from-flags "llama-server …" reads an engine command line)
   solve         the largest max-seq-len, the largest batch and the fit frontier
   calibrations  list the embedded GPU calibrations
   serve         serve the browser calculator (default 127.0.0.1:8080)

@@ -122,3 +122,40 @@ func TestServeDeps(t *testing.T) {
 		t.Fatalf("deps().Calibrations() = %d, %v; want h200-linux-cuda13.0 first", len(cals), err)
 	}
 }
+
+// TestEngineFlags plans under each engine from --engine and from an engine
+// command line, and prints the launch command that pins the plan.
+func TestEngineFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want []string // in stdout for 0/1, in stderr for 2
+	}{
+		{[]string{"plan", "--model", "llama-3.1-8b-instruct-q8_0", "--gpu", "h200", "--engine", "llama.cpp", "--max-batch", "4",
+			"--max-seq-len", "8192", "--kv-dtype", "q8_0"}, 0,
+			[]string{"planned as llama.cpp b12072", "launch: llama-server -m llama-3.1-8b-instruct-q8_0 -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -fa on -ub 512 -ngl 33"}},
+		{[]string{"plan", "--gpu", "h200", "--from-flags", "llama-server -m llama-3.3-70b-instruct-q4_k_m -c 131072 -np 1 -fa off", "--budget", "48GiB"}, 1,
+			[]string{"Cannot fit", "31 of 81 layers fit on the GPU", "note: fits with -ngl 31: llama-server"}},
+		{[]string{"plan", "--gpu", "h200", "--from-flags", "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32K"}, 0,
+			[]string{"planned as vLLM", "launch: vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768 --max-num-seqs 1024"}},
+		{[]string{"plan", "--gpu", "h200", "--from-flags", "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 32768"}, 0,
+			[]string{"planned as SGLang", "--mem-fraction-static 0.906"}},
+		{[]string{"plan", "--gpu", "h200", "--from-flags", "vllm serve Qwen/Qwen3-8B --max-model-len 8192", "--gpu-memory-utilization", "0.5"}, 0,
+			[]string{"--gpu-memory-utilization 0.5"}},
+		{[]string{"plan", "--gpu", "h200", "--from-flags", "vllm serve Qwen/Qwen3-8B -tp 2"}, 2, []string{"--from-flags: -tp: multi-GPU"}},
+		{[]string{"plan", "--gpu", "h200", "--from-flags", "llama-server -m x.gguf --n-cpu-moe 8"}, 2, []string{"--n-cpu-moe"}},
+		{[]string{"plan", "--input", b1, "--engine", "ollama"}, 2, []string{"--engine: unknown engine"}},
+		{[]string{"plan", "--input", a43, "--engine", "vllm"}, 2, []string{"--weight-cache: is a feature of the seed's engine, not of vllm"}},
+	} {
+		code, out, errs := runCLI(tc.args...)
+		where := out
+		if tc.code == 2 {
+			where = errs
+		}
+		for _, w := range tc.want {
+			if code != tc.code || !strings.Contains(where, w) {
+				t.Errorf("%v = exit %d, output %q; want exit %d containing %q", tc.args, code, where, tc.code, w)
+			}
+		}
+	}
+}

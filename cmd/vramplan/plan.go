@@ -21,6 +21,9 @@ func cmdPlan(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
+	for _, n := range in.notes {
+		fmt.Fprintf(stderr, "vramplan plan: --from-flags: %s\n", n)
+	}
 	p, err := planner.Report(input)
 	var f *planner.Failure
 	if err != nil && !errors.As(err, &f) {

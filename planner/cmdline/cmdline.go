@@ -1,0 +1,320 @@
+// Package cmdline reads an inference engine's command line — llama-server,
+// `vllm serve` or `python -m sglang.launch_server` — into the parts of a
+// planner input it decides: the engine, the model argument, the limits and
+// the engine options, with the engine's defaults for every flag not given.
+//
+// A flag that changes memory is mapped; one that changes memory in a way
+// the planner does not model yet (tensor parallelism, offloading, LoRA,
+// speculative decoding) is an error naming it; any other flag is ignored
+// and listed, so a user sees what was not read. The package is pure: it
+// imports the standard library and the planner only.
+package cmdline
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/vramplan/vramplan/planner"
+)
+
+// MaxLine bounds a command line, in bytes.
+const MaxLine = 64 << 10
+
+// Command is an engine command line read for planning.
+type Command struct {
+	Engine planner.EngineName
+	// Model is the model argument as given: a file, a directory, a catalog
+	// id or a Hugging Face repository id.
+	Model string
+	// WeightsDtype is the storage format the flags ask the weights in
+	// (vLLM/SGLang --dtype, --quantization); "" when they ask none.
+	WeightsDtype string
+	Mmproj       string // llama-server --mmproj
+	// CtxSize is llama-server's -c; 0 means the model's trained context.
+	CtxSize int
+	// Limits holds -np / --max-num-seqs, the lengths, the chunk, the block
+	// and the KV format; a zero field takes the engine's default.
+	Limits  planner.Limits
+	Serving planner.Serving
+	// AutoLen is set when the command asks the engine to fit the length
+	// (vLLM --max-model-len -1 or auto).
+	AutoLen bool
+	// Ignored lists the flags read but not mapped, with their values.
+	Ignored []string
+
+	batch int // llama-server -b, which caps -ub
+}
+
+// Error is a flag the planner cannot plan.
+type Error struct {
+	Flag, Msg string
+}
+
+func (e *Error) Error() string { return e.Flag + ": " + e.Msg }
+
+// Parse reads line.
+func Parse(line string) (Command, error) {
+	if len(line) > MaxLine {
+		return Command{}, &Error{"command line", fmt.Sprintf("%d bytes, more than %d", len(line), MaxLine)}
+	}
+	args, err := split(line)
+	if err != nil {
+		return Command{}, err
+	}
+	eng, rest, err := engineOf(args)
+	if err != nil {
+		return Command{}, err
+	}
+	c := Command{Engine: eng, Serving: planner.Serving{Engine: eng}}
+	t := &tokens{args: rest}
+	for t.more() {
+		if err := c.read(t); err != nil {
+			return Command{}, err
+		}
+	}
+	if c.Model == "" {
+		return Command{}, &Error{"model", "the command names no model"}
+	}
+	return c, nil
+}
+
+// engineOf recognises the program and returns the arguments after it.
+func engineOf(args []string) (planner.EngineName, []string, error) {
+	if len(args) == 0 {
+		return "", nil, &Error{"command line", "empty"}
+	}
+	prog := args[0][strings.LastIndex(args[0], "/")+1:]
+	switch {
+	case prog == "llama-server" || prog == "llama-cli" || prog == "server":
+		return planner.EngineLlamaCpp, args[1:], nil
+	case prog == "vllm" && len(args) > 1 && args[1] == "serve":
+		return planner.EngineVLLM, args[2:], nil
+	case strings.HasPrefix(prog, "python") && len(args) > 2 && args[1] == "-m" &&
+		(args[2] == "sglang.launch_server" || args[2] == "sglang.srt.server"):
+		return planner.EngineSGLang, args[3:], nil
+	case prog == "sglang" && len(args) > 1 && args[1] == "serve":
+		return planner.EngineSGLang, args[2:], nil
+	}
+	return "", nil, &Error{"command line", fmt.Sprintf("%q is not llama-server, vllm serve or python -m sglang.launch_server", args[0])}
+}
+
+// tokens walks the arguments; --flag=value is split into flag and value.
+type tokens struct {
+	args    []string
+	pending string // a value split off --flag=value
+	has     bool
+}
+
+func (t *tokens) more() bool { return t.has || len(t.args) > 0 }
+
+func (t *tokens) next() string {
+	if t.has {
+		t.has = false
+		return t.pending
+	}
+	a := t.args[0]
+	t.args = t.args[1:]
+	if strings.HasPrefix(a, "-") {
+		if name, v, ok := strings.Cut(a, "="); ok {
+			t.pending, t.has = v, true
+			return name
+		}
+	}
+	return a
+}
+
+// value returns flag's value.
+func (t *tokens) value(flag string) (string, error) {
+	if !t.more() {
+		return "", &Error{flag, "needs a value"}
+	}
+	return t.next(), nil
+}
+
+// optional returns the next argument as a value when it is not a flag.
+func (t *tokens) optional() (string, bool) {
+	if t.has || len(t.args) > 0 && !strings.HasPrefix(t.args[0], "-") {
+		return t.next(), true
+	}
+	return "", false
+}
+
+func (c *Command) read(t *tokens) error {
+	arg := t.next()
+	if !strings.HasPrefix(arg, "-") || arg == "-" {
+		if c.Model == "" && c.Engine == planner.EngineVLLM {
+			c.Model = arg
+			return nil
+		}
+		c.Ignored = append(c.Ignored, arg)
+		return nil
+	}
+	var h handler
+	switch c.Engine {
+	case planner.EngineLlamaCpp:
+		h = llamaFlags[arg]
+	case planner.EngineVLLM:
+		h = vllmFlags[arg]
+	default:
+		h = sglangFlags[arg]
+	}
+	if h != nil {
+		return h(c, arg, t)
+	}
+	if why, ok := unmodelled(c.Engine)[arg]; ok {
+		return &Error{arg, "changes memory in a way vramplan does not plan yet: " + why}
+	}
+	ig := arg
+	if v, ok := t.optional(); ok {
+		ig += " " + v
+	}
+	c.Ignored = append(c.Ignored, ig)
+	return nil
+}
+
+// handler reads one flag.
+type handler func(c *Command, flag string, t *tokens) error
+
+func intFlag(set func(c *Command, n int)) handler {
+	return func(c *Command, flag string, t *tokens) error {
+		v, err := t.value(flag)
+		if err != nil {
+			return err
+		}
+		n, err := parseCount(v)
+		if err != nil || n < 0 {
+			return &Error{flag, fmt.Sprintf("%q is not a count", v)}
+		}
+		set(c, n)
+		return nil
+	}
+}
+
+// parseCount reads an integer with vLLM's human-readable suffixes
+// (vllm/engine/arg_utils.py, human_readable_int): k, m, g are powers of
+// 1000, K, M, G powers of 1024 (32k is 32000, 32K is 32768).
+func parseCount(v string) (int, error) {
+	mult := 1
+	if n := len(v); n > 1 {
+		if i := strings.IndexByte("kmgKMG", v[n-1]); i >= 0 {
+			mult, v = []int{1e3, 1e6, 1e9, 1 << 10, 1 << 20, 1 << 30}[i], v[:n-1]
+		}
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n > 1<<40/mult || n < -1<<40/mult {
+		return 0, fmt.Errorf("not a count")
+	}
+	return n * mult, nil
+}
+
+func fracFlag(set func(c *Command, f float64)) handler {
+	return func(c *Command, flag string, t *tokens) error {
+		v, err := t.value(flag)
+		if err != nil {
+			return err
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0 && f <= 1) {
+			return &Error{flag, fmt.Sprintf("%q is not a fraction in (0, 1]", v)}
+		}
+		set(c, f)
+		return nil
+	}
+}
+
+func strFlag(set func(c *Command, v string)) handler {
+	return func(c *Command, flag string, t *tokens) error {
+		v, err := t.value(flag)
+		if err != nil {
+			return err
+		}
+		set(c, v)
+		return nil
+	}
+}
+
+func boolFlag(set func(c *Command)) handler {
+	return func(c *Command, flag string, t *tokens) error {
+		set(c)
+		return nil
+	}
+}
+
+// aliases registers h under every name.
+func aliases(m map[string]handler, h handler, names ...string) {
+	for _, n := range names {
+		m[n] = h
+	}
+}
+
+// parallel refuses a parallelism degree above 1: per-rank plans are later work.
+func parallel(names ...string) map[string]handler {
+	m := map[string]handler{}
+	aliases(m, func(c *Command, flag string, t *tokens) error {
+		v, err := t.value(flag)
+		if err != nil {
+			return err
+		}
+		if n, err := strconv.Atoi(v); err != nil || n < 1 {
+			return &Error{flag, fmt.Sprintf("%q is not a count", v)}
+		} else if n > 1 {
+			return &Error{flag, "multi-GPU plans (tensor, pipeline and data parallelism) are not planned yet"}
+		}
+		return nil
+	}, names...)
+	return m
+}
+
+// split divides a command line into arguments as a POSIX shell does for
+// words: blanks separate, single quotes keep everything, double quotes keep
+// all but backslash escapes, a backslash escapes the next character; a
+// backslash-newline joins lines.
+func split(line string) ([]string, error) {
+	var args []string
+	var cur strings.Builder
+	inWord, quote := false, byte(0)
+	for i := 0; i < len(line); i++ {
+		ch := line[i]
+		switch {
+		case quote == '\'':
+			if ch == '\'' {
+				quote = 0
+			} else {
+				cur.WriteByte(ch)
+			}
+		case ch == '\\' && i+1 < len(line) && (quote == 0 || strings.IndexByte("\"\\$`\n", line[i+1]) >= 0):
+			i++
+			if line[i] != '\n' {
+				cur.WriteByte(line[i])
+				inWord = true
+			}
+		case quote == '"':
+			if ch == '"' {
+				quote = 0
+			} else {
+				cur.WriteByte(ch)
+			}
+		case ch == '\'' || ch == '"':
+			quote, inWord = ch, true
+		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r':
+			if inWord {
+				args, inWord = append(args, cur.String()), false
+				cur.Reset()
+			}
+		default:
+			cur.WriteByte(ch)
+			inWord = true
+		}
+		if len(args) > 4096 {
+			return nil, &Error{"command line", "more than 4096 arguments"}
+		}
+	}
+	if quote != 0 {
+		return nil, &Error{"command line", "unterminated quote"}
+	}
+	if inWord {
+		args = append(args, cur.String())
+	}
+	return args, nil
+}

@@ -1,0 +1,127 @@
+package cmdline
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/vramplan/vramplan/planner"
+)
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		line    string
+		want    Command
+		ignored []string
+	}{
+		{`llama-server -m model.gguf -c 32768 -np 4 -ctk q8_0 -fa on --port 8080`,
+			Command{Engine: planner.EngineLlamaCpp, Model: "model.gguf", CtxSize: 32768,
+				Limits:  planner.Limits{MaxBatch: 4, KVDtype: planner.KVDtypeQ8_0},
+				Serving: planner.Serving{Engine: planner.EngineLlamaCpp, LlamaCpp: planner.LlamaCppOptions{FlashAttn: planner.FlashAttnOn}}},
+			[]string{"--port 8080"}},
+		{`/opt/llama.cpp/build/bin/llama-server --model "my model.gguf" --ctx-size=8192 -kvu -ngl 20 -ub 1024 --swa-full -fa -t 16`,
+			Command{Engine: planner.EngineLlamaCpp, Model: "my model.gguf", CtxSize: 8192,
+				Limits: planner.Limits{MaxPrefillTokens: 1024},
+				Serving: planner.Serving{Engine: planner.EngineLlamaCpp, LlamaCpp: planner.LlamaCppOptions{Unified: true, GPULayers: 20,
+					SWAFull: true, FlashAttn: planner.FlashAttnOn}}},
+			[]string{"-t 16"}},
+		{"vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32K --max-num-seqs 64 \\\n --gpu-memory-utilization 0.85 --kv-cache-dtype fp8 --enforce-eager --disable-log-requests",
+			Command{Engine: planner.EngineVLLM, Model: "meta-llama/Llama-3.1-8B-Instruct",
+				Limits: planner.Limits{MaxSeqLen: 32768, MaxBatch: 64, KVDtype: planner.KVDtypeFP8},
+				Serving: planner.Serving{Engine: planner.EngineVLLM, VLLM: planner.VLLMOptions{GPUMemoryUtilization: 0.85,
+					EnforceEager: true}}},
+			[]string{"--disable-log-requests"}},
+		{`vllm serve Qwen/Qwen3-8B --quantization fp8 --max-model-len -1 -tp 1`,
+			Command{Engine: planner.EngineVLLM, Model: "Qwen/Qwen3-8B", WeightsDtype: "fp8", AutoLen: true,
+				Serving: planner.Serving{Engine: planner.EngineVLLM}}, nil},
+		{`python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 32768 --mem-fraction-static 0.8 --page-size 16 --host 0.0.0.0`,
+			Command{Engine: planner.EngineSGLang, Model: "Qwen/Qwen3-8B",
+				Limits:  planner.Limits{MaxSeqLen: 32768, BlockTokens: 16},
+				Serving: planner.Serving{Engine: planner.EngineSGLang, SGLang: planner.SGLangOptions{MemFractionStatic: 0.8}}},
+			[]string{"--host 0.0.0.0"}},
+	} {
+		got, err := Parse(tc.line)
+		if err != nil {
+			t.Errorf("Parse(%q) = %v", tc.line, err)
+			continue
+		}
+		ignored := got.Ignored
+		got.Ignored = nil
+		if !reflect.DeepEqual(got, tc.want) || !reflect.DeepEqual(ignored, tc.ignored) {
+			t.Errorf("Parse(%q)\n = %+v, ignored %q\nwant %+v, ignored %q", tc.line, got, ignored, tc.want, tc.ignored)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ line, flag string }{
+		{`llama-server -m m.gguf -ts 1,1`, "-ts"},
+		{`llama-server -m m.gguf --n-cpu-moe 10`, "--n-cpu-moe"},
+		{`llama-server -m m.gguf -ngl 0`, "-ngl"},
+		{`llama-server -m m.gguf -ctk q5_1`, "-ctk"},
+		{`llama-server -m m.gguf -c`, "-c"},
+		{`llama-server -m m.gguf -c lots`, "-c"},
+		{`llama-server -c 4096`, "model"},
+		{`vllm serve m --tensor-parallel-size 2`, "--tensor-parallel-size"},
+		{`vllm serve m --cpu-offload-gb 4`, "--cpu-offload-gb"},
+		{`vllm serve m --gpu-memory-utilization 1.5`, "--gpu-memory-utilization"},
+		{`vllm serve m --kv-cache-dtype int3`, "--kv-cache-dtype"},
+		{`python -m sglang.launch_server --model-path m --tp 4`, "--tp"},
+		{`python -m sglang.launch_server --model-path m --max-total-tokens 9000`, "--max-total-tokens"},
+		{`ollama run llama3`, "command line"},
+		{`llama-server -m 'unterminated`, "command line"},
+		{``, "command line"},
+	} {
+		_, err := Parse(tc.line)
+		var e *Error
+		if !errors.As(err, &e) || e.Flag != tc.flag {
+			t.Errorf("Parse(%q) = %v, want an error naming %s", tc.line, err, tc.flag)
+		}
+	}
+}
+
+func TestApply(t *testing.T) {
+	m := planner.Model{MaxContext: 131072}
+	c, _ := Parse(`llama-server -m m.gguf -c 32768 -np 4 -b 256`)
+	in := planner.Input{Model: m}
+	if _, err := c.Apply(&in); err != nil {
+		t.Fatal(err)
+	}
+	if l := in.Limits; l.MaxBatch != 4 || l.MaxSeqLen != 8192 || l.MaxPrefillTokens != 256 {
+		t.Errorf("-c 32768 -np 4 -b 256 = %+v, want batch 4 of 8192 tokens, ubatch 256", l)
+	}
+	c, _ = Parse(`llama-server -m m.gguf`)
+	notes, _ := c.Apply(&in)
+	if l := in.Limits; l.MaxBatch != 4 || l.MaxSeqLen != 32768 || !in.Serving.LlamaCpp.Unified || len(notes) != 2 {
+		t.Errorf("llama-server defaults = %+v unified %v notes %q, want 4 unified slots over the trained 131072", l,
+			in.Serving.LlamaCpp.Unified, notes)
+	}
+	c, _ = Parse(`vllm serve m`)
+	if _, err := c.Apply(&in); err != nil || in.Limits.MaxSeqLen != 131072 {
+		t.Errorf("vllm serve m: max_seq_len %d, %v; want the trained context", in.Limits.MaxSeqLen, err)
+	}
+}
+
+// FuzzParse: any line parses or fails with an *Error, never a panic; what
+// parses names an engine and a model.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`llama-server -m m.gguf -c 32768 -np 4 -ctk q8_0 -fa on`, `vllm serve m --max-model-len=8k`,
+		`python -m sglang.launch_server --model-path m --mem-fraction-static 0.9`, `llama-server "a\"b" 'c' \`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		c, err := Parse(line)
+		var e *Error
+		if err != nil {
+			if !errors.As(err, &e) {
+				t.Fatalf("Parse error %T %v, want *Error", err, err)
+			}
+			return
+		}
+		if c.Engine == "" || c.Model == "" {
+			t.Fatalf("Parse(%q) = %+v: no engine or model", line, c)
+		}
+		in := planner.Input{Model: planner.Model{MaxContext: 4096}}
+		c.Apply(&in)
+	})
+}
