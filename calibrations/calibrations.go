@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/names"
 )
 
 //go:embed *.json
@@ -37,39 +38,23 @@ func All() ([]planner.Calibration, error) {
 }
 
 // Lookup returns the calibration whose id is name, or the only one whose id
-// starts with name ("rtx5090" for "rtx5090-wsl2-cuda13.3").
+// starts with name ("h200" for "h200-linux-cuda13.0"), ignoring case
+// (names.Resolve). Otherwise the error, a *names.Error, lists the ids it
+// could mean or the nearest ones.
 func Lookup(name string) (planner.Calibration, error) {
 	all, err := All()
 	if err != nil {
 		return planner.Calibration{}, err
 	}
-	var matches []planner.Calibration
-	for _, c := range all {
-		if c.ID == name {
-			return c, nil
-		}
-		if strings.HasPrefix(c.ID, name) {
-			matches = append(matches, c)
-		}
+	ids := make([]string, len(all))
+	for i, c := range all {
+		ids[i] = c.ID
 	}
-	return pick(name, matches, all)
-}
-
-func pick(name string, matches, all []planner.Calibration) (planner.Calibration, error) {
-	ids := func(cs []planner.Calibration) string {
-		s := make([]string, len(cs))
-		for i, c := range cs {
-			s[i] = c.ID
-		}
-		return strings.Join(s, ", ")
+	id, err := names.Resolve("calibration", name, ids)
+	if err != nil {
+		return planner.Calibration{}, err
 	}
-	switch len(matches) {
-	case 1:
-		return matches[0], nil
-	case 0:
-		return planner.Calibration{}, fmt.Errorf("no calibration %q (have %s)", name, ids(all))
-	}
-	return planner.Calibration{}, fmt.Errorf("calibration %q is ambiguous: %s", name, ids(matches))
+	return all[slices.Index(ids, id)], nil
 }
 
 func load(fsys fs.FS) ([]planner.Calibration, error) {

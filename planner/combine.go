@@ -1,10 +1,11 @@
 package planner
 
 // combine finds the smallest combination of knobs that fits: fewest knobs,
-// then fewest rungs in all. It returns nil when even every knob at its
-// strongest rung does not fit. The block-size and prefill knobs are left
+// then fewest rungs in all. It returns nil, and reports false, when even
+// every knob at its strongest rung does not fit; nil and true when the
+// search was cut short. The block-size and prefill knobs are left
 // out: neither is monotone enough to search, and neither frees much.
-func combine(in, t *Input, all []knob, base, budget Bytes) *Combination {
+func combine(in, t *Input, all []knob, base, budget Bytes) (*Combination, bool) {
 	ks := make([]knob, 0, len(all))
 	for _, k := range all {
 		if k.name != KnobBlockTokens && k.name != KnobPrefillTokens {
@@ -12,13 +13,13 @@ func combine(in, t *Input, all []knob, base, budget Bytes) *Combination {
 		}
 	}
 	if !fitsWith(in, t, ks, strongest(ks), budget) {
-		return nil
+		return nil, false
 	}
 	best := searchCombos(in, t, ks, budget)
 	if best == nil {
-		return nil
+		return nil, true
 	}
-	return describeCombo(in, t, ks, best, base)
+	return describeCombo(in, t, ks, best, base), true
 }
 
 func strongest(ks []knob) []int {

@@ -164,6 +164,11 @@ func failure(p *Plan, floor bool, l limits) *Failure {
 	f := &Failure{Reason: FailureOverBudget, Budget: p.Budget, Total: p.Total, OverBy: p.Total - p.Budget}
 	f.Message = fmt.Sprintf("cannot fit this configuration in the %d MiB budget: over by %d MiB",
 		p.Budget.MiB(), f.OverBy.MiB())
+	if fixed := satAdd(p.Weights, tierBytes(p.Tiers, TierDriver)); fixed > p.Budget {
+		f.Reason = FailureWeights
+		f.Message = weightsMessage(p, fixed)
+		return f
+	}
 	if floor {
 		f.Reason = FailureAdmissionFloor
 		f.OverBy = max(f.OverBy, 0)
@@ -171,6 +176,26 @@ func failure(p *Plan, floor bool, l limits) *Failure {
 			"(admission floor): the plan needs %d MiB for one", l.seqLen, p.Budget.MiB(), p.Total.MiB())
 	}
 	return f
+}
+
+// weightsMessage says that the weights do not fit, first, and by how much.
+func weightsMessage(p *Plan, fixed Bytes) string {
+	if p.Weights > p.Budget {
+		return fmt.Sprintf("the weights alone are %d MiB, %d MiB more than the %d MiB budget: no limit or feature "+
+			"can fit them, only a larger budget or smaller weights", p.Weights.MiB(), (p.Weights - p.Budget).MiB(), p.Budget.MiB())
+	}
+	return fmt.Sprintf("the weights (%d MiB) and what the driver charges before them (%d MiB) are %d MiB more than "+
+		"the %d MiB budget: no limit or feature can fit them, only a larger budget or smaller weights",
+		p.Weights.MiB(), (fixed - p.Weights).MiB(), (fixed - p.Budget).MiB(), p.Budget.MiB())
+}
+
+func tierBytes(ts []TierTotal, t Tier) Bytes {
+	for _, x := range ts {
+		if x.Tier == t {
+			return x.Bytes
+		}
+	}
+	return 0
 }
 
 func warnings(in *Input) []string {
@@ -190,7 +215,7 @@ func warnings(in *Input) []string {
 		w = append(w, fmt.Sprintf("CUDA graphs are on but calibration %s has not measured graph_exec_bytes; "+
 			"the graphs' own memory is not charged", in.Calibration.ID))
 	}
-	return w
+	return append(w, hardwareWarnings(in)...)
 }
 
 // engineKVPlan states an engine's KV cache: no VMM reservation, no commit

@@ -85,13 +85,14 @@ func kvDtypeKnob(in *Input) knob {
 	if p := profileFor(in); p != nil {
 		ladder = p.kvDtypes()
 	}
+	noFP4 := in.Calibration.fp4Unsupported()
 	for _, d := range ladder {
 		if !kvDtypeAllowed(in, d) {
 			continue
 		}
 		if d == cur {
 			seen = true
-		} else if b := d.RowBytes(256); seen && b < last {
+		} else if b := d.RowBytes(256); seen && b < last && !(noFP4 && d == KVDtypeNVFP4) {
 			last = b
 			k.rungs = append(k.rungs, rung{name: string(d), apply: func(t *Input) { t.Limits.KVDtype = d }})
 		}
@@ -102,11 +103,11 @@ func kvDtypeKnob(in *Input) knob {
 func weightCacheKnob(in *Input) knob {
 	cur := in.Features.WeightCache.normalize()
 	k := knob{name: KnobWeightCache, from: string(cur)}
-	seen := false
+	seen, noFP4 := false, in.Calibration.fp4Unsupported()
 	for _, p := range WeightCaches {
 		if p == cur {
 			seen = true
-		} else if seen && cacheBytes(&in.Model, p) < cacheBytes(&in.Model, cur) {
+		} else if seen && cacheBytes(&in.Model, p) < cacheBytes(&in.Model, cur) && !(noFP4 && p == WeightCacheNVFP4) {
 			k.rungs = append(k.rungs, rung{name: string(p), apply: func(t *Input) { t.Features.WeightCache = p }})
 		}
 	}

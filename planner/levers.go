@@ -113,7 +113,14 @@ func levers(in *Input) ([]Lever, *Combination) {
 	rank(out)
 	var combo *Combination
 	if len(out) == 0 || !out[0].Fits {
-		combo = combine(in, t, knobs, base, budget)
+		var reachable bool
+		combo, reachable = combine(in, t, knobs, base, budget)
+		if !reachable {
+			// Not even every knob at its strongest fits: no lever but the
+			// budget can matter, and one that frees some bytes would read
+			// as progress.
+			out = out[:0]
+		}
 	}
 	out = append(out, Lever{Knob: KnobBudget, From: fmtBytes(budget), To: fmtBytes(roundUp(base, MiB)),
 		Frees: base - budget, Fits: true})

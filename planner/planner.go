@@ -164,6 +164,10 @@ type FailureReason string
 const (
 	FailureOverBudget     FailureReason = "over_budget"
 	FailureAdmissionFloor FailureReason = "admission_floor"
+	// FailureWeights is a plan whose weights, with what the driver charges
+	// before them, exceed the budget on their own: no limit or feature can
+	// fit it, only a larger budget or smaller weights.
+	FailureWeights FailureReason = "weights_exceed_budget"
 )
 
 // Failure is the typed error of a plan that does not fit (seed A4.3, D8).

@@ -17,7 +17,7 @@ func (p *Plan) Text() string {
 		fmt.Fprintf(&b, "Fits in the %d MiB budget with %d MiB to spare.\n\n", p.Budget.MiB(), p.Headroom.MiB())
 	} else {
 		fmt.Fprintf(&b, "Cannot fit this configuration in the %d MiB budget.\n\n", p.Budget.MiB())
-		if p.Failure != nil && p.Failure.Reason == FailureAdmissionFloor {
+		if p.Failure != nil && p.Failure.Reason != FailureOverBudget {
 			fmt.Fprintf(&b, "  %s\n\n", p.Failure.Message)
 		}
 	}
@@ -62,7 +62,11 @@ func (p *Plan) writeCapacity(b *strings.Builder) {
 }
 
 func (p *Plan) writeLevers(b *strings.Builder) {
-	if len(p.Levers) > 0 {
+	switch len(p.Levers) {
+	case 0:
+	case 1:
+		b.WriteString("\n  the one lever that can matter\n")
+	default:
 		fmt.Fprintf(b, "\n  the %d best levers\n", len(p.Levers))
 	}
 	for _, l := range p.Levers {

@@ -69,6 +69,16 @@ func cacheOf(s calc.State) planner.WeightCache {
 	return s.Cache
 }
 
+// hasOption reports whether id is one of opts.
+func hasOption(opts []Option, id string) bool {
+	for _, o := range opts {
+		if o.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 func fitClass(fits bool) string {
 	if fits {
 		return "verdict fits"

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 
@@ -32,9 +31,9 @@ func (k *catalog) input(query string) (planner.Input, string, error) {
 	if errors.As(err, &fe) {
 		return planner.Input{}, fe.Key, err
 	}
-	m, cal, err := k.resolve(&s)
-	if err != nil {
-		return planner.Input{}, "", err
+	m, cal, fe := k.resolve(&s)
+	if fe != nil {
+		return planner.Input{}, fe.Key, fe
 	}
 	in := planner.Input{Model: m, Calibration: cal}
 	s.Apply(&in)
@@ -103,9 +102,9 @@ func (a *app) model(c echo.Context) error {
 	if k.err != nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
 	}
-	m, ok := k.model(c.Param("id"))
-	if !ok {
-		return jsonError(c, http.StatusNotFound, "", fmt.Errorf("model %q is not in the catalog", c.Param("id")))
+	m, err := k.model(c.Param("id"))
+	if err != nil {
+		return jsonError(c, http.StatusNotFound, "", err)
 	}
 	return c.JSON(http.StatusOK, m)
 }

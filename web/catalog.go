@@ -2,9 +2,10 @@ package web
 
 import (
 	"errors"
-	"fmt"
+	"slices"
 
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/names"
 	"github.com/vramplan/vramplan/web/calc"
 )
 
@@ -32,44 +33,61 @@ func (a *app) catalog() *catalog {
 	return &a.cat
 }
 
-// resolve fills the state's defaults and finds its model and calibration.
-// When either is unknown it falls back to the first of its kind and
-// returns the reason alongside, so a page can still render.
-func (k *catalog) resolve(s *calc.State) (planner.Model, planner.Calibration, error) {
-	var problem error
-	m, ok := k.model(s.Model)
-	if !ok {
-		if s.Model != "" {
-			problem = fmt.Errorf("model %q is not in the catalog", s.Model)
-		}
-		m = k.models[0]
-		s.Model = m.ID
+// resolve finds the state's model and calibration by names.Resolve, the
+// CLI's rules (an id or an unambiguous prefix, any case), and writes their
+// ids into the state. A state that names neither gets the first of each;
+// a name that matches nothing, or several, is an error naming its key,
+// and nothing is planned in its place.
+func (k *catalog) resolve(s *calc.State) (planner.Model, planner.Calibration, *calc.FieldError) {
+	var m planner.Model
+	var c planner.Calibration
+	mi, errM := find("model", s.Model, k.modelIDs())
+	ci, errC := find("calibration", s.GPU, k.calIDs())
+	if errM != nil {
+		return m, c, &calc.FieldError{Key: "model", Msg: errM.Error()}
 	}
-	c, ok := k.calibration(s.GPU)
-	if !ok {
-		if s.GPU != "" && problem == nil {
-			problem = fmt.Errorf("no calibration %q", s.GPU)
-		}
-		c = k.cals[0]
-		s.GPU = c.ID
+	if errC != nil {
+		return m, c, &calc.FieldError{Key: "gpu", Msg: errC.Error()}
 	}
-	return m, c, problem
+	m, c = k.models[mi], k.cals[ci]
+	s.Model, s.GPU = m.ID, c.ID
+	return m, c, nil
 }
 
-func (k *catalog) model(id string) (planner.Model, bool) {
-	for _, m := range k.models {
-		if m.ID == id {
-			return m, true
-		}
+// find returns the index of the id that name resolves to; an empty name is
+// the first.
+func find(kind, name string, ids []string) (int, error) {
+	if name == "" {
+		return 0, nil
 	}
-	return planner.Model{}, false
+	id, err := names.Resolve(kind, name, ids)
+	if err != nil {
+		return -1, err
+	}
+	return slices.Index(ids, id), nil
 }
 
-func (k *catalog) calibration(id string) (planner.Calibration, bool) {
-	for _, c := range k.cals {
-		if c.ID == id {
-			return c, true
-		}
+func (k *catalog) modelIDs() []string {
+	ids := make([]string, len(k.models))
+	for i, m := range k.models {
+		ids[i] = m.ID
 	}
-	return planner.Calibration{}, false
+	return ids
+}
+
+func (k *catalog) calIDs() []string {
+	ids := make([]string, len(k.cals))
+	for i, c := range k.cals {
+		ids[i] = c.ID
+	}
+	return ids
+}
+
+// model returns the model name resolves to (names.Resolve).
+func (k *catalog) model(name string) (planner.Model, error) {
+	id, err := names.Resolve("model", name, k.modelIDs())
+	if err != nil {
+		return planner.Model{}, err
+	}
+	return k.models[slices.Index(k.modelIDs(), id)], nil
 }

@@ -30,31 +30,33 @@ func (a *app) page(embed bool) echo.HandlerFunc {
 	}
 }
 
-// pageFor builds the page of a query. A query that cannot be read still
-// yields a page, of the defaults, with the problem shown and a 400 status.
+// pageFor builds the page of a query. A query that cannot be read, or that
+// names a model or GPU the server does not have, yields a page that shows
+// the controls as the query set them and says what is wrong, with a 400 or
+// 404 status, and plans nothing: a plan of some other setup would read as
+// the answer.
 func (a *app) pageFor(k *catalog, query string) (templates.Page, int) {
-	status := http.StatusOK
-	p := templates.Page{Models: modelOptions(k), GPUs: gpuOptions(k)}
+	p := templates.Page{Models: modelOptions(k), GPUs: gpuOptions(k), Boot: templates.Boot{Calibrations: k.cals}}
 	s, err := calc.ParseQuery(query)
 	if err != nil {
-		p.Error, status = err.Error(), http.StatusBadRequest
-		s, _ = calc.ParseQuery("")
+		return unplanned(p, s, err, http.StatusBadRequest)
 	}
-	m, cal, err := k.resolve(&s)
-	if err != nil && p.Error == "" {
-		p.Error, status = err.Error(), http.StatusNotFound
+	m, cal, fe := k.resolve(&s)
+	if fe != nil {
+		return unplanned(p, s, fe, http.StatusNotFound)
 	}
 	p.View = calc.Calculate(s, m, cal)
-	p.Boot = templates.Boot{Calibrations: k.cals, Model: &m}
-	p.Title = title(&p.View, m.Name, m.ID)
-	return p, status
+	p.Boot.Model = &m
+	p.Title = p.View.Title
+	return p, http.StatusOK
 }
 
-func title(v *calc.View, name, id string) string {
-	if name == "" {
-		name = id
-	}
-	return "vramplan · " + name + " · " + v.Verdict
+// unplanned is the page of a state that cannot be planned.
+func unplanned(p templates.Page, s calc.State, err error, status int) (templates.Page, int) {
+	p.View = calc.View{Query: s.Encode(), State: s}
+	p.Error = err.Error()
+	p.Title = "vramplan · not planned: " + p.Error
+	return p, status
 }
 
 func modelOptions(k *catalog) []templates.Option {

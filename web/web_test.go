@@ -160,8 +160,8 @@ func TestPageErrors(t *testing.T) {
 		t.Errorf("error = %q, want it to name len", testid(doc, "error").Text())
 	}
 	doc = page(t, "/?model=nosuch", http.StatusNotFound)
-	if !strings.Contains(testid(doc, "error").Text(), `"nosuch"`) || testid(doc, "verdict").Length() != 1 {
-		t.Errorf("unknown model: error %q, and the page should still render a plan", testid(doc, "error").Text())
+	if !strings.Contains(testid(doc, "error").Text(), `"nosuch"`) || testid(doc, "verdict").Text() != "" {
+		t.Errorf("unknown model: error %q, verdict %q; want the error and no plan", testid(doc, "error").Text(), testid(doc, "verdict").Text())
 	}
 	doc = page(t, "/?len=-4", http.StatusOK)
 	if !strings.Contains(testid(doc, "error").Text(), "max_seq_len") {
@@ -312,14 +312,13 @@ func TestEmptyCatalog(t *testing.T) {
 // TestPageBootData checks the JSON the page carries for its script: the
 // calibration table and the shown model's shape, byte for byte what the
 // API answers, so the first plan in the browser needs no request. An
-// unknown model boots the catalog model the page falls back to.
+// unknown model boots none (TestUnresolvedState).
 func TestPageBootData(t *testing.T) {
 	for _, c := range []struct {
 		query, model string
 		status       int
 	}{
 		{nofitQuery, "qwen3-coder-30b-a3b-instruct-nvfp4", http.StatusOK},
-		{"model=nosuch&gpu=h200-linux-cuda13.0", catalog.IDs()[0], http.StatusNotFound},
 	} {
 		query, model := c.query, c.model
 		doc := page(t, "/?"+query, c.status)
@@ -355,5 +354,64 @@ func TestHead(t *testing.T) {
 			t.Errorf("HEAD %s = %d %q, GET = %d %q", url, rec.Code, rec.Header().Get("Content-Type"),
 				want.Code, want.Header().Get("Content-Type"))
 		}
+	}
+}
+
+// TestShortForms checks that the page and the API take what the CLI takes
+// for a model and a GPU: an id in any case, or an unambiguous prefix.
+func TestShortForms(t *testing.T) {
+	doc := page(t, "/?model=QWEN3-4B-instruct-2507-q8&gpu=rtx5090-wsl2&batch=8&len=4096", http.StatusOK)
+	q, _ := testid(doc, "calculator").Attr("data-query")
+	if want := "model=qwen3-4b-instruct-2507-q8_0&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096"; q != want {
+		t.Errorf("short forms: the page planned %q, want %q", q, want)
+	}
+	if !strings.Contains(testid(doc, "subject").Text(), "RTX 5090") {
+		t.Errorf("subject = %q, want it to name the RTX 5090", testid(doc, "subject").Text())
+	}
+	rec := get(t, "/api/plan?model=qwen3-4b-instruct-2507-q8&gpu=rtx5090-wsl2")
+	var p planner.Plan
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); rec.Code != http.StatusOK || err != nil || p.Input.Calibration.ID != "rtx5090-wsl2-cuda13.3" {
+		t.Errorf("GET /api/plan with short forms = %d, calibration %q, %v", rec.Code, p.Input.Calibration.ID, err)
+	}
+	rec = get(t, "/api/models/Qwen3-4B-instruct-2507-q8")
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"id":"qwen3-4b-instruct-2507-q8_0"`) {
+		t.Errorf("GET /api/models/<prefix> = %d %.80s", rec.Code, rec.Body)
+	}
+}
+
+// TestUnresolvedState checks that a URL naming a GPU or model the server
+// does not have, or a value it cannot read, says so and plans nothing in
+// its place: no verdict, no figures, no boot model.
+func TestUnresolvedState(t *testing.T) {
+	for _, c := range []struct {
+		query, key, words string
+		status            int
+	}{
+		{"gpu=a100&model=qwen3-4b-instruct-2507-q8_0", "gpu", `no calibration "a100"; closest: `, http.StatusNotFound},
+		{"model=qwen3-9b-q8_0&gpu=h200", "model", `no model "qwen3-9b-q8_0"; closest: qwen3-8b-q8_0`, http.StatusNotFound},
+		{"model=qwen3-8b&gpu=h200", "model", `model "qwen3-8b" is ambiguous`, http.StatusNotFound},
+		{"batch=lots", "batch", `"lots" is not a whole number`, http.StatusBadRequest},
+	} {
+		doc := page(t, "/?"+c.query, c.status)
+		if got := testid(doc, "error").Text(); !strings.Contains(got, c.words) {
+			t.Errorf("%s: error = %q, want %q", c.query, got, c.words)
+		}
+		if planned, _ := testid(doc, "result").Attr("data-planned"); planned != "false" || testid(doc, "verdict").Text() != "" ||
+			testid(doc, "total-mib").Text() != "0" {
+			t.Errorf("%s: planned=%s verdict %q total %q; want nothing planned", c.query, planned,
+				testid(doc, "verdict").Text(), testid(doc, "total-mib").Text())
+		}
+		if script := doc.Find("script#boot").Text(); strings.Contains(script, `"model"`) {
+			t.Errorf("%s: the page boots a model it did not plan", c.query)
+		}
+		rec := get(t, "/api/plan?"+c.query)
+		var e struct{ Error, Field string }
+		if json.Unmarshal(rec.Body.Bytes(), &e); rec.Code != http.StatusBadRequest || e.Field != c.key {
+			t.Errorf("GET /api/plan?%s = %d field %q, want 400 field %q", c.query, rec.Code, e.Field, c.key)
+		}
+	}
+	doc := page(t, "/?gpu=a100", http.StatusNotFound)
+	if v, _ := doc.Find(`#gpu option[selected]`).Attr("value"); v != "a100" {
+		t.Errorf("gpu=a100: the GPU picker selects %q, want the a100 the URL names (not a GPU it did not ask for)", v)
 	}
 }

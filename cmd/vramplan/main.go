@@ -8,6 +8,7 @@
 //	vramplan plan  --from-flags "ENGINE COMMAND LINE" --gpu CALIBRATION
 //	vramplan solve --model NAME|FILE --gpu CALIBRATION [flags]
 //	vramplan calibrations
+//	vramplan models [WORD ...]
 //	vramplan serve [--addr HOST:PORT]
 //
 // plan exits 0 when the plan fits, 1 when it does not (the report is still
@@ -39,6 +40,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) int{
 		"plan": cmdPlan, "solve": cmdSolve, "calibrations": cmdCalibrations, "serve": cmdServe,
+		"models": cmdModels,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
@@ -62,6 +64,7 @@ commands:
                 launch command; --from-flags "llama-server …" reads an engine command line)
   solve         the largest max-seq-len, the largest batch and the fit frontier
   calibrations  list the embedded GPU calibrations
+  models        list the model catalog, or search it: vramplan models qwen3 q8
   serve         serve the browser calculator (default 127.0.0.1:8080)
 
 Run 'vramplan <command> -h' for a command's flags.

@@ -159,3 +159,43 @@ func TestEngineFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestModels(t *testing.T) {
+	code, out, _ := runCLI("models")
+	if code != 0 || strings.Count(out, "\n") != 48 || !strings.Contains(out, "qwen3-4b-instruct-2507-q8_0") {
+		t.Errorf("models = exit %d, %d lines, want the header and 47 models", code, strings.Count(out, "\n"))
+	}
+	code, out, _ = runCLI("models", "QWEN3", "q8")
+	if code != 0 || !strings.Contains(out, "qwen3-8b-q8_0") || strings.Contains(out, "llama") || strings.Contains(out, "qwen3-8b-bf16") {
+		t.Errorf("models qwen3 q8 = exit %d\n%s", code, out)
+	}
+	if code, _, errs := runCLI("models", "nosuchmodel"); code != 1 || !strings.Contains(errs, "no model matches") {
+		t.Errorf("models nosuchmodel = exit %d, %q", code, errs)
+	}
+}
+
+// TestNearIDs checks that a typo in --gpu or --model lists the ids meant.
+func TestNearIDs(t *testing.T) {
+	for _, tc := range []struct{ flag, value, want string }{
+		{"--gpu", "rtx5900-wsl2", `--gpu: no calibration "rtx5900-wsl2"; closest: rtx5090-wsl2-cuda13.3`},
+		{"--model", "qwen3-9b-q8_0", `--model: no model "qwen3-9b-q8_0"; closest: qwen3-8b-q8_0`},
+	} {
+		code, _, errs := runCLI("plan", "--input", b1, tc.flag, tc.value)
+		if code != 2 || !strings.HasPrefix(errs, "vramplan plan: "+tc.want) && !strings.Contains(errs, tc.want) {
+			t.Errorf("plan %s %s = exit %d, %q, want %q", tc.flag, tc.value, code, errs, tc.want)
+		}
+	}
+}
+
+func TestSolveText(t *testing.T) {
+	code, out, _ := runCLI("solve", "--model", "qwen3-8b-q8_0", "--gpu", "rtx5090-wsl2-cuda13.3", "--max-batch", "8",
+		"--max-seq-len", "32768", "--frontier", "4")
+	if code != 0 || !strings.Contains(out, ", KV f16\n") || !strings.Contains(out, "129328 *") ||
+		!strings.Contains(out, "past the model's trained context of 40960 tokens") || strings.Contains(out, "32320 *") {
+		t.Errorf("solve = exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI("solve", "--input", "../../planner/testdata/golden/weights-exceed-llama70b-rtx5090.input.json")
+	if code != 0 || !strings.Contains(out, "nothing fits, at any batch or length: the weights alone are 40503 MiB, 7896 MiB more") {
+		t.Errorf("solve (weights over the budget) = exit %d\n%s", code, out)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -35,17 +36,52 @@ func cmdSolve(args []string, stdout, stderr io.Writer) int {
 }
 
 func printSolution(w io.Writer, in *planner.Input, sol *planner.Solution) {
-	fmt.Fprintf(w, "%s on %s, budget %s, KV %s\n\n", in.Model.ID, in.Calibration.ID, budget(in), in.Limits.KVDtype)
-	fmt.Fprintf(w, "  largest max_seq_len at batch %d: %d tokens\n", max(in.Limits.MaxBatch, 1), sol.MaxSeqLen)
+	fmt.Fprintf(w, "%s on %s, budget %s, KV %s\n\n", in.Model.ID, in.Calibration.ID, budget(in),
+		cmp.Or(in.Limits.KVDtype, planner.KVDtypeF16))
+	if nothingFits(sol) {
+		fmt.Fprintf(w, "  nothing fits, at any batch or length: %s\n", whyNot(in))
+		return
+	}
+	trained := in.Model.MaxContext
+	fmt.Fprintf(w, "  largest max_seq_len at batch %d: %d tokens%s\n", max(in.Limits.MaxBatch, 1), sol.MaxSeqLen, past(sol.MaxSeqLen, trained))
 	fmt.Fprintf(w, "  largest max_batch at %d tokens: %d sequences\n\n", in.Limits.MaxSeqLen, sol.MaxBatch)
 	fmt.Fprintf(w, "  %6s  %12s\n", "batch", "max_seq_len")
-	prev := -1
+	prev, marked := -1, past(sol.MaxSeqLen, trained) != ""
 	for _, p := range sol.Frontier {
 		if p.MaxSeqLen != prev {
-			fmt.Fprintf(w, "  %6d  %12d\n", p.Batch, p.MaxSeqLen)
+			fmt.Fprintf(w, "  %6d  %12d%s\n", p.Batch, p.MaxSeqLen, past(p.MaxSeqLen, trained))
+			marked = marked || past(p.MaxSeqLen, trained) != ""
 		}
 		prev = p.MaxSeqLen
 	}
+	if marked {
+		fmt.Fprintf(w, "\n  * past the model's trained context of %d tokens\n", trained)
+	}
+}
+
+// past marks a length past the model's trained context.
+func past(n, trained int) string {
+	if trained > 0 && n > trained {
+		return " *"
+	}
+	return ""
+}
+
+func nothingFits(sol *planner.Solution) bool {
+	for _, p := range sol.Frontier {
+		if p.MaxSeqLen > 0 {
+			return false
+		}
+	}
+	return sol.MaxSeqLen == 0
+}
+
+// whyNot is the failure report's reason for a plan that fits nowhere.
+func whyNot(in *planner.Input) string {
+	if p, _ := planner.Report(*in); p.Failure != nil {
+		return p.Failure.Message
+	}
+	return "not one token fits"
 }
 
 func budget(in *planner.Input) planner.Bytes {

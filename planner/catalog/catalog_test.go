@@ -88,7 +88,7 @@ func TestLookup(t *testing.T) {
 		{"gpt-oss-2", "gpt-oss-20b-mxfp4", ""},
 		{"qwen3-8b", "", "ambiguous"},
 		{"llama-9", "", "closest"},
-		{"", "", "closest"},
+		{"", "", "one of"},
 	}
 	for _, tt := range tests {
 		m, err := Lookup(tt.q)

@@ -2,6 +2,7 @@ package calc
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,9 @@ type Chart struct {
 	PointY  string `json:"point_y"`
 	Fits    bool   `json:"fits"`
 	Summary string `json:"summary"` // the chart in words, for screen readers
+	// Note is written across the plot when there is no frontier to draw:
+	// not one token fits at any batch.
+	Note string `json:"note,omitempty"`
 }
 
 // Sliders places the sliders and the cliffs marked on them.
@@ -99,6 +103,10 @@ func Frontier(in planner.Input) []planner.Point {
 }
 
 func chart(frontier []planner.Point, s State, p *planner.Plan) Chart {
+	if !slices.ContainsFunc(frontier, func(pt planner.Point) bool { return pt.MaxSeqLen > 0 }) {
+		return Chart{PointX: num(xOf(min(s.Batch, BatchMax))), PointY: num(yOf(s.Len)), Fits: p.Fits,
+			Summary: "Nothing fits: not one token at any batch from 1 to 256.", Note: "Nothing fits at any batch"}
+	}
 	var path strings.Builder
 	var words []string
 	for i, pt := range frontier {

@@ -52,7 +52,7 @@ func (e *FieldError) Error() string { return e.Key + ": " + e.Msg }
 func ParseQuery(query string) (State, error) {
 	q, err := parseValues(query)
 	if err != nil {
-		return State{}, err
+		return State{Batch: DefaultBatch, Len: DefaultLen}, err
 	}
 	s := State{Model: q.get("model"), GPU: q.get("gpu"), Batch: DefaultBatch, Len: DefaultLen,
 		KV: planner.KVDtype(strings.ToLower(q.get("kv"))), Cache: planner.WeightCache(strings.ToLower(q.get("cache")))}

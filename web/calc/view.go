@@ -1,6 +1,7 @@
 package calc
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -16,6 +17,12 @@ type View struct {
 	Query string `json:"query"` // the state, encoded
 	State State  `json:"state"`
 	Error string `json:"error,omitempty"` // the input cannot be planned; nothing else is set
+
+	// Subject names what is planned: the model, the GPU, the batch, the
+	// length and the KV dtype; Title is the page's title, the subject and
+	// the verdict.
+	Subject string `json:"subject,omitempty"`
+	Title   string `json:"title,omitempty"`
 
 	Fits        bool     `json:"fits"`
 	Verdict     string   `json:"verdict"`
@@ -97,6 +104,8 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 		return v
 	}
 	v.fill(&p)
+	v.Subject = subject(s, m, c, p.KV.Dtype)
+	v.Title = "vramplan · " + v.Subject + " · " + v.Verdict
 	v.Levers, v.Combination = actions(s, &p)
 	v.Chart = chart(k.frontierOf(in, s, m, c), s, &p)
 	v.Sliders = sliders(s, &p)
@@ -133,14 +142,34 @@ func (v *View) fill(p *planner.Plan) {
 	v.Warnings = p.Warnings
 }
 
+// subject names the model, the GPU and the limits of a plan in words.
+func subject(s State, m *planner.Model, c *planner.Calibration, kv planner.KVDtype) string {
+	batch := "batch " + strconv.Itoa(s.Batch)
+	if s.Batch == 0 {
+		batch = "batch as many as fit"
+	}
+	return cmp.Or(m.Name, m.ID) + " on " + cmp.Or(c.GPU, c.ID) + " · " + batch + " · " +
+		strconv.Itoa(s.Len) + " tokens · KV " + string(kv)
+}
+
 func verdict(p *planner.Plan) string {
+	if dev := p.Input.Calibration.DeviceTotal; p.Fits && dev > 0 && p.Budget > dev {
+		return fmt.Sprintf("Fits the %d MiB budget, which is more than this GPU holds (%d MiB).", p.Budget.MiB(), dev.MiB())
+	}
 	if p.Fits {
 		return fmt.Sprintf("Fits in the %d MiB budget with %d MiB to spare.", p.Budget.MiB(), p.Headroom.MiB())
 	}
-	if p.Failure != nil && p.Failure.Reason == planner.FailureAdmissionFloor {
-		return p.Failure.Message
+	if p.Failure != nil && p.Failure.Reason != planner.FailureOverBudget {
+		return capitalize(p.Failure.Message) + "."
 	}
 	return fmt.Sprintf("Does not fit the %d MiB budget: over by %d MiB.", p.Budget.MiB(), (p.Total - p.Budget).MiB())
+}
+
+func capitalize(s string) string {
+	if s != "" && 'a' <= s[0] && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
 }
 
 // pct formats a fraction, clamped to [0, 1], as a CSS percentage.

@@ -29,26 +29,43 @@ const fetching = new Map(); // id → the fetch of its shape in flight
 
 if (root && form) {
   document.documentElement.classList.add('js');
+  listen();
   boot().catch((err) => status(`The planner could not start: ${err.message}`));
+}
+
+// listen attaches the page's handlers at once, before the planner is
+// ready: an edit made while it loads (seconds on a slow network) marks the
+// result stale and is planned the moment the planner is ready.
+function listen() {
+  form.addEventListener('input', onInput);
+  form.addEventListener('submit', (e) => { e.preventDefault(); if (api) update(); });
+  root.addEventListener('click', onLever);
+  document.getElementById('file').addEventListener('change', (e) => pick(e.target.files));
+  root.addEventListener('dragover', (e) => e.preventDefault());
+  root.addEventListener('drop', (e) => { e.preventDefault(); pick(e.dataTransfer.files); });
 }
 
 async function boot() {
   const data = JSON.parse(document.getElementById('boot')?.textContent || '{}'); // templates.Boot
   if (data.model) models.set(data.model.id, JSON.stringify(data.model));
   const [bridge, cs] = await Promise.all([load(), data.calibrations ?? getJSON('/api/calibrations'),
-    fetchModel(form.elements.model.value)]);
+    fetchModel(form.elements.model.value).catch(() => {})]);
   api = bridge;
   for (const c of cs) cals.set(c.id, JSON.stringify(c));
-  form.addEventListener('input', onInput);
-  form.addEventListener('submit', (e) => { e.preventDefault(); update(); });
-  root.addEventListener('click', onLever);
-  document.getElementById('file').addEventListener('change', (e) => pick(e.target.files));
-  root.addEventListener('dragover', (e) => e.preventDefault());
-  root.addEventListener('drop', (e) => { e.preventDefault(); pick(e.dataTransfer.files); });
   root.dataset.ready = 'true';
   performance.mark('vramplan:interactive');
+  if (early.size) {
+    const edited = [...early];
+    early.clear();
+    for (const el of edited) sync(el);
+    update();
+  }
   warmUp();
 }
+
+// early holds the controls edited before the planner was ready, in the
+// order of their last edit.
+const early = new Set();
 
 // fetchModel fetches a catalog model's shape once: the page names the
 // catalog's ids, not its shapes, so 47 models cost nothing until chosen.
@@ -73,9 +90,22 @@ async function getJSON(url) {
   return r.json();
 }
 
-// onInput keeps each slider and its number in step, then re-plans.
+// onInput keeps each slider and its number in step, then re-plans. Before
+// the planner is ready it remembers the control and marks the result stale.
 function onInput(e) {
   const el = e.target;
+  if (el.type === 'file') return;
+  if (!api) {
+    early.delete(el);
+    early.add(el);
+    root.dataset.stale = 'true';
+    return;
+  }
+  sync(el);
+  update();
+}
+
+function sync(el) {
   if (el.type === 'range') {
     const name = el.id.replace(/-slider$/, '');
     form.elements[name].value = name === 'len' ? lenAt(+el.value) : el.value;
@@ -83,7 +113,6 @@ function onInput(e) {
   } else if (el.type === 'number') {
     syncSlider(el.name);
   }
-  if (el.type !== 'file') update();
 }
 
 // lenAt returns the length at an index of the length slider, asking the
@@ -109,7 +138,14 @@ function query() {
 // update plans the form's state and paints it. It is the hot path of a
 // slider move: one call into WebAssembly and a repaint.
 export function update() {
-  const view = calculate(query());
+  const p = query();
+  let view;
+  try {
+    view = calculate(p);
+  } catch (err) { // a value the module cannot read: it names the field
+    unplanned(words(err), p);
+    return;
+  }
   if (!view) return;
   paint(view);
   remember(view);
@@ -121,19 +157,52 @@ export function update() {
 // when it arrives). It is one call into the module, which reads (and
 // checks) the query itself; the bridge passes the model and calibration
 // only when they change.
-function calculate(p) {
-  const id = p.get('model') ?? '', gpu = p.get('gpu') ?? '';
-  const model = models.get(id);
-  const cal = cals.get(gpu);
-  if (!model && catalogIDs().has(id)) {
-    fetchModel(id).then(update, (err) => status(`${id}: ${err.message}`));
-    return null;
-  }
-  if (!model || !cal) {
-    status(!model ? `Model "${id}" is not in the catalog.` : `No calibration "${gpu}".`);
-    return null;
-  }
+function calculate(p, quiet) {
+  const model = resolved(p, 'model', models, catalogIDs(), quiet);
+  const cal = model && resolved(p, 'gpu', cals, cals.keys(), quiet);
+  if (!model || !cal) return null;
   return JSON.parse(api.calculate(p.toString(), model, cal));
+}
+
+// resolved returns the document that p's key names, by the CLI's rules
+// (vramplan.resolve: an id or an unambiguous prefix), setting the key to
+// the full id; a state that names none gets the first, as on the server.
+// It returns undefined when the name matches nothing or several, having
+// said so in the result unless quiet, or when a catalog model's shape is
+// being fetched (update runs again when it arrives).
+function resolved(p, key, docs, ids, quiet) {
+  const name = p.get(key) ?? '';
+  if (docs.has(name)) return docs.get(name);
+  let id;
+  try {
+    const all = [...ids];
+    id = name === '' ? all[0] : api.resolve(key === 'gpu' ? 'calibration' : 'model', name, JSON.stringify(all));
+  } catch (err) {
+    if (!quiet) unplanned(words(err), p);
+    return undefined;
+  }
+  p.set(key, id);
+  if (quiet && !docs.has(id)) return undefined;
+  if (!docs.has(id)) {
+    fetchModel(id).then(update, (err) => unplanned(`${id}: ${err.message}`, p));
+    return undefined;
+  }
+  return docs.get(id);
+}
+
+// words strips the bridge's "vramplan.fn: " from an error's message.
+const words = (err) => String(err?.message ?? err).replace(/^vramplan\.\w+: /, '');
+
+// unplanned shows why the form's state cannot be planned and hides the
+// figures of the last plan, which are not its answer; the URL and title
+// follow, so a shared link says the same.
+function unplanned(msg, p) {
+  const r = document.getElementById('result');
+  byTest('error', r)?.remove();
+  r.prepend(el('p', { class: 'error', role: 'alert', 'data-testid': 'error' }, msg));
+  setAttr(r, 'data-planned', 'false');
+  if (root.dataset.stale) delete root.dataset.stale;
+  remember({ query: p.toString(), title: `vramplan · not planned: ${msg}` });
 }
 
 // Warm-up. Browsers compile WebAssembly lazily, a function on its first
@@ -155,8 +224,8 @@ function warmUp() {
   const steps = [
     () => api.parseQuery(query().toString()),
     () => { const m = models.get(form.elements.model.value); if (m) api.parseModel(m); },
-    () => calculate(at(1, 256)),
-    () => calculate(at(256, 1 << 20)),
+    () => calculate(at(1, 256), true),
+    () => calculate(at(256, 1 << 20), true),
   ];
   const next = (i, done) => idle(() => {
     try {
@@ -167,7 +236,7 @@ function warmUp() {
       const t0 = performance.now();
       const n = +document.getElementById('len-slider').max + 1;
       for (; done < WARM_CALLS && performance.now() - t0 < WARM_SLICE_MS; done++) {
-        if (!calculate(at(WARM_BATCHES[done % WARM_BATCHES.length], lenAt((done * 7) % n)))) return;
+        if (!calculate(at(WARM_BATCHES[done % WARM_BATCHES.length], lenAt((done * 7) % n)), true)) return;
       }
       if (done < WARM_CALLS) next(i, done);
       else root.dataset.warm = 'true';
@@ -191,8 +260,7 @@ function remember(v) {
   clearTimeout(pending);
   pending = setTimeout(() => {
     history.replaceState(null, '', `?${v.query}`);
-    const title = document.title.replace(/ · [^·]*$/, ` · ${v.verdict}`);
-    if (v.verdict && title !== document.title) document.title = title;
+    if (v.title && v.title !== document.title) document.title = v.title;
   }, 100);
 }
 
@@ -284,11 +352,14 @@ async function readModel(files) {
 // changes a few numbers.
 function paint(v) {
   const r = document.getElementById('result');
-  byTest('error', r)?.remove();
   if (v.error) {
-    r.prepend(el('p', { class: 'error', role: 'alert', 'data-testid': 'error' }, v.error));
+    unplanned(v.error, new URLSearchParams(v.query));
     return;
   }
+  byTest('error', r)?.remove();
+  setAttr(r, 'data-planned', 'true');
+  if (root.dataset.stale) delete root.dataset.stale;
+  setText(byTest('subject', r), v.subject);
   const verdict = byTest('verdict', r);
   setText(verdict, v.verdict);
   setAttr(verdict, 'class', v.fits ? 'verdict fits' : 'verdict nofit');
@@ -379,6 +450,7 @@ function paintChart(c) {
   setAttr(pt, 'cy', c.point_y);
   setAttr(pt, 'class', c.fits ? 'point fits' : 'point nofit');
   setText(byTest('chart-summary'), c.summary);
+  setText(byTest('chart-note'), c.note ?? '');
 }
 
 function paintSliders(v) {

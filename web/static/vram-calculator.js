@@ -1,15 +1,28 @@
 // vram-calculator.js defines <vram-calculator model="…" gpu="…">, a small
 // calculator documentation pages embed. It plans in the reader's browser
 // with the same WebAssembly as the full page, loaded from this server.
-// Optional attributes: batch, len, kv, budget (MiB).
+//
+// model and gpu take what the CLI's --model and --gpu take for the catalog
+// and the calibration table: an id, in any case, or an unambiguous prefix
+// ("rtx5090"). Optional attributes: batch, len, kv, budget (MiB, or with a
+// unit: 24GiB). Changing any attribute re-plans. A name that matches
+// nothing, or a value that cannot be read, shows what is wrong and no plan:
+// the element never shows a plan of something its author did not ask for.
 
 import { load } from './bridge.js';
 
 const base = new URL('..', import.meta.url);
 let shared;
-const shapes = new Map(); // model id → its shape, fetched once per page
+const shapes = new Map(); // what model names → its shape, fetched once per page
 
-const get = (p) => fetch(new URL(p, base)).then((r) => r.ok ? r.json() : Promise.reject(new Error(`${p}: ${r.status}`)));
+// get fetches a JSON document; an error answer becomes an Error with the
+// server's words (the API answers {"error": "…"}).
+async function get(p) {
+  const r = await fetch(new URL(p, base));
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(body.error || `${p}: the server answered ${r.status}`);
+  return body;
+}
 
 // fetchShared loads the wasm and the calibration table once per page.
 function fetchShared() {
@@ -17,82 +30,161 @@ function fetchShared() {
   return shared;
 }
 
-function fetchModel(id) {
-  if (!shapes.has(id)) shapes.set(id, get(`api/models/${encodeURIComponent(id)}`));
-  return shapes.get(id);
+// fetchModel asks the server for the model a name names: it resolves the
+// name as the CLI does (an id or an unambiguous prefix) and says which ids
+// are near when none matches.
+function fetchModel(name) {
+  if (!shapes.has(name)) shapes.set(name, get(`api/models/${encodeURIComponent(name)}`));
+  return shapes.get(name);
 }
+
+// words strips the bridge's "vramplan.fn: " from an error: a reader wants
+// what is wrong, not where.
+const words = (err) => String(err?.message ?? err).replace(/^vramplan\.\w+: /, '');
+
+const attrs = ['model', 'gpu', 'batch', 'len', 'kv', 'budget'];
 
 const css = `
 :host { display: block; font: 14px/1.4 system-ui, sans-serif; color: #1b1f24; border: 1px solid #d9dde1; border-radius: 8px; padding: .8rem; max-width: 34rem; background: #fff; }
 .verdict { font-weight: 600; padding: .4rem .6rem; border-radius: 6px; margin: .4rem 0; }
 .fits { background: #e3f4ea; color: #145c33; } .nofit { background: #fbe5e3; color: #8a231c; }
+.error { background: #fff3cd; border: 1px solid #e6c86a; padding: .4rem .6rem; border-radius: 6px; margin: .4rem 0; }
+.subject { color: #5b6570; margin: .2rem 0; }
 .bar { display: flex; height: 1rem; border-radius: 4px; overflow: hidden; background: #eee; }
-.bar span { height: 100%; } .driver { background: #8a939c; } .T2 { background: #8e5bd0; } .T1 { background: #2f6fd0; } .T3 { background: #1f9a6a; } .T4 { background: #e08a1e; }
+.bar span { height: 100%; } .driver { --c: #8a939c; } .T2 { --c: #8e5bd0; } .T1 { --c: #2f6fd0; } .T3 { --c: #1f9a6a; } .T4 { --c: #e08a1e; }
+.bar span { background: var(--c); }
+.legend { list-style: none; display: flex; flex-wrap: wrap; gap: .1rem .8rem; padding: 0; margin: .3rem 0; font-size: .8rem; }
+.legend li::before { content: ""; display: inline-block; width: .6rem; height: .6rem; border-radius: 2px; margin-right: .25rem; background: var(--c); }
+.warning { color: #8a5a00; font-size: .85rem; margin: .2rem 0; }
 label { display: block; margin-top: .5rem; color: #5b6570; } input { width: 100%; }
 dl { display: flex; gap: 1.2rem; margin: .5rem 0; } dt { font-size: .8rem; color: #5b6570; } dd { margin: 0; font-weight: 600; }
+:host([data-state="error"]) .plan, :host([data-state="loading"]) .plan { display: none; }
+:host(:not([data-state="error"])) .error { display: none; }
 `;
 
 class VramCalculator extends HTMLElement {
+  static observedAttributes = attrs;
+
   connectedCallback() {
-    if (this.shadowRoot) return;
+    if (!this.shadowRoot) this.build();
+    this.refresh();
+  }
+
+  attributeChangedCallback() {
+    if (this.shadowRoot) this.refresh();
+  }
+
+  build() {
     const root = this.attachShadow({ mode: 'open' });
     root.innerHTML = `<style>${css}</style>
       <strong data-testid="wc-model"></strong> <span data-testid="wc-gpu"></span>
-      <p class="verdict" data-testid="wc-verdict" role="status">Loading the planner…</p>
-      <div class="bar" data-testid="wc-bar" role="img" aria-label="memory by tier against the budget"></div>
-      <label>Max batch: <output data-testid="wc-batch-value"></output>
-        <input type="range" min="1" max="256" data-testid="wc-batch" aria-label="Max batch"></label>
-      <label>Max sequence length: <output data-testid="wc-len-value"></output>
-        <input type="range" min="0" max="48" data-testid="wc-len" aria-label="Max sequence length"></label>
-      <dl><div><dt>Total MiB</dt><dd data-testid="wc-total"></dd></div>
-        <div><dt>Sequences at this length</dt><dd data-testid="wc-max-seqs"></dd></div>
-        <div><dt>Longest at this batch</dt><dd data-testid="wc-max-len"></dd></div></dl>
-      <a data-testid="wc-link" target="_blank" rel="noopener">Open in vramplan</a>`;
-    this.start(root).catch((err) => { root.querySelector('.verdict').textContent = err.message; });
+      <p class="verdict" data-testid="wc-status" role="status">Loading the planner…</p>
+      <p class="error" data-testid="wc-error" role="alert"></p>
+      <div class="plan">
+        <p class="subject" data-testid="wc-subject"></p>
+        <p class="verdict" data-testid="wc-verdict"></p>
+        <div class="bar" data-testid="wc-bar" role="img"></div>
+        <ul class="legend" data-testid="wc-legend"></ul>
+        <div data-testid="wc-warnings"></div>
+        <label>Max batch: <output data-testid="wc-batch-value"></output>
+          <input type="range" min="1" max="256" data-testid="wc-batch" aria-label="Max batch"></label>
+        <label>Max sequence length: <output data-testid="wc-len-value"></output>
+          <input type="range" min="0" max="48" data-testid="wc-len" aria-label="Max sequence length"></label>
+        <dl><div><dt>Total MiB</dt><dd data-testid="wc-total"></dd></div>
+          <div><dt>Sequences at this length</dt><dd data-testid="wc-max-seqs"></dd></div>
+          <div><dt>Longest at this batch</dt><dd data-testid="wc-max-len"></dd></div></dl>
+        <a data-testid="wc-link" target="_blank" rel="noopener">Open in vramplan</a>
+      </div>`;
+    this.$('wc-batch').addEventListener('input', (e) => { if (this.state) { this.state.batch = +e.target.value; this.paint(); } });
+    this.$('wc-len').addEventListener('input', (e) => { if (this.state) { this.state.len = this.api.lenAt(+e.target.value); this.paint(); } });
   }
 
-  async start(root) {
-    const [[api, cals], model] = await Promise.all([fetchShared(), fetchModel(this.getAttribute('model') ?? '')]);
-    const cal = cals.find((c) => c.id === this.getAttribute('gpu')) ?? cals[0];
-    const q = new URLSearchParams({ model: model.id, gpu: cal.id });
-    for (const k of ['batch', 'len', 'kv', 'budget']) if (this.hasAttribute(k)) q.set(k, this.getAttribute(k));
+  $(id) { return this.shadowRoot.querySelector(`[data-testid="${id}"]`); }
+
+  // refresh re-plans from the attributes once the current task is done, so
+  // that setting several attributes in a row plans once.
+  refresh() {
+    if (this.queued) return;
+    this.queued = true;
+    queueMicrotask(() => {
+      this.queued = false;
+      const run = (this.run ?? 0) + 1;
+      this.run = run;
+      this.dataset.state = 'loading';
+      delete this.dataset.ready;
+      this.start(run).catch((err) => { if (run === this.run) this.fail(words(err)); });
+    });
+  }
+
+  async start(run) {
+    const missing = ['model', 'gpu'].filter((k) => !this.getAttribute(k)?.trim());
+    if (missing.length) throw new Error(`set the ${missing.join(' and ')} attribute${missing.length > 1 ? 's' : ''} (a catalog id and a GPU calibration id, as vramplan plan --model and --gpu take them)`);
+    const [[api, cals], model] = await Promise.all([fetchShared(), fetchModel(this.getAttribute('model').trim())]);
+    if (run !== this.run) return; // the attributes changed meanwhile
     this.api = api;
+    const gpu = api.resolve('calibration', this.getAttribute('gpu'), JSON.stringify(cals.map((c) => c.id)));
+    const cal = cals.find((c) => c.id === gpu);
+    const q = new URLSearchParams({ model: model.id, gpu: cal.id });
+    for (const k of attrs.slice(2)) if (this.hasAttribute(k)) q.set(k, this.getAttribute(k));
     this.json = [JSON.stringify(model), JSON.stringify(cal)];
     this.state = JSON.parse(api.parseQuery(q.toString()));
     this.query = new URLSearchParams(api.encodeState(JSON.stringify(this.state))); // checked and complete
-    root.querySelector('[data-testid="wc-model"]').textContent = model.name || model.id;
-    root.querySelector('[data-testid="wc-gpu"]').textContent = `on ${cal.gpu}`;
-    const batch = root.querySelector('[data-testid="wc-batch"]');
-    const len = root.querySelector('[data-testid="wc-len"]');
-    batch.value = this.state.batch;
-    len.value = api.lenIndex(this.state.len);
-    batch.addEventListener('input', () => { this.state.batch = +batch.value; this.paint(root); });
-    len.addEventListener('input', () => { this.state.len = api.lenAt(+len.value); this.paint(root); });
-    this.paint(root);
+    this.$('wc-model').textContent = model.name || model.id;
+    this.$('wc-gpu').textContent = `on ${cal.gpu}`;
+    this.$('wc-batch').value = this.state.batch;
+    this.$('wc-len').value = api.lenIndex(this.state.len);
+    if (this.paint()) this.dataset.ready = 'true';
+  }
+
+  // fail shows what is wrong and no plan.
+  fail(msg) {
+    this.state = undefined;
+    this.$('wc-error').textContent = msg;
+    this.$('wc-status').textContent = 'Not planned.';
+    this.dataset.state = 'error';
     this.dataset.ready = 'true';
   }
 
   // paint plans the element's state and writes the result; the bridge
   // passes the model and calibration to the module only when another
-  // calculator on the page used it last.
-  paint(root) {
+  // calculator on the page used it last. It reports whether it planned.
+  paint() {
     this.query.set('batch', this.state.batch);
     this.query.set('len', this.state.len);
     const v = JSON.parse(this.api.calculate(this.query.toString(), ...this.json));
-    const $ = (id) => root.querySelector(`[data-testid="${id}"]`);
-    $('wc-verdict').textContent = v.error || v.verdict;
-    $('wc-verdict').className = `verdict ${v.fits ? 'fits' : 'nofit'}`;
-    $('wc-bar').replaceChildren(...(v.bars ?? []).map((b) => {
+    if (v.error) {
+      this.fail(v.error);
+      return false;
+    }
+    this.dataset.state = 'planned';
+    this.$('wc-status').textContent = '';
+    this.$('wc-subject').textContent = v.subject;
+    this.$('wc-verdict').textContent = v.verdict;
+    this.$('wc-verdict').className = `verdict ${v.fits ? 'fits' : 'nofit'}`;
+    const bars = v.bars ?? [];
+    this.$('wc-bar').setAttribute('aria-label', `memory by tier: ${bars.map((b) => `${b.label} ${b.mib} MiB`).join(', ')}; total ${v.total_mib} of ${v.budget_mib} MiB`);
+    this.$('wc-bar').replaceChildren(...bars.map((b) => {
       const s = document.createElement('span');
       s.className = b.tier; s.style.width = b.pct; s.title = `${b.label} ${b.mib} MiB`;
       return s;
     }));
-    $('wc-batch-value').textContent = this.state.batch;
-    $('wc-len-value').textContent = this.state.len;
-    $('wc-total').textContent = v.total_mib;
-    $('wc-max-seqs').textContent = v.max_seqs;
-    $('wc-max-len').textContent = v.max_len;
-    $('wc-link').href = new URL(`?${v.query}`, base).href;
+    this.$('wc-legend').replaceChildren(...bars.map((b) => {
+      const li = document.createElement('li');
+      li.className = b.tier; li.textContent = `${b.label} ${b.mib} MiB`;
+      return li;
+    }));
+    this.$('wc-warnings').replaceChildren(...(v.warnings ?? []).map((w) => {
+      const p = document.createElement('p');
+      p.className = 'warning'; p.textContent = w;
+      return p;
+    }));
+    this.$('wc-batch-value').textContent = this.state.batch;
+    this.$('wc-len-value').textContent = this.state.len;
+    this.$('wc-total').textContent = v.total_mib;
+    this.$('wc-max-seqs').textContent = v.max_seqs;
+    this.$('wc-max-len').textContent = v.max_len;
+    this.$('wc-link').href = new URL(`?${v.query}`, base).href;
+    return true;
   }
 }
 

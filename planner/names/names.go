@@ -1,0 +1,112 @@
+// Package names resolves what a person types for a catalog model or a GPU
+// calibration to its id. The CLI's --model and --gpu, the web API, the
+// calculator page and the <vram-calculator> element (through the planner's
+// WebAssembly) all call Resolve, so a name that one of them accepts, every
+// one of them accepts, and a name that none matches gets the same list of
+// near ids everywhere.
+//
+// The package imports the standard library only.
+package names
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Error reports a name that names no id, or more than one.
+type Error struct {
+	Kind    string   // what was looked up: "model", "calibration"
+	Name    string   // what was typed
+	Matches []string // the ids Name is a prefix of, when there are several
+	Near    []string // the ids nearest to Name, when none matches
+}
+
+// Error returns the message a person reads: what was not found and what
+// to type instead.
+func (e *Error) Error() string {
+	switch {
+	case len(e.Matches) > 1:
+		return e.Kind + " " + strconv.Quote(e.Name) + " is ambiguous: it could be " + strings.Join(e.Matches, ", ")
+	case strings.TrimSpace(e.Name) == "":
+		return "no " + e.Kind + " named; one of: " + strings.Join(e.Near, ", ")
+	}
+	return "no " + e.Kind + " " + strconv.Quote(e.Name) + "; closest: " + strings.Join(e.Near, ", ")
+}
+
+// MaxNear is how many near ids an Error lists.
+const MaxNear = 5
+
+// Resolve returns the id that name names among ids: the id equal to it, or
+// the only id it is a prefix of, ignoring case and surrounding space
+// ("rtx5090" for "rtx5090-wsl2-cuda13.3"). Otherwise it returns an *Error
+// listing the ids the name could mean or the nearest ones.
+func Resolve(kind, name string, ids []string) (string, error) {
+	q := strings.ToLower(strings.TrimSpace(name))
+	var matches []string
+	for _, id := range ids {
+		l := strings.ToLower(id)
+		if l == q {
+			return id, nil
+		}
+		if q != "" && strings.HasPrefix(l, q) {
+			matches = append(matches, id)
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return matches[0], nil
+	case 0:
+		return "", &Error{Kind: kind, Name: name, Near: Closest(q, ids, MaxNear)}
+	}
+	return "", &Error{Kind: kind, Name: name, Matches: matches}
+}
+
+// Closest returns up to n of ids nearest to q, nearest first: an id that
+// holds q comes first, then the edit distance from q to the id or to the
+// id's start of q's length, whichever is smaller, so that a typo in a
+// prefix ("rtx5900") finds its id.
+func Closest(q string, ids []string, n int) []string {
+	type scored struct {
+		id string
+		d  int
+	}
+	q = strings.ToLower(q)
+	s := make([]scored, 0, len(ids))
+	for _, id := range ids {
+		l := strings.ToLower(id)
+		d := min(distance(q, l), distance(q, l[:min(len(q), len(l))])+1)
+		if q != "" && strings.Contains(l, q) {
+			d = 0
+		}
+		s = append(s, scored{id, d})
+	}
+	slices.SortStableFunc(s, func(a, b scored) int { return a.d - b.d })
+	out := make([]string, 0, n)
+	for i := 0; i < len(s) && i < n; i++ {
+		out = append(out, s[i].id)
+	}
+	return out
+}
+
+// distance is the Levenshtein distance between a and b, each capped at 64
+// bytes so that a long name costs a bounded amount of work.
+func distance(a, b string) int {
+	a, b = a[:min(len(a), 64)], b[:min(len(b), 64)]
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
