@@ -1,6 +1,7 @@
 package hf
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func TestParams(t *testing.T) {
 		{"Qwen__Qwen3-30B-A3B", 30532122624, 61064245248},
 		{"mistralai__Mistral-7B-Instruct-v0.1", 7241732096, 14483464192},
 		{"mistralai__Mixtral-8x7B-Instruct-v0.1", 46702792704, 93405585408},
-		{"google__gemma-2-2b-it", 2614341888, 10457367552},
+		{"google__gemma-2-2b-it", 2614341888, 5228683776},
 		{"google__gemma-2-9b-it", 9241705984, 18483411968},
 		{"google__gemma-3-1b-it", 999885952, 1999771904},
 		{"microsoft__Phi-3.5-mini-instruct", 3821079552, 7642159104},
@@ -240,5 +241,34 @@ func TestGeneric(t *testing.T) {
 	// embed 6400 + lm_head 6400 + final norm 64 + 2 × (q 4096 + k,v 2×2048 + o 4096 + mlp 24576 + norms 128)
 	if got, want := m.Params(), int64(6400+6400+64+2*(4096+4096+4096+24576+128)); got != want {
 		t.Errorf("ParseConfig(generic).Params() = %d, want %d", got, want)
+	}
+}
+
+// TestFixtureFacts pins the config.json fields that were once reproduced
+// wrongly, against the upstream files: gemma-2-2b-it's checkpoint is
+// bfloat16 (its safetensors index totals 5,228,683,776 bytes, two per
+// parameter), and Qwen3-Coder-30B-A3B-Instruct's dense intermediate_size
+// and max_window_layers differ from Qwen3-30B-A3B's.
+func TestFixtureFacts(t *testing.T) {
+	for _, tt := range []struct {
+		file, key string
+		want      any
+	}{
+		{"google__gemma-2-2b-it", "torch_dtype", "bfloat16"},
+		{"Qwen__Qwen3-Coder-30B-A3B-Instruct", "intermediate_size", 5472.0},
+		{"Qwen__Qwen3-Coder-30B-A3B-Instruct", "max_window_layers", 28.0},
+		{"Qwen__Qwen3-Coder-30B-A3B-Instruct", "moe_intermediate_size", 768.0},
+	} {
+		data, err := os.ReadFile("testdata/configs/" + tt.file + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cfg map[string]any
+		if err := json.Unmarshal(data, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		if cfg[tt.key] != tt.want {
+			t.Errorf("%s: %s = %v, want %v (upstream)", tt.file, tt.key, cfg[tt.key], tt.want)
+		}
 	}
 }
