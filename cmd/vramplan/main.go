@@ -7,6 +7,7 @@
 //	vramplan plan  --engine llama.cpp|vllm|sglang --model … --gpu … [flags]
 //	vramplan plan  --from-flags "ENGINE COMMAND LINE" --gpu CALIBRATION
 //	vramplan solve --model NAME|FILE --gpu CALIBRATION [flags]
+//	vramplan check --log FILE [--model NAME|FILE] --gpu CALIBRATION
 //	vramplan calibrations
 //	vramplan models [WORD ...]
 //	vramplan serve [--addr HOST:PORT]
@@ -39,7 +40,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) int{
-		"plan": cmdPlan, "solve": cmdSolve, "calibrations": cmdCalibrations, "serve": cmdServe,
+		"plan": cmdPlan, "solve": cmdSolve, "check": cmdCheck, "calibrations": cmdCalibrations, "serve": cmdServe,
 		"models": cmdModels,
 	}
 	cmd, ok := cmds[args[0]]
@@ -63,6 +64,7 @@ commands:
                 (--engine llama.cpp|vllm|sglang plans under that engine's rules and prints its
                 launch command; --from-flags "llama-server …" reads an engine command line)
   solve         the largest max-seq-len, the largest batch and the fit frontier
+  check         read an engine's start-up log (--log), plan what it states, show plan against log
   calibrations  list the embedded GPU calibrations
   models        list the model catalog, or search it: vramplan models qwen3 q8
   serve         serve the browser calculator (default 127.0.0.1:8080)

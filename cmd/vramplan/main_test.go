@@ -199,3 +199,39 @@ func TestSolveText(t *testing.T) {
 		t.Errorf("solve (weights over the budget) = exit %d\n%s", code, out)
 	}
 }
+// TestCheck reads a real llama.cpp log of the H200 validation and sets the
+// plan of what it states against it.
+func TestCheck(t *testing.T) {
+	const d = "../../planner/testdata/engines/llamacpp-h200/"
+	dir := t.TempDir()
+	log := filepath.Join(dir, "server.log")
+	var data []byte
+	for _, f := range []string{"logs/swa/load.log", "logs/swa/32768_4_1_f16_f16_0_512_0.log"} {
+		b, err := os.ReadFile(d + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, b...)
+	}
+	if err := os.WriteFile(log, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI("check", "--log", log, "--model", d+"models/swa-gemma3-4b.json", "--gpu", "h200")
+	if code != 0 || strings.Count(out, "within the log's rounding") != 2 || !strings.Contains(out, "-kvu -ctk f16 -ctv f16 -fa off") {
+		t.Errorf("check = exit %d\n%s%s", code, out, errs)
+	}
+	junk := filepath.Join(dir, "junk.log")
+	os.WriteFile(junk, []byte("nothing here\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--gpu", "h200"}, "--log: required"},
+		{[]string{"check", "--log", junk, "--gpu", "h200", "--model", "qwen3-8b-bf16"}, "--log: no memory figures"},
+		{[]string{"check", "--log", log, "--model", d + "models/swa-gemma3-4b.json"}, "--gpu: required"},
+	} {
+		if code, _, errs := runCLI(tc.args...); code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v = exit %d, %q; want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/enginelog"
+)
+
+// cmdCheck reads an engine's start-up log, plans the configuration it
+// states and prints plan against log, charge by charge.
+func cmdCheck(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("vramplan check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	logPath := fs.String("log", "", "the engine's start-up log `file` (llama.cpp; vLLM and SGLang lines as their source prints them)")
+	model := fs.String("model", "", "the model the log loaded: a catalog `name`, a .gguf file, a config.json or a model directory")
+	gpu := fs.String("gpu", "", "GPU calibration `id` or unambiguous prefix")
+	asJSON := fs.Bool("json", false, "print the comparison as JSON")
+	if err := fs.Parse(args); err != nil {
+		return exitBadInput
+	}
+	fail := func(flag string, err error) int {
+		fmt.Fprintf(stderr, "vramplan check: --%s: %v\n", flag, err)
+		return exitBadInput
+	}
+	data, err := readLog(*logPath)
+	if err != nil {
+		return fail("log", err)
+	}
+	l, err := enginelog.Parse(data)
+	if err != nil {
+		return fail("log", err)
+	}
+	if *model == "" && l.LlamaCpp != nil {
+		*model = l.LlamaCpp.Model
+	}
+	m, err := loadModel(*model, "", "")
+	if err != nil {
+		return fail("model", err)
+	}
+	if *gpu == "" {
+		return fail("gpu", fmt.Errorf("required"))
+	}
+	cal, err := calibrations.Lookup(*gpu)
+	if err != nil {
+		return fail("gpu", err)
+	}
+	input, err := l.Input(m, cal)
+	if err != nil {
+		return fail("log", err)
+	}
+	p, err := planner.Report(input)
+	if _, bad := err.(*planner.InputError); bad {
+		return fail("log", err)
+	}
+	rows := enginelog.Compare(&l, &p)
+	if *asJSON {
+		b, _ := json.MarshalIndent(struct {
+			Log  enginelog.Log   `json:"log"`
+			Rows []enginelog.Row `json:"rows"`
+			Plan *planner.Plan   `json:"plan"`
+		}{l, rows, &p}, "", "  ")
+		fmt.Fprintf(stdout, "%s\n", b)
+		return exitFits
+	}
+	fmt.Fprintf(stdout, "%s log, planned as %s for %s on %s\n\n", l.Engine, engineVersion(&p), m.ID, cal.ID)
+	fmt.Fprintf(stdout, "  %-28s %12s %12s %12s\n", "charge", "plan MiB", "log MiB", "residual")
+	for _, r := range rows {
+		note := ""
+		if r.Within {
+			note = "  (within the log's rounding)"
+		}
+		fmt.Fprintf(stdout, "  %-28s %12.2f %12.2f %+12.2f%s\n", r.Name, mib(r.Plan), mib(r.Log), mib(r.Residual), note)
+	}
+	if e := p.Engine; e != nil {
+		fmt.Fprintf(stdout, "\n  launch: %s\n", e.Launch)
+	}
+	return exitFits
+}
+
+func mib(b planner.Bytes) float64 { return float64(b) / float64(planner.MiB) }
+
+func engineVersion(p *planner.Plan) string {
+	if p.Engine != nil {
+		return p.Engine.Version
+	}
+	return "vramplan"
+}
+
+func readLog(path string) ([]byte, error) {
+	if path == "" {
+		return nil, fmt.Errorf("required")
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return io.ReadAll(io.LimitReader(fh, enginelog.MaxLog+1))
+}

@@ -1,0 +1,218 @@
+// Package enginelog reads what an inference engine's start-up log says
+// about its memory — llama.cpp's buffer sizes and context settings, vLLM's
+// profiling figures, SGLang's KV pool — so that a plan of the same
+// configuration can be set against what the engine allocated.
+//
+// Engines print sizes rounded (llama.cpp to 0.01 MiB, vLLM to 0.01 GiB):
+// each figure carries the resolution it was printed with, and a residual
+// inside it is no difference. The package is pure: the standard library
+// and the planner only, so the page can read a pasted log too.
+package enginelog
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/vramplan/vramplan/planner"
+)
+
+// MaxLog bounds a log, in bytes.
+const MaxLog = 64 << 20
+
+// Figure is one charge an engine reported.
+type Figure struct {
+	// Key is the plan item the figure is compared with ("weights", "kv",
+	// "compute_buffer", "activation_peak", "non_torch").
+	Key   string        `json:"key"`
+	Name  string        `json:"name"`
+	Bytes planner.Bytes `json:"bytes"`
+	// Resolution is half the unit the engine printed the figure in.
+	Resolution planner.Bytes `json:"resolution_bytes"`
+}
+
+// Log is an engine start-up log read for planning.
+type Log struct {
+	Engine  planner.EngineName `json:"engine"`
+	Figures []Figure           `json:"figures"`
+	// LlamaCpp holds the context settings llama.cpp printed.
+	LlamaCpp *LlamaCppSettings `json:"llama_cpp,omitempty"`
+	// Pool holds what vLLM or SGLang said of its KV pool.
+	Pool *PoolFigures `json:"pool,omitempty"`
+}
+
+// LlamaCppSettings are the settings a llama.cpp log states.
+type LlamaCppSettings struct {
+	NCtx, NCtxSeq, NSeqMax, NUbatch int
+	FlashAttn, Unified, SWAFull     bool
+	TypeK, TypeV                    string
+	GPULayers, Layers               int // "offloaded N/M layers to GPU"
+	Model                           string
+}
+
+// PoolFigures is what a pool engine said of its KV cache.
+type PoolFigures struct {
+	Tokens         int64   `json:"tokens"`
+	MaxConcurrency float64 `json:"max_concurrency,omitempty"`
+	ConcurrencyLen int     `json:"concurrency_len,omitempty"`
+	Utilization    float64 `json:"gpu_memory_utilization,omitempty"`
+}
+
+// Parse reads a log. It recognises the engine from the lines themselves.
+func Parse(data []byte) (Log, error) {
+	if len(data) > MaxLog {
+		return Log{}, fmt.Errorf("log is %d bytes, more than %d", len(data), MaxLog)
+	}
+	var r reader
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		r.line(sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		return Log{}, fmt.Errorf("reading the log: %w", err)
+	}
+	return r.done()
+}
+
+type reader struct {
+	llama   LlamaCppSettings
+	isLlama bool
+	engine  planner.EngineName
+	sums    map[string]*Figure
+	order   []string
+	pool    PoolFigures
+	isPool  bool
+}
+
+// add records a figure; figures of one key are summed (llama.cpp prints a
+// KV buffer for each cache of a sliding-window model). A new context
+// starts the sums of its own charges again.
+func (r *reader) add(key, name string, b, res planner.Bytes) {
+	if r.sums == nil {
+		r.sums = map[string]*Figure{}
+	}
+	f, ok := r.sums[key]
+	if !ok {
+		f = &Figure{Key: key, Name: name}
+		r.sums[key] = f
+		r.order = append(r.order, key)
+	}
+	f.Bytes += b
+	f.Resolution += res
+}
+
+func (r *reader) reset(keys ...string) {
+	for _, k := range keys {
+		if f, ok := r.sums[k]; ok {
+			f.Bytes, f.Resolution = 0, 0
+		}
+	}
+}
+
+func (r *reader) line(s string) {
+	switch {
+	case strings.Contains(s, "llama_context:") || strings.Contains(s, "llama_kv_cache") ||
+		strings.Contains(s, "load_tensors:") || strings.Contains(s, "sched_reserve:") || strings.Contains(s, "llama_model_loader:"):
+		r.isLlama = true
+		r.llamaLine(s)
+	case strings.Contains(s, "KV Cache is allocated") || strings.Contains(s, "Load weight end") || strings.Contains(s, "sglang"):
+		r.engine = planner.EngineSGLang
+		r.sglangLine(s)
+	default:
+		r.vllmLine(s)
+	}
+}
+
+func (r *reader) done() (Log, error) {
+	l := Log{Engine: r.engine}
+	if r.isLlama {
+		l.Engine = planner.EngineLlamaCpp
+		st := r.llama
+		l.LlamaCpp = &st
+	}
+	if r.isPool {
+		p := r.pool
+		l.Pool = &p
+	}
+	for _, k := range r.order {
+		l.Figures = append(l.Figures, *r.sums[k])
+	}
+	if l.Engine == "" || len(l.Figures) == 0 {
+		return Log{}, fmt.Errorf("no memory figures of llama.cpp, vLLM or SGLang in the log")
+	}
+	return l, nil
+}
+
+// number returns the number after marker in s, and the rest of s.
+func number(s, marker string) (float64, string, bool) {
+	i := strings.Index(s, marker)
+	if i < 0 {
+		return 0, "", false
+	}
+	rest := strings.TrimLeft(s[i+len(marker):], " \t(")
+	j := 0
+	for j < len(rest) && (rest[j] >= '0' && rest[j] <= '9' || rest[j] == '.' || rest[j] == ',' || rest[j] == '-') {
+		j++
+	}
+	v, err := strconv.ParseFloat(strings.ReplaceAll(rest[:j], ",", ""), 64)
+	if err != nil || v != v || v > 1e15 || v < -1e15 {
+		return 0, "", false
+	}
+	return v, rest[j:], true
+}
+
+// size reads "<n> MiB|GiB|GB|MB" after marker, with its print resolution.
+func size(s, marker string) (planner.Bytes, planner.Bytes, bool) {
+	v, rest, ok := number(s, marker)
+	if !ok || v < 0 {
+		return 0, 0, false
+	}
+	unit, dec := planner.Bytes(0), decimals(s, marker)
+	switch u := strings.TrimSpace(rest); {
+	case strings.HasPrefix(u, "MiB"):
+		unit = planner.MiB
+	case strings.HasPrefix(u, "GiB"):
+		unit = planner.GiB
+	case strings.HasPrefix(u, "GB"):
+		unit = 1e9
+	case strings.HasPrefix(u, "MB"):
+		unit = 1e6
+	default:
+		return 0, 0, false
+	}
+	if v*float64(unit) >= float64(planner.MaxBytes) {
+		return 0, 0, false
+	}
+	res := planner.Bytes(float64(unit) / 2)
+	for i := 0; i < dec; i++ {
+		res /= 10
+	}
+	return planner.Bytes(v * float64(unit)), res, true
+}
+
+// decimals counts the digits after the point of the number after marker.
+func decimals(s, marker string) int {
+	rest := strings.TrimLeft(s[strings.Index(s, marker)+len(marker):], " \t(")
+	if i := strings.IndexByte(rest, '.'); i >= 0 {
+		n := 0
+		for _, c := range rest[i+1:] {
+			if c < '0' || c > '9' {
+				break
+			}
+			n++
+		}
+		return n
+	}
+	return 0
+}
+
+func atoi(s, marker string) (int, bool) {
+	v, _, ok := number(s, marker)
+	if !ok || v < 0 || v > 1<<40 {
+		return 0, false
+	}
+	return int(v), true
+}

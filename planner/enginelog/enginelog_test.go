@@ -1,0 +1,122 @@
+package enginelog
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vramplan/vramplan/planner"
+)
+
+const h200Dir = "../testdata/engines/llamacpp-h200/"
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLlamaCppLogs reads every llama.cpp log of the H200 validation (the
+// model load followed by one context, as llama-server prints them), plans
+// the configuration it states and finds the model and KV buffers inside
+// the log's 0.01 MiB resolution, the compute buffer within 5 %.
+func TestLlamaCppLogs(t *testing.T) {
+	var cal planner.Calibration
+	readJSON(t, "../../calibrations/h200-linux-cuda13.0.json", &cal)
+	models := map[string]string{"dense": "dense-llama3-8b", "dense-ngl20": "dense-llama3-8b", "swa": "swa-gemma3-4b",
+		"moe": "moe-qwen3-30b-a3b"}
+	n := 0
+	for dir, name := range models {
+		var m planner.Model
+		readJSON(t, h200Dir+"models/"+name+".json", &m)
+		load, err := os.ReadFile(h200Dir + "logs/" + dir + "/load.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctxs, _ := filepath.Glob(h200Dir + "logs/" + dir + "/*_*.log")
+		for _, path := range ctxs {
+			data, _ := os.ReadFile(path)
+			l, err := Parse(append(append([]byte{}, load...), data...))
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			in, err := l.Input(m, cal)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			p, err := planner.PlanMemory(in)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			for _, r := range Compare(&l, &p) {
+				ok := r.Within
+				if r.Key == "compute_buffer" {
+					ok = r.Residual*20 <= r.Log && -r.Residual*20 <= r.Log
+				}
+				if !ok {
+					t.Errorf("%s: %s plan %d, log %d (residual %d)", path, r.Key, r.Plan, r.Log, r.Residual)
+				}
+			}
+			n++
+		}
+	}
+	if n != 59 {
+		t.Errorf("read %d logs, want 59", n)
+	}
+}
+
+func TestParseVLLMAndSGLang(t *testing.T) {
+	vllm := `INFO 12-01 10:00:00 [gpu_model_runner.py:1234] Model loading took 14.9917 GiB memory and 5.2 seconds
+INFO 12-01 10:00:09 [gpu_worker.py:222] Memory profiling takes 4.1 seconds
+INFO 12-01 10:00:09 [gpu_worker.py:222] the current vLLM instance can use total_gpu_memory (79.18GiB) x gpu_memory_utilization (0.90) = 71.26GiB
+INFO 12-01 10:00:09 [gpu_worker.py:222] model weights take 14.99GiB; non_torch_memory takes 0.13GiB; PyTorch activation peak memory takes 4.76GiB; the rest of the memory reserved for KV Cache is 51.38GiB.
+INFO 12-01 10:00:10 [kv_cache_utils.py:716] GPU KV cache size: 420,912 tokens
+INFO 12-01 10:00:10 [kv_cache_utils.py:720] Maximum concurrency for 16,000 tokens per request: 26.31x
+`
+	l, err := Parse([]byte(vllm))
+	if err != nil || l.Engine != planner.EngineVLLM || l.Pool == nil || l.Pool.Tokens != 420912 || l.Pool.ConcurrencyLen != 16000 ||
+		l.Pool.Utilization != 0.9 {
+		t.Fatalf("Parse(vLLM) = %+v, %v", l, err)
+	}
+	want := map[string]float64{"weights": 14.99, "non_torch": 0.13, "activation_peak": 4.76, "kv": 51.38}
+	for _, f := range l.Figures {
+		if g := float64(f.Bytes) / float64(planner.GiB); g < want[f.Key]-0.006 || g > want[f.Key]+0.006 {
+			t.Errorf("vLLM %s = %.3f GiB, want %.2f", f.Key, g, want[f.Key])
+		}
+	}
+	sg := `[2026-12-01 10:00:00] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=124.10 GB, mem usage=15.27 GB.
+[2026-12-01 10:00:02] KV Cache is allocated. #tokens: 806982, K size: 55.41 GB, V size: 55.41 GB
+`
+	l, err = Parse([]byte(sg))
+	if err != nil || l.Engine != planner.EngineSGLang || l.Pool.Tokens != 806982 || len(l.Figures) != 2 {
+		t.Fatalf("Parse(SGLang) = %+v, %v", l, err)
+	}
+	if _, err := Parse([]byte("hello\nworld\n")); err == nil || !strings.Contains(err.Error(), "no memory figures") {
+		t.Errorf("Parse(not a log) = %v", err)
+	}
+}
+
+// FuzzParse: any bytes parse or fail cleanly; figures are never negative.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("load_tensors:        CUDA0 model buffer size =  7605.33 MiB\nllama_context: n_ctx         = 4096\n"))
+	f.Add([]byte("Model loading took 14.99 GiB memory\nGPU KV cache size: 1,000 tokens\n"))
+	f.Add([]byte("KV Cache is allocated. #tokens: 5, K size: 1 GB, V size: 1e9 GB\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := Parse(data)
+		if err != nil {
+			return
+		}
+		for _, x := range l.Figures {
+			if x.Bytes < 0 || x.Resolution < 0 {
+				t.Fatalf("figure %+v", x)
+			}
+		}
+	})
+}
