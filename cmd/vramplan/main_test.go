@@ -199,6 +199,7 @@ func TestSolveText(t *testing.T) {
 		t.Errorf("solve (weights over the budget) = exit %d\n%s", code, out)
 	}
 }
+
 // TestCheck reads a real llama.cpp log of the H200 validation and sets the
 // plan of what it states against it.
 func TestCheck(t *testing.T) {
