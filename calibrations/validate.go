@@ -38,9 +38,14 @@ func validateIdentity(c *planner.Calibration) error {
 		return fieldErr("platform", "%q, want one of %v", c.Platform, platforms)
 	case c.SMCount < 0 || c.SMCount > 1<<16:
 		return fieldErr("sm_count", "%d out of range", c.SMCount)
+	case c.Source != "" && !slices.Contains(sources, c.Source):
+		return fieldErr("source", "%q, want one of %v", c.Source, sources)
 	}
 	return nil
 }
+
+// sources are the values of a calibration's source.
+var sources = []string{planner.CalibrationMeasured, planner.CalibrationCommunity, planner.CalibrationEstimated}
 
 const maxDevice = 1 << 50 // 1 PiB
 
@@ -106,6 +111,10 @@ func validateProvenance(c *planner.Calibration) error {
 		return fieldErr("provenance.method", "missing")
 	case !datePattern.MatchString(p.Date):
 		return fieldErr("provenance.date", "%q, want YYYY-MM-DD", p.Date)
+	case p.Runs < 0 || p.Runs > 1000:
+		return fieldErr("provenance.runs", "%d out of range [0, 1000]", p.Runs)
+	case !(p.Spread >= 0 && p.Spread <= 100):
+		return fieldErr("provenance.spread", "%v out of range [0, 100]", p.Spread)
 	}
 	return nil
 }

@@ -15,6 +15,9 @@ type Calibration struct {
 	Driver   string `json:"driver"`
 	CUDA     string `json:"cuda"`
 	Platform string `json:"platform"` // "linux", "wsl2", "windows"
+	// Source says where the figures come from: CalibrationMeasured (the
+	// default when empty), CalibrationCommunity or CalibrationEstimated.
+	Source string `json:"source,omitempty"`
 
 	// DeviceTotal is the memory the device reports in total.
 	DeviceTotal Bytes `json:"device_total_bytes"`
@@ -31,6 +34,25 @@ type Calibration struct {
 
 	VMM        VMM        `json:"vmm"`
 	Provenance Provenance `json:"provenance"`
+}
+
+// The sources of a calibration's figures.
+const (
+	// CalibrationMeasured figures were measured on the card by one run.
+	CalibrationMeasured = "measured"
+	// CalibrationCommunity figures are the medians of operators' uploads.
+	CalibrationCommunity = "community"
+	// CalibrationEstimated figures were carried over from the nearest
+	// measured card; only the device total is the card's own.
+	CalibrationEstimated = "estimated"
+)
+
+// Kind returns c's source, CalibrationMeasured when it names none.
+func (c *Calibration) Kind() string {
+	if c.Source == "" {
+		return CalibrationMeasured
+	}
+	return c.Source
 }
 
 // VMM holds the virtual-memory-management facts of a device.
@@ -59,6 +81,12 @@ type Provenance struct {
 	Command  string `json:"command,omitempty"`
 	Notes    string `json:"notes,omitempty"`
 	Uploader string `json:"uploader,omitempty"`
+	// Tool is the measuring program's version and commit
+	// ("gpuagent (devel) abc1234"); Runs the fresh processes per figure;
+	// Spread the largest (max − min) / median over the figures' runs.
+	Tool   string  `json:"tool,omitempty"`
+	Runs   int     `json:"runs,omitempty"`
+	Spread float64 `json:"spread,omitempty"`
 }
 
 // context returns the context charge for the module-loading mode.

@@ -14,11 +14,11 @@ func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
 	m := &in.Model
 	switch k {
 	case keyContext:
-		return "CUDA context + driver", "measured: " + in.Calibration.ID
+		return "CUDA context + driver", in.Calibration.Kind() + ": " + in.Calibration.ID
 	case keySidecar:
 		return "sidecar agent CUDA context", "a second process's context costs about as much as the first"
 	case keyLibrary:
-		return "library reserve (measured)", "cuBLAS/cuBLASLt/CUTLASS first-dispatch claim, measured: " + in.Calibration.ID
+		return "library reserve (" + in.Calibration.Kind() + ")", "cuBLAS/cuBLASLt/CUTLASS first-dispatch claim, " + in.Calibration.Kind() + ": " + in.Calibration.ID
 	case keyCublas:
 		return "cuBLASLt workspace", "seed A5.3: one per process"
 	case keyBench:

@@ -1,0 +1,156 @@
+// Package community checks, groups and aggregates the calibrations that
+// operators upload: what `gpuagent calibrate` measured on cards the project
+// does not own.
+//
+// Check turns an uploaded document into a canonical one, its digest, its
+// group and the figures aggregation reads, or refuses it with a reason per
+// field. Summarize aggregates a group's figures (median, MAD, min, max,
+// count), holding out outliers by the rule in aggregate.go; Held says why a
+// new upload contradicts an established group; Summary.Calibration turns an
+// aggregate into a calibration the planner takes. Everything here is pure:
+// no I/O, no clock.
+package community
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/planner"
+)
+
+// MaxSize is the largest upload accepted, in bytes.
+const MaxSize = calibrations.MaxSize
+
+// Reason is one refusal: the field at fault (empty for the document as a
+// whole) and why.
+type Reason struct {
+	Field string `json:"field,omitempty"`
+	Msg   string `json:"reason"`
+}
+
+// Rejection is the error Check returns: every reason the upload is refused.
+type Rejection struct {
+	Reasons []Reason `json:"reasons"`
+}
+
+func (r *Rejection) Error() string {
+	s := make([]string, len(r.Reasons))
+	for i, x := range r.Reasons {
+		s[i] = x.Msg
+		if x.Field != "" {
+			s[i] = x.Field + ": " + x.Msg
+		}
+	}
+	return "upload refused: " + strings.Join(s, "; ")
+}
+
+// Checked is an upload that passed Check.
+type Checked struct {
+	// Calibration is the upload as decoded, its source left empty (an
+	// upload is a measurement).
+	Calibration planner.Calibration
+	// Document is its canonical encoding (calibrations.Format), and Digest
+	// the hex SHA-256 of Document: equal content, equal digest.
+	Document []byte
+	Digest   string
+	// ID is the upload's id, derived from Digest.
+	ID      string
+	Group   Key
+	Figures map[string]float64
+}
+
+// Check decodes and checks one uploaded document.
+func Check(data []byte) (Checked, error) {
+	var ch Checked
+	if len(data) > MaxSize {
+		return ch, reject("", "the document is %d bytes, more than %d", len(data), MaxSize)
+	}
+	c, err := calibrations.Parse(data)
+	if err != nil {
+		return ch, &Rejection{Reasons: []Reason{parseReason(err)}}
+	}
+	if rs := plausible(&c); len(rs) > 0 {
+		return ch, &Rejection{Reasons: rs}
+	}
+	c.Source = ""
+	ch.Calibration, ch.Document = c, calibrations.Format(&c)
+	sum := sha256.Sum256(ch.Document)
+	ch.Digest = hex.EncodeToString(sum[:])
+	ch.ID = ch.Digest[:20]
+	ch.Group, ch.Figures = KeyOf(&c), Figures(&c)
+	return ch, nil
+}
+
+func reject(field, format string, args ...any) *Rejection {
+	return &Rejection{Reasons: []Reason{{Field: field, Msg: fmt.Sprintf(format, args...)}}}
+}
+
+// fieldPrefix finds the field a calibrations error starts with.
+var (
+	fieldPrefix  = regexp.MustCompile(`^([a-z_]+(?:\.[a-z_]+)*(?:\[\d+\])?(?:\.[a-z_]+)?): `)
+	unknownField = regexp.MustCompile(`unknown field "([^"]+)"`)
+)
+
+func parseReason(err error) Reason {
+	msg := err.Error()
+	if m := unknownField.FindStringSubmatch(msg); m != nil {
+		return Reason{Field: m[1], Msg: "unknown field: the calibration schema has no such field"}
+	}
+	if m := fieldPrefix.FindStringSubmatch(msg); m != nil {
+		return Reason{Field: m[1], Msg: strings.TrimPrefix(msg, m[0])}
+	}
+	return Reason{Msg: msg}
+}
+
+// Key is an aggregation group: uploads of the same GPU model (normalized
+// name and total memory to the GiB), driver branch, CUDA version and
+// platform are aggregated together.
+type Key struct {
+	GPU      string // NormalizeGPU of the device name
+	TotalGiB int64
+	Branch   string // the driver's major version, "r580"; "unknown" when it cannot be read
+	CUDA     string
+	Platform string
+}
+
+// String returns the key as a calibration id:
+// "h200-140gib-linux-r580-cuda13.0".
+func (k Key) String() string {
+	return fmt.Sprintf("%s-%dgib-%s-%s-cuda%s", k.GPU, k.TotalGiB, k.Platform, k.Branch, k.CUDA)
+}
+
+// KeyOf returns c's group.
+func KeyOf(c *planner.Calibration) Key {
+	return Key{GPU: NormalizeGPU(c.GPU), TotalGiB: int64(math.Round(float64(c.DeviceTotal) / float64(planner.GiB))),
+		Branch: Branch(c.Driver), CUDA: strings.ToLower(strings.TrimSpace(c.CUDA)), Platform: c.Platform}
+}
+
+var (
+	nonAlnum    = regexp.MustCompile(`[^a-z0-9]+`)
+	branchMajor = regexp.MustCompile(`^\s*(\d{2,4})\.\d+`)
+	cudaPattern = regexp.MustCompile(`^\d{1,2}\.\d{1,2}$`)
+)
+
+// NormalizeGPU returns a device name without vendor and brand words, in
+// lowercase letters and digits: "NVIDIA GeForce RTX 4090" gives "rtx4090",
+// "Tesla T4" gives "t4".
+func NormalizeGPU(name string) string {
+	n := strings.ToLower(name)
+	for _, w := range []string{"nvidia", "geforce", "tesla"} {
+		n = strings.ReplaceAll(n, w, " ")
+	}
+	return strings.Trim(nonAlnum.ReplaceAllString(n, ""), " ")
+}
+
+// Branch returns a driver version's branch: "580.159.04" gives "r580".
+func Branch(driver string) string {
+	if m := branchMajor.FindStringSubmatch(driver); m != nil {
+		return "r" + m[1]
+	}
+	return "unknown"
+}
