@@ -13,7 +13,7 @@ import (
 
 // planQuery answers GET /api/plan: the plan document of the URL's state.
 func (a *app) planQuery(c echo.Context) error {
-	k := a.catalog()
+	k := a.catalogFor(c)
 	if k.err != nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
 	}
@@ -76,7 +76,7 @@ func (a *app) report(c echo.Context, in planner.Input) error {
 
 // view answers GET /api/view: what the page shows for the URL's state.
 func (a *app) view(c echo.Context) error {
-	k := a.catalog()
+	k := a.catalogFor(c)
 	if k.err != nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
 	}
@@ -110,7 +110,7 @@ func (a *app) model(c echo.Context) error {
 }
 
 func (a *app) calibrations(c echo.Context) error {
-	k := a.catalog()
+	k := a.catalogFor(c)
 	if k.err != nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/names"
 	"github.com/vramplan/vramplan/web/calc"
@@ -31,6 +33,18 @@ func (a *app) catalog() *catalog {
 		}
 	})
 	return &a.cat
+}
+
+// catalogFor returns the catalog with the community calibrations merged
+// into the table (withCommunity), for one request.
+func (a *app) catalogFor(c echo.Context) *catalog {
+	k := a.catalog()
+	if k.err != nil {
+		return k
+	}
+	merged := *k
+	merged.cals = a.withCommunity(c.Request().Context(), k.cals)
+	return &merged
 }
 
 // resolve finds the state's model and calibration by names.Resolve, the

@@ -20,7 +20,7 @@ func render(c echo.Context, status int, comp templ.Component) error {
 // page renders the calculator for the URL's state, embedded or not.
 func (a *app) page(embed bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		k := a.catalog()
+		k := a.catalogFor(c)
 		if k.err != nil {
 			return echo.NewHTTPError(http.StatusServiceUnavailable, k.err.Error())
 		}
@@ -74,7 +74,7 @@ func modelOptions(k *catalog) []templates.Option {
 func gpuOptions(k *catalog) []templates.Option {
 	out := make([]templates.Option, len(k.cals))
 	for i, c := range k.cals {
-		out[i] = templates.Option{ID: c.ID, Label: c.GPU + " · " + c.Platform + " · driver " + c.Driver}
+		out[i] = templates.Option{ID: c.ID, Label: c.GPU + " · " + c.Platform + " · driver " + c.Driver + " · " + kindLabel(&c)}
 	}
 	return out
 }
@@ -82,7 +82,7 @@ func gpuOptions(k *catalog) []templates.Option {
 // docs renders the embedding guide, with a live iframe and a live
 // <vram-calculator> for the first model and calibration.
 func (a *app) docs(c echo.Context) error {
-	k := a.catalog()
+	k := a.catalogFor(c)
 	if k.err != nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, k.err.Error())
 	}

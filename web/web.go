@@ -14,7 +14,11 @@
 //	GET  /api/view          the calc.View for the URL's state
 //	GET  /api/models        the catalog's model shapes
 //	GET  /api/models/:id    one of them
-//	GET  /api/calibrations  the calibration table
+//	GET  /api/calibrations  the calibration table, with the community's
+//	POST /api/uploads       upload a calibration (community calibrations)
+//	GET  /api/uploads/:id   one upload; DELETE it with its deletion token
+//	GET  /api/uploads.jsonl every accepted upload, one JSON object a line
+//	GET  /api/community     every upload group with its aggregate
 //	GET  /static/…          Deps.Static; the built wasm is 503 until `make wasm`
 //
 // Every GET route answers HEAD too, with the same status and headers.
@@ -29,6 +33,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/web/store"
 )
 
 // Deps are what the app needs from the rest of the program. Each source is
@@ -43,6 +48,11 @@ type Deps struct {
 	// FS). Nil leaves /static/ to the platform, as Workers static assets
 	// serve it in front of cmd/worker.
 	Static fs.FS
+	// Store keeps community calibration uploads (web/store); nil turns the
+	// upload API off (503) and leaves the picker to the table.
+	Store store.Store
+	// Uploads configures the upload API; the zero value is the default.
+	Uploads UploadOptions
 }
 
 // New returns the app's handler. It is safe for concurrent use and keeps no
@@ -51,7 +61,7 @@ func New(d Deps) http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Use(middleware.Recover())
-	a := &app{deps: d}
+	a := &app{deps: d, opts: d.Uploads.withDefaults()}
 	e.Match(getOrHead, "/", a.page(false))
 	e.Match(getOrHead, "/embed", a.page(true))
 	e.Match(getOrHead, "/docs", a.docs)
@@ -62,6 +72,11 @@ func New(d Deps) http.Handler {
 	api.Match(getOrHead, "/models", a.models)
 	api.Match(getOrHead, "/models/:id", a.model)
 	api.Match(getOrHead, "/calibrations", a.calibrations)
+	api.POST("/uploads", a.upload)
+	api.Match(getOrHead, "/uploads.jsonl", a.exportUploads)
+	api.Match(getOrHead, "/uploads/:id", a.getUpload)
+	api.DELETE("/uploads/:id", a.deleteUpload)
+	api.Match(getOrHead, "/community", a.communityList)
 	if d.Static != nil {
 		s := &assets{root: d.Static}
 		e.Match(getOrHead, "/static/*", s.handler(), cors)
@@ -79,6 +94,11 @@ type app struct {
 	deps Deps
 	once sync.Once
 	cat  catalog
+	// The upload API's options, address salt, last sweep and aggregates.
+	opts  UploadOptions
+	salt  salt
+	swept int64
+	comm  communityCache
 }
 
 // cors lets documentation pages on other origins load the API and assets

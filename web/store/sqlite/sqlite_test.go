@@ -12,7 +12,7 @@ import (
 	"github.com/vramplan/vramplan/web/store/storetest"
 )
 
-func open(t *testing.T, path string) *sqlite.Store {
+func open(t testing.TB, path string) *sqlite.Store {
 	t.Helper()
 	s, err := sqlite.Open(path)
 	if err != nil {

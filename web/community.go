@@ -1,0 +1,252 @@
+package web
+
+// This file serves the community calibrations: each group's aggregate,
+// computed from its accepted uploads and cached in the store under the
+// group's version (which the store's triggers bump with every insert and
+// delete), and in memory under the versions of every group, so a request
+// rescans nothing that has not changed.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/calibrations/community"
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/web/store"
+)
+
+// communityGroup is one group as GET /api/community lists it, and the
+// document cached in the store.
+type communityGroup struct {
+	Group    string            `json:"group"`
+	Accepted int64             `json:"accepted"`
+	Held     int64             `json:"held"`
+	Summary  community.Summary `json:"summary"`
+	// Calibration is the group's community calibration, absent while the
+	// group has no accepted upload.
+	Calibration *planner.Calibration `json:"calibration,omitempty"`
+}
+
+// communityCache holds the groups last computed and the versions they were
+// computed at.
+type communityCache struct {
+	mu      sync.Mutex
+	stamp   string
+	groups  []communityGroup
+	fetched time.Time
+	// refreshing is set while a background refresh runs.
+	refreshing atomic.Bool
+}
+
+// heldStaleness is how old the groups may be when an upload is compared
+// with its group: the comparison need not see the uploads of the last
+// second, and re-reading a busy group for every upload would not scale.
+const heldStaleness = time.Second
+
+// community returns every group with its aggregate. With maxAge > 0, groups
+// fetched less than maxAge ago are returned as they are.
+func (a *app) community(ctx context.Context, maxAge time.Duration) ([]communityGroup, error) {
+	cc := &a.comm
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if maxAge > 0 && cc.groups != nil && time.Since(cc.fetched) < maxAge {
+		return cc.groups, nil
+	}
+	gs, err := a.deps.Store.Groups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stamp := stampOf(gs)
+	if stamp != cc.stamp || cc.groups == nil {
+		out := make([]communityGroup, 0, len(gs))
+		for _, g := range gs {
+			cg, err := a.aggregate(ctx, g)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, cg)
+		}
+		cc.stamp, cc.groups = stamp, out
+	}
+	cc.fetched = time.Now()
+	return cc.groups, nil
+}
+
+func stampOf(gs []store.Group) string {
+	var b strings.Builder
+	for _, g := range gs {
+		b.WriteString(g.Key + "@" + strconv.FormatInt(g.Version, 10) + ";")
+	}
+	return b.String()
+}
+
+// aggregate returns g's aggregate: the one cached in the store when it is
+// current, else computed from the group's accepted uploads and cached.
+func (a *app) aggregate(ctx context.Context, g store.Group) (communityGroup, error) {
+	var cg communityGroup
+	if g.Aggregate != nil && g.AggregateVersion == g.Version && json.Unmarshal(g.Aggregate, &cg) == nil {
+		cg.Accepted, cg.Held = g.Accepted, g.Held
+		return cg, nil
+	}
+	members, err := a.members(ctx, g.Key)
+	if err != nil {
+		return cg, err
+	}
+	cg = communityGroup{Group: g.Key, Accepted: g.Accepted, Held: g.Held, Summary: community.Summarize(g.Key, members)}
+	if cg.Calibration, err = a.communityCalibration(ctx, &cg.Summary, members); err != nil {
+		return cg, err
+	}
+	doc, _ := json.Marshal(cg) // a communityGroup always marshals
+	return cg, a.deps.Store.PutAggregate(ctx, g.Key, g.Version, doc)
+}
+
+func (a *app) members(ctx context.Context, group string) ([]community.Member, error) {
+	var out []community.Member
+	q := store.Query{Group: group, Status: store.StatusAccepted, Brief: true, Limit: store.MaxLimit}
+	for {
+		page, err := a.deps.Store.Uploads(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range page {
+			out = append(out, community.Member{ID: u.ID, Figures: u.Figures})
+		}
+		if len(page) < q.Limit {
+			return out, nil
+		}
+		q.After = page[len(page)-1].Seq
+	}
+}
+
+// communityCalibration builds the group's calibration, naming the GPU as
+// its newest upload that is not an outlier does.
+func (a *app) communityCalibration(ctx context.Context, s *community.Summary, members []community.Member) (*planner.Calibration, error) {
+	for i := len(members) - 1; i >= 0; i-- {
+		if _, out := s.Outliers[members[i].ID]; out {
+			continue
+		}
+		u, err := a.deps.Store.Get(ctx, members[i].ID)
+		if err != nil {
+			return nil, err
+		}
+		like, err := calibrations.Parse(u.Document)
+		if err != nil {
+			continue
+		}
+		c := s.Calibration(&like, u.Created.Format(time.DateOnly))
+		if st := s.Figures[community.FigContext]; st.Median > 0 {
+			c.Provenance.Spread = st.MAD / st.Median
+		}
+		if calibrations.Validate(&c) != nil {
+			return nil, nil
+		}
+		return &c, nil
+	}
+	return nil, nil
+}
+
+// summaryOf returns the aggregate of group for comparing an upload with
+// it. An established group (MinGroup uploads or more) is taken from the
+// groups in memory, refreshed in the background when they are older than
+// heldStaleness, so uploads never wait for a busy group to be re-read; a
+// group not established there is read afresh, so its first uploads are
+// judged against all of them.
+func (a *app) summaryOf(c echo.Context, group string) (community.Summary, bool) {
+	cc := &a.comm
+	cc.mu.Lock()
+	gs, stale := cc.groups, time.Since(cc.fetched) >= heldStaleness
+	cc.mu.Unlock()
+	if s, ok := findGroup(gs, group); ok && s.Count >= community.MinGroup {
+		if stale && cc.refreshing.CompareAndSwap(false, true) {
+			go func() {
+				defer cc.refreshing.Store(false)
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				a.community(ctx, heldStaleness)
+			}()
+		}
+		return s, true
+	}
+	gs, err := a.community(c.Request().Context(), 0)
+	if err != nil {
+		return community.Summary{}, false
+	}
+	return findGroup(gs, group)
+}
+
+func findGroup(gs []communityGroup, group string) (community.Summary, bool) {
+	for _, g := range gs {
+		if g.Group == group {
+			return g.Summary, true
+		}
+	}
+	return community.Summary{}, false
+}
+
+// communityList answers GET /api/community: every group with its aggregate
+// and its calibration.
+func (a *app) communityList(c echo.Context) error {
+	if a.deps.Store == nil {
+		return c.JSON(http.StatusOK, []communityGroup{})
+	}
+	gs, err := a.community(c.Request().Context(), 0)
+	if err != nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", err)
+	}
+	return c.JSON(http.StatusOK, gs)
+}
+
+// kindRank orders the picker: measured first, then community, then
+// estimated.
+var kindRank = map[string]int{planner.CalibrationMeasured: 0, planner.CalibrationCommunity: 1, planner.CalibrationEstimated: 2}
+
+// withCommunity returns the table's calibrations and the community ones,
+// measured first, then community, then estimated; an estimate whose GPU and
+// platform a community calibration covers is left out.
+func (a *app) withCommunity(ctx context.Context, table []planner.Calibration) []planner.Calibration {
+	out := slices.Clone(table)
+	if a.deps.Store != nil {
+		if gs, err := a.community(ctx, 0); err == nil {
+			out = mergeCommunity(out, gs)
+		}
+	}
+	slices.SortStableFunc(out, func(x, y planner.Calibration) int { return kindRank[x.Kind()] - kindRank[y.Kind()] })
+	return out
+}
+
+func mergeCommunity(table []planner.Calibration, gs []communityGroup) []planner.Calibration {
+	covered := map[string]bool{}
+	var out []planner.Calibration
+	for _, g := range gs {
+		if g.Calibration != nil {
+			out = append(out, *g.Calibration)
+			covered[community.NormalizeGPU(g.Calibration.GPU)+"/"+g.Calibration.Platform] = true
+		}
+	}
+	for _, c := range table {
+		if c.Kind() == planner.CalibrationEstimated && covered[community.NormalizeGPU(c.GPU)+"/"+c.Platform] {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// kindLabel says in the picker where a calibration's figures come from.
+func kindLabel(c *planner.Calibration) string {
+	if c.Kind() != planner.CalibrationCommunity {
+		return c.Kind()
+	}
+	return fmt.Sprintf("community: %d uploads, spread %.1f %%", c.Provenance.Runs, 100*c.Provenance.Spread)
+}

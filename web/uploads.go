@@ -1,0 +1,256 @@
+package web
+
+// This file is the upload API of community calibrations: POST /api/uploads
+// checks an uploaded calibration (calibrations/community) and stores it
+// (web/store), DELETE /api/uploads/:id withdraws one with its deletion
+// token, GET /api/uploads/:id and GET /api/uploads.jsonl publish them.
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/vramplan/vramplan/calibrations/community"
+	"github.com/vramplan/vramplan/web/store"
+)
+
+// UploadOptions configure the upload API. The zero value is the default.
+type UploadOptions struct {
+	// PerClientHour is the uploads one client (one address) may send per
+	// hour, refused or not; 0 means 60.
+	PerClientHour int64 `json:"per_client_hour,omitempty"`
+	// DailyCap is the uploads all clients together may send per UTC day;
+	// 0 means 10,000.
+	DailyCap int64 `json:"daily_cap,omitempty"`
+	// ClientHeader names the request header that carries the client's
+	// address when a proxy stands in front (CF-Connecting-IP in a worker);
+	// empty means the connection's remote address.
+	ClientHeader string `json:"client_header,omitempty"`
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time `json:"-"`
+}
+
+func (o UploadOptions) withDefaults() UploadOptions {
+	if o.PerClientHour <= 0 {
+		o.PerClientHour = 60
+	}
+	if o.DailyCap <= 0 {
+		o.DailyCap = 10000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// uploadAnswer is the body of POST /api/uploads.
+type uploadAnswer struct {
+	ID        string             `json:"id,omitempty"`
+	Status    string             `json:"status"` // accepted, held or rejected
+	Reasons   []community.Reason `json:"reasons,omitempty"`
+	Group     string             `json:"group,omitempty"`
+	Duplicate bool               `json:"duplicate,omitempty"`
+	// Token is the deletion token, given once, to the upload that stored it.
+	Token string `json:"deletion_token,omitempty"`
+	URL   string `json:"url,omitempty"`
+	Error string `json:"error,omitempty"`
+	Field string `json:"field,omitempty"`
+}
+
+var errNoStore = errors.New("web: uploads are not enabled on this server (it has no store)")
+
+// upload answers POST /api/uploads.
+func (a *app) upload(c echo.Context) error {
+	st := a.deps.Store
+	if st == nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", errNoStore)
+	}
+	data, status, err := readUpload(c.Request())
+	if err != nil {
+		return jsonError(c, status, "", err)
+	}
+	if ok, err := a.limit(c); !ok || err != nil {
+		return err
+	}
+	ch, err := community.Check(data)
+	var rej *community.Rejection
+	if errors.As(err, &rej) {
+		r := rej.Reasons[0]
+		return c.JSON(http.StatusUnprocessableEntity, uploadAnswer{Status: "rejected", Reasons: rej.Reasons, Error: err.Error(), Field: r.Field})
+	}
+	return a.store(c, ch)
+}
+
+// readUpload reads a JSON body of at most community.MaxSize bytes.
+func readUpload(r *http.Request) ([]byte, int, error) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType)); err != nil || mt != echo.MIMEApplicationJSON {
+		return nil, http.StatusUnsupportedMediaType, fmt.Errorf("Content-Type %q: an upload is application/json", r.Header.Get(echo.HeaderContentType))
+	}
+	tooLarge := fmt.Errorf("the body is more than %d bytes", community.MaxSize)
+	if r.ContentLength > community.MaxSize {
+		return nil, http.StatusRequestEntityTooLarge, tooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, community.MaxSize+1))
+	switch {
+	case err != nil:
+		return nil, http.StatusBadRequest, err
+	case len(data) > community.MaxSize:
+		return nil, http.StatusRequestEntityTooLarge, tooLarge
+	}
+	return data, 0, nil
+}
+
+// store stores a checked upload, held when it contradicts its group.
+func (a *app) store(c echo.Context, ch community.Checked) error {
+	ctx := c.Request().Context()
+	key := ch.Group.String()
+	u := store.Upload{ID: ch.ID, Digest: ch.Digest, Group: key, Status: store.StatusAccepted,
+		Created: a.opts.Now().UTC(), Client: a.clientHash(c), Figures: ch.Figures, Document: ch.Document}
+	if s, ok := a.summaryOf(c, key); ok {
+		if why := s.Held(ch.Figures); why != nil {
+			u.Status, u.Reasons = store.StatusHeld, why
+		}
+	}
+	token, hash := newToken()
+	u.TokenHash = hash
+	got, created, err := a.deps.Store.Put(ctx, u)
+	if err != nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", err)
+	}
+	ans := uploadAnswer{ID: got.ID, Status: string(got.Status), Group: got.Group, URL: "/api/uploads/" + got.ID}
+	for _, r := range got.Reasons {
+		ans.Reasons = append(ans.Reasons, community.Reason{Msg: r})
+	}
+	if !created {
+		ans.Duplicate = true
+		return c.JSON(http.StatusOK, ans)
+	}
+	ans.Token = token
+	return c.JSON(http.StatusCreated, ans)
+}
+
+// newToken returns a deletion token and the hash the store keeps of it.
+func newToken() (token, hash string) {
+	var b [18]byte
+	rand.Read(b[:]) // crypto/rand.Read never fails
+	token = base64.RawURLEncoding.EncodeToString(b[:])
+	return token, tokenHash(token)
+}
+
+func tokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// deleteUpload answers DELETE /api/uploads/:id; the token comes as
+// "Authorization: Bearer TOKEN" or ?token=TOKEN.
+func (a *app) deleteUpload(c echo.Context) error {
+	if a.deps.Store == nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", errNoStore)
+	}
+	token, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
+	if !ok {
+		token = c.QueryParam("token")
+	}
+	if token == "" {
+		return jsonError(c, http.StatusUnauthorized, "token", errors.New("the deletion token is missing: Authorization: Bearer TOKEN"))
+	}
+	err := a.deps.Store.Delete(c.Request().Context(), c.Param("id"), tokenHash(token))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return jsonError(c, http.StatusNotFound, "", fmt.Errorf("no upload %q", c.Param("id")))
+	case errors.Is(err, store.ErrToken):
+		return jsonError(c, http.StatusForbidden, "token", errors.New("the deletion token does not match"))
+	case err != nil:
+		return jsonError(c, http.StatusServiceUnavailable, "", err)
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// publicUpload is an upload as the API publishes it: no client hash, no
+// token hash.
+type publicUpload struct {
+	ID          string          `json:"id"`
+	Seq         int64           `json:"seq"`
+	Group       string          `json:"group"`
+	Status      store.Status    `json:"status"`
+	Reasons     []string        `json:"reasons,omitempty"`
+	Created     time.Time       `json:"created"`
+	Digest      string          `json:"digest"`
+	Calibration json.RawMessage `json:"calibration"`
+}
+
+func public(u *store.Upload) publicUpload {
+	return publicUpload{ID: u.ID, Seq: u.Seq, Group: u.Group, Status: u.Status, Reasons: u.Reasons,
+		Created: u.Created, Digest: u.Digest, Calibration: json.RawMessage(u.Document)}
+}
+
+// getUpload answers GET /api/uploads/:id.
+func (a *app) getUpload(c echo.Context) error {
+	if a.deps.Store == nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", errNoStore)
+	}
+	u, err := a.deps.Store.Get(c.Request().Context(), c.Param("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		return jsonError(c, http.StatusNotFound, "", fmt.Errorf("no upload %q", c.Param("id")))
+	} else if err != nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", err)
+	}
+	return c.JSON(http.StatusOK, public(&u))
+}
+
+// exportUploads answers GET /api/uploads.jsonl: every accepted upload (or
+// ?status=held), one JSON object a line, in the order they were stored,
+// from ?after=SEQ on.
+func (a *app) exportUploads(c echo.Context) error {
+	if a.deps.Store == nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", errNoStore)
+	}
+	q := store.Query{Status: store.StatusAccepted, Limit: store.DefaultLimit}
+	if c.QueryParam("status") == string(store.StatusHeld) {
+		q.Status = store.StatusHeld
+	}
+	if s := c.QueryParam("after"); s != "" {
+		after, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return jsonError(c, http.StatusBadRequest, "after", fmt.Errorf("after=%q: want a sequence number", s))
+		}
+		q.After = after
+	}
+	ctx := c.Request().Context()
+	first, err := a.deps.Store.Uploads(ctx, q)
+	if err != nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", err)
+	}
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	for page := first; len(page) > 0; {
+		for i := range page {
+			if err := enc.Encode(public(&page[i])); err != nil {
+				return nil // the client left
+			}
+		}
+		if len(page) < q.Limit {
+			return nil
+		}
+		q.After = page[len(page)-1].Seq
+		if page, err = a.deps.Store.Uploads(ctx, q); err != nil {
+			return nil // the status is sent; the stream ends short
+		}
+	}
+	return nil
+}
