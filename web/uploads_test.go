@@ -233,7 +233,7 @@ func TestUploadsExport(t *testing.T) {
 	}
 	for _, l := range lines {
 		var u struct {
-			ID          string               `json:"id"`
+			ID          string              `json:"id"`
 			Calibration planner.Calibration `json:"calibration"`
 		}
 		if err := json.Unmarshal([]byte(l), &u); err != nil || !ids[u.ID] || u.Calibration.GPU != "NVIDIA H200" {
