@@ -28,6 +28,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("vramplan serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `host:port`")
+	var sf storeFlags
+	sf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitFits
@@ -39,8 +41,18 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vramplan serve: %v\n", err)
 		return exitBadInput
 	}
+	d := deps()
+	dbPath, closeStore, err := sf.open(&d)
+	if err != nil {
+		fmt.Fprintf(stderr, "vramplan serve: %v\n", err)
+		return exitBadInput
+	}
+	defer closeStore()
 	fmt.Fprintf(stdout, "vramplan: serving the calculator on http://%s/\n", ln.Addr())
-	srv := &http.Server{Handler: web.New(deps()), ReadHeaderTimeout: 10 * time.Second}
+	if dbPath != "" {
+		fmt.Fprintf(stdout, "vramplan: calibration uploads in %s\n", dbPath)
+	}
+	srv := &http.Server{Handler: web.New(d), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
