@@ -31,6 +31,9 @@ type Calibration struct {
 	LibraryReserveEager Bytes `json:"library_reserve_eager_bytes,omitempty"`
 	// GraphExec is the device memory one instantiated CUDA graph holds.
 	GraphExec Bytes `json:"graph_exec_bytes"`
+	// Comm is what one rank's communicators hold on this GPU, by the size of
+	// its largest group (parallel.go); empty means the published estimates.
+	Comm []CommCost `json:"comm,omitempty"`
 
 	VMM        VMM        `json:"vmm"`
 	Provenance Provenance `json:"provenance"`

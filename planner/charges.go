@@ -12,6 +12,7 @@ const (
 	keyContext key = iota
 	keySidecar
 	keyLibrary
+	keyComm
 	keyCublas
 	keyBench
 	keyGrouped
@@ -111,6 +112,9 @@ func (c *charges) driverCharges(in *Input) {
 		c.set(keySidecar, in.Calibration.context(eager))
 	}
 	c.set(keyLibrary, in.Calibration.library(eager))
+	if r := in.Rank; r != nil && r.Comm > 0 {
+		c.set(keyComm, r.Comm)
+	}
 }
 
 func (c *charges) modelCharges(in *Input) {

@@ -37,6 +37,9 @@ func ParsePlan(data []byte) (Plan, error) {
 	if err := sameFigures(&p, &again); err != nil {
 		return Plan{}, err
 	}
+	if err := sameLayout(&p, &again); err != nil {
+		return Plan{}, err
+	}
 	return p, nil
 }
 

@@ -15,6 +15,7 @@ var itemSpecs = [numKeys]itemSpec{
 	keyContext:        {"cuda_context", TierDriver, SourceCalibrated},
 	keySidecar:        {"sidecar_context", TierDriver, SourceCalibrated},
 	keyLibrary:        {"library_reserve", TierDriver, SourceCalibrated},
+	keyComm:           {"communication", TierDriver, SourceEstimated},
 	keyCublas:         {"cublaslt_workspace", TierEnginePersistent, SourceFormula},
 	keyBench:          {"algo_bench_scratch", TierEnginePersistent, SourceFormula},
 	keyGrouped:        {"grouped_gemm_state", TierEnginePersistent, SourceFormula},
@@ -109,6 +110,8 @@ func itemSource(k key, in *Input) Source {
 		return orSource(in.Model.Weights.Source)
 	case keyVisionTower:
 		return orSource(in.Model.Vision.Source)
+	case keyComm:
+		return in.Rank.CommSource
 	case keyScratch:
 		if in.Measured.Scratch > 0 {
 			return SourceCalibrated

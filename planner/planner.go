@@ -31,6 +31,10 @@ type Input struct {
 	// Serving selects the engine whose allocation rules the plan follows;
 	// the zero value is the seed's engine.
 	Serving Serving `json:"serving,omitzero"`
+	// Parallel is the multi-GPU layout; the zero value is one GPU (layout.go).
+	Parallel Parallel `json:"parallel,omitzero"`
+	// Rank is set in the input of one rank of a layout plan.
+	Rank *Rank `json:"rank,omitempty"`
 }
 
 // Limits are the concurrency limits a server advertises (seed D7).
@@ -107,6 +111,9 @@ type Plan struct {
 	// Engine states the plan in its engine's terms; nil for the seed's engine.
 	Engine *EngineReport `json:"engine,omitempty"`
 	Input  Input         `json:"input"`
+	// Layout holds the per-rank plans of a multi-GPU input; the figures
+	// above are then the sums over its GPUs.
+	Layout *Layout `json:"layout,omitempty"`
 }
 
 // Item is one line of a plan: a named charge in a tier.
@@ -199,7 +206,7 @@ func PlanMemory(in Input) (Plan, error) {
 		return Plan{}, err
 	}
 	normalizeEngine(&in)
-	p := planValid(&in)
+	p := planAny(&in, false)
 	if p.Failure != nil {
 		return p, p.Failure
 	}
@@ -214,11 +221,19 @@ func Report(in Input) (Plan, error) {
 		return Plan{}, err
 	}
 	normalizeEngine(&in)
+	if in.Parallel.multi() {
+		p := planLayout(&in, true)
+		if p.Failure != nil {
+			return p, p.Failure
+		}
+		return p, nil
+	}
 	p := planValid(&in)
 	c := capacity(&in)
 	p.Capacity = &c
 	if !p.Fits {
 		p.Levers, p.Combination = levers(&in)
+		p.Levers = withLayoutLevers(&in, p.Levers)
 	}
 	sh := newShape(&in.Model, in.Limits.KVDtype)
 	engineReport(&in, &sh, &p)

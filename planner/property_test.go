@@ -156,6 +156,10 @@ func checkLever(t *testing.T, i int, in Input, base Bytes, l Lever) {
 	if l.Knob == KnobBudget {
 		return
 	}
+	if layoutKnob(l.Knob) {
+		checkLayoutLever(t, i, in, l)
+		return
+	}
 	after := withKnob(t, in, l.Knob, l.To)
 	q, _ := PlanMemory(after)
 	if q.Fits != l.Fits || base-q.Total != l.Frees {

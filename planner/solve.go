@@ -70,6 +70,9 @@ func MaxSeqLen(in Input) (int, error) {
 		return 0, err
 	}
 	normalizeEngine(&in)
+	if in.Parallel.multi() {
+		return layoutMaxSeqLen(&in), nil
+	}
 	sh, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
 	s := &sh
 	return maxLen(&in, s, l, max(l.batch, 1), maxSeqLen, budgetOf(&in)), nil
@@ -82,6 +85,9 @@ func MaxBatch(in Input) (int, error) {
 		return 0, err
 	}
 	normalizeEngine(&in)
+	if in.Parallel.multi() {
+		return layoutMaxBatch(&in), nil
+	}
 	sh, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
 	s := &sh
 	return maxBatch(&in, s, l, budgetOf(&in)), nil
@@ -96,6 +102,9 @@ func Frontier(in Input, n int) ([]Point, error) {
 	normalizeEngine(&in)
 	if n < 1 || n > 1<<16 {
 		return nil, bad("frontier", "batch range 1..%d is out of range [1, 65536]", n)
+	}
+	if in.Parallel.multi() {
+		return layoutFrontier(&in, n), nil
 	}
 	return frontier(&in, n), nil
 }

@@ -9,6 +9,9 @@ import (
 // in MiB, the total against the budget, the capacity, and when the plan does
 // not fit, the levers and the smallest combination.
 func (p *Plan) Text() string {
+	if p.Layout != nil {
+		return p.layoutText()
+	}
 	var b strings.Builder
 	if p.Fits && p.Engine != nil && p.Engine.Pool != nil {
 		fmt.Fprintf(&b, "Fits: %s takes %d MiB (%.3g of the device) and gives its KV pool the %d MiB left.\n\n",

@@ -22,7 +22,7 @@ const (
 // *InputError naming it by its JSON path.
 func Validate(in *Input) error {
 	checks := []func(*Input) error{validateLimits, validateFeatures, validateBudget,
-		validateCalibration, validateModel, validateServing}
+		validateCalibration, validateModel, validateServing, validateParallel}
 	for _, check := range checks {
 		if err := check(in); err != nil {
 			return err

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner"
 )
 
@@ -20,6 +19,7 @@ type inputFlags struct {
 	specK, ring, snapshots                          int
 	vision, graphs, eager, sidecar                  bool
 	engineFlags
+	parallel                                        parallelFlags
 }
 
 func (f *inputFlags) register(fs *flag.FlagSet) {
@@ -27,7 +27,7 @@ func (f *inputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "model: a catalog `name`, a .gguf file, a config.json, a model directory or a model-shape .json")
 	fs.StringVar(&f.weightsDtype, "weights-dtype", "", "override the bytes per weight of a config.json model (`dtype` such as bf16, fp8, int4)")
 	fs.StringVar(&f.mmproj, "mmproj", "", "vision projector GGUF `file` to charge as the vision tower (implies --vision)")
-	fs.StringVar(&f.gpu, "gpu", "", "GPU calibration `id` or unambiguous prefix (see 'vramplan calibrations')")
+	fs.StringVar(&f.gpu, "gpu", "", "GPU calibration `id` or unambiguous prefix (see 'vramplan calibrations'); a comma list gives one per rank")
 	fs.StringVar(&f.budget, "budget", "", "memory `budget` such as 30GiB (default: the device total)")
 	fs.IntVar(&f.maxBatch, "max-batch", 0, "concurrent sequences (0: as many as fit)")
 	fs.IntVar(&f.maxSeqLen, "max-seq-len", 0, "longest sequence in `tokens`")
@@ -43,6 +43,7 @@ func (f *inputFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.eager, "eager-loading", false, "CUDA_MODULE_LOADING=EAGER figures")
 	fs.BoolVar(&f.sidecar, "sidecar", false, "charge a second CUDA context for an agent beside the engine")
 	f.engineFlags.register(fs)
+	f.parallel.register(fs)
 }
 
 // flagError is bad input attributed to a flag.
@@ -70,6 +71,7 @@ func (f *inputFlags) build(fs *flag.FlagSet) (planner.Input, error) {
 		return in, err
 	}
 	f.applyFeatures(&in, set)
+	f.parallel.apply(&in, set)
 	return in, f.applyEngine(&in, set)
 }
 
@@ -116,11 +118,9 @@ func (f *inputFlags) applyModel(in *planner.Input, set map[string]bool) error {
 		}
 	}
 	if set["gpu"] {
-		c, err := calibrations.Lookup(f.gpu)
-		if err != nil {
-			return &flagError{"gpu", err.Error()}
+		if err := lookupGPUs(in, f.gpu); err != nil {
+			return err
 		}
-		in.Calibration = c
 	}
 	switch {
 	case in.Model.ID == "" && len(in.Model.Layers) == 0:
@@ -184,6 +184,9 @@ var fieldFlags = map[string]string{
 	"features.residual_ring_tokens": "residual-ring", "features.recurrent_snapshots": "snapshots",
 	"serving.engine": "engine", "serving.llama_cpp.flash_attn": "flash-attn", "serving.llama_cpp.gpu_layers": "gpu-layers",
 	"serving.vllm.gpu_memory_utilization": "gpu-memory-utilization", "serving.sglang.mem_fraction_static": "mem-fraction-static",
+	"parallel.tensor_parallel": "tensor-parallel", "parallel.pipeline_parallel": "pipeline-parallel",
+	"parallel.expert_parallel": "expert-parallel", "parallel.data_parallel": "data-parallel",
+	"parallel.calibrations": "gpu",
 }
 
 // describeErr renders a planning error as one line naming the flag, or the

@@ -17,9 +17,13 @@ func cmdSolve(args []string, stdout, stderr io.Writer) int {
 	in.register(fs)
 	asJSON := fs.Bool("json", false, "print the solution as JSON")
 	upTo := fs.Int("frontier", 64, "compute the frontier for batch 1..`n`")
+	minGPUs := fs.Bool("min-gpus", false, "answer how many GPUs of this calibration fit the limits, and in which layout")
 	input, code := parseInput(fs, &in, args, stderr)
 	if code >= 0 {
 		return code
+	}
+	if *minGPUs {
+		return solveMinGPUs(&input, *asJSON, stdout, stderr)
 	}
 	sol, err := planner.Solve(input, *upTo)
 	if err != nil {

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/planner"
+)
+
+// parallelFlags are the flags that set the input's parallel layout.
+type parallelFlags struct {
+	tp, pp, ep, dp int
+}
+
+func (f *parallelFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.tp, "tensor-parallel", 0, "tensor-parallel `size` (vLLM --tensor-parallel-size, SGLang --tp)")
+	fs.IntVar(&f.pp, "pipeline-parallel", 0, "pipeline `stages` (vLLM --pipeline-parallel-size, SGLang --pp)")
+	fs.IntVar(&f.ep, "expert-parallel", 0, "expert-parallel `size`: divides --tensor-parallel (SGLang --ep-size) or is tp × dp (vLLM --enable-expert-parallel)")
+	fs.IntVar(&f.dp, "data-parallel", 0, "data-parallel `replicas`; the limits apply to each")
+}
+
+// apply sets the layout fields whose flags were given.
+func (f *parallelFlags) apply(in *planner.Input, set map[string]bool) {
+	p := &in.Parallel
+	setInt(set, "tensor-parallel", &p.Tensor, f.tp)
+	setInt(set, "pipeline-parallel", &p.Pipeline, f.pp)
+	setInt(set, "expert-parallel", &p.Expert, f.ep)
+	setInt(set, "data-parallel", &p.Data, f.dp)
+}
+
+// lookupGPUs resolves --gpu: one calibration for every rank, or a comma
+// list with one per rank, for mixed cards.
+func lookupGPUs(in *planner.Input, list string) error {
+	ids := strings.Split(list, ",")
+	cs := make([]planner.Calibration, len(ids))
+	for i, id := range ids {
+		c, err := calibrations.Lookup(strings.TrimSpace(id))
+		if err != nil {
+			return &flagError{"gpu", err.Error()}
+		}
+		cs[i] = c
+	}
+	in.Calibration = cs[0]
+	in.Parallel.Calibrations = nil
+	if len(cs) > 1 {
+		in.Parallel.Calibrations = cs
+	}
+	return nil
+}
+
+// solveMinGPUs prints the fewest GPUs of the input's calibration that fit.
+func solveMinGPUs(in *planner.Input, asJSON bool, stdout, stderr io.Writer) int {
+	c, err := planner.MinGPUs(*in)
+	if err != nil {
+		fmt.Fprintf(stderr, "vramplan solve: %s\n", describeErr(err))
+		return exitBadInput
+	}
+	if asJSON {
+		b, _ := json.MarshalIndent(c, "", "  ")
+		fmt.Fprintf(stdout, "%s\n", b)
+	} else if c.GPUs == 0 {
+		fmt.Fprintf(stdout, "%s on %s: no layout of up to 4096 GPUs fits these limits\n", in.Model.ID, in.Calibration.ID)
+	} else {
+		fmt.Fprintf(stdout, "%s on %s: %d GPUs fit, as %s; the binding rank has %s to spare\n",
+			in.Model.ID, in.Calibration.ID, c.GPUs, c.Parallel, c.Headroom)
+	}
+	if c.GPUs == 0 {
+		return exitNoFit
+	}
+	return exitFits
+}

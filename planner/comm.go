@@ -1,0 +1,80 @@
+package planner
+
+// This file holds a rank's communication memory: the NCCL buffers of its
+// communicators and vLLM's custom all-reduce buffer. It is calibration data,
+// not a formula: NCCL sizes its buffers per channel and per peer, and picks
+// the channel count from the topology, which a planner cannot see. Until
+// `gpuagent calibrate` measures it for a GPU (Calibration.Comm), the plan
+// charges the published figures below, tagged SourceEstimated.
+
+import "fmt"
+
+// CommCost is the communication memory of one rank whose largest
+// communicator has GroupRanks ranks.
+type CommCost struct {
+	GroupRanks int   `json:"group_ranks"`
+	Bytes      Bytes `json:"bytes"`
+}
+
+// Published figures (notes/engines.md, Multi-GPU): NVIDIA AIConfigurator's
+// tables charge NCCL 0, 342 and 392 MB at TP 1, 2 and ≥ 4; vLLM's custom
+// all-reduce holds about 24 MiB per rank
+// (vllm/distributed/device_communicators/custom_all_reduce.py).
+const (
+	ncclTwo         Bytes = 342_000_000
+	ncclFour        Bytes = 392_000_000
+	customAllReduce Bytes = 24 * MiB
+)
+
+// estimatedComm is the published estimate for a largest group of g ranks.
+// A group of three takes the figure for four: the tables have no row for it.
+func estimatedComm(g int) Bytes {
+	switch {
+	case g <= 1:
+		return 0
+	case g == 2:
+		return ncclTwo + customAllReduce
+	}
+	return ncclFour + customAllReduce
+}
+
+// commGroup is the size of a rank's largest communicator: its tensor group,
+// its expert group, and for a pipeline the two-rank send/receive pair.
+func commGroup(p *Parallel) int {
+	g := max(p.tp(), p.ep())
+	if p.pp() > 1 {
+		g = max(g, 2)
+	}
+	return g
+}
+
+// commFor returns the communication memory of a rank in layout p on GPU c:
+// the calibration's figure for the largest measured group not larger than
+// the rank's, else the published estimate.
+func commFor(p *Parallel, c *Calibration) (Bytes, Source) {
+	g := commGroup(p)
+	if g == 1 {
+		return 0, SourceCalibrated
+	}
+	best := -1
+	for i, x := range c.Comm {
+		if x.GroupRanks <= g && (best < 0 || x.GroupRanks > c.Comm[best].GroupRanks) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		return c.Comm[best].Bytes, SourceCalibrated
+	}
+	return estimatedComm(g), SourceEstimated
+}
+
+// commDetail states how a rank's communication memory was found.
+func commDetail(in *Input) string {
+	r := in.Rank
+	g := commGroup(&r.Layout)
+	if r.CommSource == SourceEstimated {
+		return fmt.Sprintf("largest group %d ranks: NCCL %s (AIConfigurator's tables) + custom all-reduce %s (vLLM), estimated",
+			g, (r.Comm - customAllReduce), customAllReduce)
+	}
+	return fmt.Sprintf("largest group %d ranks, measured: %s", g, in.Calibration.ID)
+}

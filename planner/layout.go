@@ -1,0 +1,248 @@
+package planner
+
+// This file plans a parallel layout on top of the single-GPU planner: every
+// rank's share of the model is computed (shard.go), ranks that hold the same
+// bytes on the same GPU are collapsed, each distinct rank is planned as one
+// GPU's input, and the plans are joined into one document whose figures are
+// the sums over all GPUs and whose Layout carries the plan of every
+// distinct rank and names the binding rank.
+
+import "sort"
+
+// Layout is the per-rank part of a multi-GPU plan.
+type Layout struct {
+	// Parallel is the layout's sizes, resolved (no zero sizes).
+	Parallel Parallel `json:"parallel"`
+	GPUs     int      `json:"gpus"`
+	// Binding is the rank that decides the plan: the one that fails, or
+	// with several, the one furthest over; when all fit, the one with the
+	// least headroom. It is the first rank of its group.
+	Binding int `json:"binding_rank"`
+	// Ranks holds one plan per distinct rank, in rank order.
+	Ranks []RankPlan `json:"ranks"`
+}
+
+// RankPlan is the plan of one or more ranks that hold the same bytes.
+type RankPlan struct {
+	Ranks []int `json:"ranks"`
+	Plan  Plan  `json:"plan"`
+}
+
+// rankGroup is a distinct rank's input and what makes it distinct.
+type rankGroup struct {
+	in           Input
+	stage, local int
+	cal          *Calibration
+}
+
+// rankGroups returns the distinct ranks of a validated layout input.
+func rankGroups(in *Input) []rankGroup {
+	p := &in.Parallel
+	var gs []rankGroup
+	for r := 0; r < p.GPUs(); r++ {
+		c, cal := p.coord(r), in.rankCalibration(r)
+		local := 0
+		if e := in.Model.MoE; e != nil && e.Experts > 0 {
+			local = localExperts(e.Experts, p.ep(), c.epRank)
+		}
+		if i := findGroup(gs, c.stage, local, cal); i >= 0 {
+			gs[i].in.Rank.Ranks = append(gs[i].in.Rank.Ranks, r)
+			continue
+		}
+		gs = append(gs, rankGroup{in: rankInput(in, c, cal), stage: c.stage, local: local, cal: cal})
+	}
+	return gs
+}
+
+func findGroup(gs []rankGroup, stage, local int, cal *Calibration) int {
+	for i := range gs {
+		if gs[i].stage == stage && gs[i].local == local && sameCalibration(gs[i].cal, cal) {
+			return i
+		}
+	}
+	return -1
+}
+
+// rankInput is the single-GPU input of rank c on calibration cal.
+func rankInput(in *Input, c coord, cal *Calibration) Input {
+	p := &in.Parallel
+	t := *in
+	t.Model = rankModel(&in.Model, p, c)
+	t.Calibration = *cal
+	t.Parallel = Parallel{}
+	t.Features.Vision = in.Features.Vision && t.Model.Vision != nil
+	start, end := stageLayers(in.Model.NumLayers(), p.pp(), c.stage)
+	comm, src := commFor(p, cal)
+	t.Rank = &Rank{Ranks: []int{c.rank}, Layout: p.sizes(), Stage: c.stage, Layers: [2]int{start, end},
+		Comm: comm, CommSource: src}
+	if e := in.Model.MoE; e != nil && e.Experts > 0 {
+		t.Rank.Experts = localExperts(e.Experts, p.ep(), c.epRank)
+	}
+	return t
+}
+
+// planLayout plans a validated layout input; report adds what Report adds.
+func planLayout(in *Input, report bool) Plan {
+	gs := rankGroups(in)
+	rs := make([]RankPlan, len(gs))
+	for i := range gs {
+		p := planValid(&gs[i].in)
+		if report {
+			c := capacity(&gs[i].in)
+			p.Capacity = &c
+			sh := newShape(&gs[i].in.Model, gs[i].in.Limits.KVDtype)
+			engineReport(&gs[i].in, &sh, &p)
+		}
+		rs[i] = RankPlan{Ranks: gs[i].in.Rank.Ranks, Plan: p}
+	}
+	bind := binding(rs)
+	top := joinPlans(in, rs, bind)
+	if report && !top.Fits {
+		top.Levers, top.Combination = layoutFailureLevers(in, gs, bind)
+	}
+	return top
+}
+
+// binding returns the index of the deciding rank plan.
+func binding(rs []RankPlan) int {
+	b := 0
+	for i := range rs {
+		x, y := &rs[i].Plan, &rs[b].Plan
+		if (!x.Fits && y.Fits) || (x.Fits == y.Fits && x.Headroom < y.Headroom) {
+			b = i
+		}
+	}
+	return b
+}
+
+// joinPlans sums the rank plans over every GPU of the layout.
+func joinPlans(in *Input, rs []RankPlan, bind int) Plan {
+	top := Plan{Schema: PlanSchema, Fits: true, Levers: []Lever{}, Input: *in}
+	sums := map[string]*Item{}
+	seen := map[string]bool{}
+	for i := range rs {
+		p, n := &rs[i].Plan, int64(len(rs[i].Ranks))
+		top.Fits = top.Fits && p.Fits
+		top.Budget = satAdd(top.Budget, satMul(int64(p.Budget), n))
+		top.Total = satAdd(top.Total, satMul(int64(p.Total), n))
+		top.Weights = satAdd(top.Weights, satMul(int64(p.Weights), n))
+		for _, it := range p.Items {
+			addItem(sums, it, n)
+		}
+		for _, w := range p.Warnings {
+			if !seen[w] {
+				seen[w] = true
+				top.Warnings = append(top.Warnings, w)
+			}
+		}
+	}
+	top.Headroom = top.Budget - top.Total
+	top.Items = sortedItems(sums)
+	top.Tiers = tierTotals(top.Items)
+	b := &rs[bind].Plan
+	top.KV = b.KV
+	top.Capacity = minCapacity(rs)
+	if b.Failure != nil {
+		f := *b.Failure
+		f.Message = "rank " + itoa(rs[bind].Ranks[0]) + ": " + f.Message
+		top.Failure = &f
+	}
+	top.Layout = &Layout{Parallel: in.Parallel.sizes(), GPUs: in.Parallel.GPUs(), Binding: rs[bind].Ranks[0], Ranks: rs}
+	return top
+}
+
+func addItem(sums map[string]*Item, it Item, n int64) {
+	if s, ok := sums[it.Key]; ok {
+		s.Bytes = satAdd(s.Bytes, satMul(int64(it.Bytes), n))
+		return
+	}
+	it.Bytes = satMul(int64(it.Bytes), n)
+	it.Detail = "summed over the layout's GPUs"
+	sums[it.Key] = &it
+}
+
+// sortedItems lists the summed items in the seed's allocation order.
+func sortedItems(sums map[string]*Item) []Item {
+	out := make([]Item, 0, len(sums))
+	for k := key(0); k < numKeys; k++ {
+		if it, ok := sums[itemSpecs[k].key]; ok {
+			out = append(out, *it)
+		}
+	}
+	return out
+}
+
+// minCapacity is what every rank can hold: the smallest capacities.
+func minCapacity(rs []RankPlan) *Capacity {
+	var c *Capacity
+	for i := range rs {
+		x := rs[i].Plan.Capacity
+		if x == nil {
+			continue
+		}
+		if c == nil {
+			c = &Capacity{MaxSeqsAtMaxLen: x.MaxSeqsAtMaxLen, MaxLenAtBatch: x.MaxLenAtBatch}
+		}
+		c.MaxSeqsAtMaxLen = min(c.MaxSeqsAtMaxLen, x.MaxSeqsAtMaxLen)
+		c.MaxLenAtBatch = min(c.MaxLenAtBatch, x.MaxLenAtBatch)
+	}
+	return c
+}
+
+// layoutTotals returns, for a validated layout input, the largest total
+// any distinct rank needs beyond its budget (negative: the least headroom)
+// and that rank's total, treating automatic batch as one sequence.
+func layoutOver(in *Input) (over, total Bytes) {
+	over = -MaxBytes
+	for _, g := range rankGroups(in) {
+		t := evalTotal(&g.in)
+		if o := t - budgetOf(&g.in); o > over {
+			over, total = o, t
+		}
+	}
+	return over, total
+}
+
+// sameLayout reports where a decoded layout plan disagrees with its re-plan.
+func sameLayout(p, q *Plan) error {
+	if (p.Layout == nil) != (q.Layout == nil) {
+		return bad("layout", "plan does not reproduce: the layout is missing or extra")
+	}
+	if p.Layout == nil {
+		return nil
+	}
+	a, b := p.Layout, q.Layout
+	if len(a.Ranks) != len(b.Ranks) || a.Binding != b.Binding {
+		return bad("layout", "plan does not reproduce: %d distinct ranks, binding %d; re-planned %d, binding %d",
+			len(a.Ranks), a.Binding, len(b.Ranks), b.Binding)
+	}
+	for i := range a.Ranks {
+		if err := sameFigures(&a.Ranks[i].Plan, &b.Ranks[i].Plan); err != nil {
+			return bad("layout.ranks", "rank %d: %v", a.Ranks[i].Ranks[0], err)
+		}
+	}
+	return nil
+}
+
+// RankPlanOf returns the plan that rank r of a layout plan serves, as a
+// single-GPU plan document of its own; a single-GPU plan serves rank 0.
+func (p *Plan) RankPlanOf(r int) (Plan, bool) {
+	if p.Layout == nil {
+		return *p, r == 0
+	}
+	for _, rp := range p.Layout.Ranks {
+		i := sort.SearchInts(rp.Ranks, r)
+		if i < len(rp.Ranks) && rp.Ranks[i] == r {
+			return rp.Plan, true
+		}
+	}
+	return Plan{}, false
+}
+
+// planAny plans a validated input on one GPU or as a layout.
+func planAny(in *Input, report bool) Plan {
+	if in.Parallel.multi() {
+		return planLayout(in, report)
+	}
+	return planValid(in)
+}

@@ -1,0 +1,224 @@
+package planner
+
+// This file holds the failure report's layout levers and the fewest-GPUs
+// search. When the weights alone, or the plan, exceed one GPU, the levers
+// a person needs are more GPUs: the tensor-parallel size that fits, or the
+// pipeline depth, and the fewest GPUs of this calibration in any layout.
+// A layout's other levers are the binding rank's, each checked on every
+// rank, since a change of max_seq_len or batch applies to all of them.
+
+import "strconv"
+
+// Knobs of a parallel layout.
+const (
+	KnobTensorParallel   Knob = "tensor_parallel"
+	KnobPipelineParallel Knob = "pipeline_parallel"
+	KnobGPUs             Knob = "gpus"
+)
+
+// GPUCount is the fewest GPUs of one calibration that hold a plan, and the
+// layout that holds it with the most headroom on its binding rank.
+type GPUCount struct {
+	GPUs     int      `json:"gpus"` // 0 when no layout within the search fits
+	Parallel Parallel `json:"parallel"`
+	Headroom Bytes    `json:"headroom_bytes"` // the binding rank's
+}
+
+// maxGPUEvals bounds the fewest-GPUs search, in layouts tried.
+const maxGPUEvals = 4096
+
+// MinGPUs reports the fewest GPUs of the input's calibration, one replica
+// with neither data nor expert parallelism, that fit the input's limits,
+// and the tensor × pipeline layout that does. It reports GPUs 0 when no
+// layout of up to 4,096 GPUs fits.
+func MinGPUs(in Input) (GPUCount, error) {
+	if err := Validate(&in); err != nil {
+		return GPUCount{}, err
+	}
+	return minGPUs(&in), nil
+}
+
+func minGPUs(in *Input) GPUCount {
+	t := *in
+	t.Parallel, t.Rank = Parallel{}, nil
+	fixed := satAdd(t.Calibration.context(t.Features.EagerModuleLoading), t.Calibration.library(t.Features.EagerModuleLoading))
+	room := budgetOf(&t) - fixed
+	if room <= 0 {
+		return GPUCount{}
+	}
+	evals := 0
+	for n := max(1, int(min(ceilDiv(int64(t.Model.Weights.Bytes), int64(room)), maxWorld))); n <= maxWorld && evals < maxGPUEvals; n++ {
+		if best, ok := bestOfCount(&t, n, &evals); ok {
+			return best
+		}
+	}
+	return GPUCount{}
+}
+
+// bestOfCount tries every tensor × pipeline layout of n GPUs.
+func bestOfCount(t *Input, n int, evals *int) (GPUCount, bool) {
+	var best GPUCount
+	found := false
+	for tp := 1; tp <= n; tp++ {
+		if n%tp != 0 {
+			continue
+		}
+		p := Parallel{Tensor: tp, Pipeline: n / tp}
+		over, ok := tryLayout(t, p)
+		*evals++
+		if ok && over <= 0 && (!found || -over > best.Headroom) {
+			best, found = GPUCount{GPUs: n, Parallel: p.sizes(), Headroom: -over}, true
+		}
+	}
+	return best, found
+}
+
+// tryLayout plans in under layout p; ok is false when p is not a valid layout.
+func tryLayout(in *Input, p Parallel) (over Bytes, ok bool) {
+	t := *in
+	t.Parallel = p
+	if validateParallel(&t) != nil {
+		return 0, false
+	}
+	if !t.Parallel.multi() {
+		return evalTotal(&t) - budgetOf(&t), true
+	}
+	over, _ = layoutOver(&t)
+	return over, true
+}
+
+// withLayoutLevers adds the layout levers to a failing report's levers
+// when none of them fits: the tensor-parallel size or pipeline depth that
+// fits, and the fewest GPUs.
+func withLayoutLevers(in *Input, ls []Lever) []Lever {
+	var budget []Lever
+	rest := make([]Lever, 0, len(ls)+3)
+	for _, l := range ls {
+		if l.Knob == KnobBudget {
+			budget = append(budget, l)
+		} else if l.Fits {
+			return ls
+		} else {
+			rest = append(rest, l)
+		}
+	}
+	base, cur := baseOver(in), in.Parallel.sizes()
+	gpus := 0
+	out := make([]Lever, 0, len(ls)+3)
+	if l, n, ok := growLever(in, KnobTensorParallel, cur.Tensor, in.Parallel.GPUs()/cur.Tensor, base); ok {
+		out, gpus = append(out, l), n
+	} else if l, n, ok := growLever(in, KnobPipelineParallel, cur.Pipeline, in.Parallel.GPUs()/cur.Pipeline, base); ok {
+		out, gpus = append(out, l), n
+	}
+	if c := minGPUs(in); c.GPUs > 0 && (gpus == 0 || c.GPUs < gpus) {
+		out = append(out, Lever{Knob: KnobGPUs, From: strconv.Itoa(in.Parallel.GPUs()),
+			To: strconv.Itoa(c.GPUs) + " (" + c.Parallel.String() + ")", Frees: base + c.Headroom, Fits: true})
+	}
+	return clip(append(append(out, rest...), budget...))
+}
+
+// baseOver is how far the input's own layout is over, on its worst rank.
+func baseOver(in *Input) Bytes {
+	if !in.Parallel.multi() {
+		return evalTotal(in) - budgetOf(in)
+	}
+	over, _ := layoutOver(in)
+	return over
+}
+
+// growLever doubles one layout size from cur until the layout fits; n is
+// the GPUs the fitting layout uses.
+func growLever(in *Input, k Knob, cur, others int, base Bytes) (Lever, int, bool) {
+	for v := cur * 2; v <= maxParallel && v*others <= maxWorld; v *= 2 {
+		p := in.Parallel
+		if k == KnobTensorParallel {
+			p.Tensor = v
+		} else {
+			p.Pipeline = v
+		}
+		if over, ok := tryLayout(in, p); ok && over <= 0 {
+			return Lever{Knob: k, From: strconv.Itoa(cur), To: strconv.Itoa(v), Frees: base - over, Fits: true}, v * others, true
+		} else if !ok && k == KnobPipelineParallel {
+			break // more stages than layers: no deeper pipeline is valid either
+		}
+	}
+	return Lever{}, 0, false
+}
+
+// String renders the layout's sizes the way the levers name them.
+func (p Parallel) String() string {
+	s := "tensor_parallel " + strconv.Itoa(p.tp()) + " × pipeline_parallel " + strconv.Itoa(p.pp())
+	if p.ep() > 1 {
+		s += " × expert_parallel " + strconv.Itoa(p.ep())
+	}
+	if p.dp() > 1 {
+		s += " × data_parallel " + strconv.Itoa(p.dp())
+	}
+	return s
+}
+
+// layoutFailureLevers are a failing layout's levers: the binding rank's,
+// each kept as fitting only if it fits every rank, the budget each GPU
+// needs, and the layout levers.
+func layoutFailureLevers(in *Input, gs []rankGroup, bind int) ([]Lever, *Combination) {
+	ls, combo := levers(&gs[bind].in)
+	out := make([]Lever, 0, len(ls))
+	for _, l := range ls {
+		if l.Knob == KnobBudget {
+			need := maxRankTotal(gs)
+			l.To, l.Frees = fmtBytes(roundUp(need, MiB)), need-budgetOf(&gs[bind].in)
+		} else {
+			l.Fits = l.Fits && allFit(gs, l)
+		}
+		out = append(out, l)
+	}
+	if combo != nil && !allFit(gs, combo.Changes...) {
+		combo = nil
+	}
+	return withLayoutLevers(in, out), combo
+}
+
+func maxRankTotal(gs []rankGroup) Bytes {
+	var m Bytes
+	for i := range gs {
+		m = max(m, evalTotal(&gs[i].in))
+	}
+	return m
+}
+
+// allFit reports whether every rank fits with the changes applied.
+func allFit(gs []rankGroup, changes ...Lever) bool {
+	for i := range gs {
+		t := gs[i].in
+		for _, l := range changes {
+			if !applyLever(&t, l) {
+				return false
+			}
+		}
+		if evalTotal(&t) > budgetOf(&t) {
+			return false
+		}
+	}
+	return true
+}
+
+// applyLever applies a lever's change to t, finding its knob's rung by the
+// value the lever names; it reports false for a change it cannot make.
+func applyLever(t *Input, l Lever) bool {
+	for _, k := range knobsFor(t) {
+		if k.name != l.Knob {
+			continue
+		}
+		for _, r := range k.rungs {
+			if r.value() == l.To {
+				r.applyTo(t)
+				return true
+			}
+		}
+		if n, err := strconv.Atoi(l.To); err == nil && len(k.rungs) > 0 && k.rungs[0].set != nil {
+			k.rungs[0].set(t, n)
+			return true
+		}
+	}
+	return false
+}

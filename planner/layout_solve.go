@@ -1,0 +1,43 @@
+package planner
+
+// This file answers the inverse questions for a layout: every rank serves
+// the same sequences, so the largest length or batch the layout holds is
+// the smallest any distinct rank holds.
+
+// layoutMaxSeqLen is the largest max_seq_len every rank holds.
+func layoutMaxSeqLen(in *Input) int {
+	best := maxSeqLen
+	for _, g := range rankGroups(in) {
+		t := &g.in
+		sh, l := newShape(&t.Model, t.Limits.KVDtype), resolve(&t.Limits)
+		best = min(best, maxLen(t, &sh, l, max(l.batch, 1), maxSeqLen, budgetOf(t)))
+	}
+	return best
+}
+
+// layoutMaxBatch is the largest max_batch every rank holds.
+func layoutMaxBatch(in *Input) int {
+	best := maxBatchLimit
+	for _, g := range rankGroups(in) {
+		t := &g.in
+		sh, l := newShape(&t.Model, t.Limits.KVDtype), resolve(&t.Limits)
+		best = min(best, maxBatch(t, &sh, l, budgetOf(t)))
+	}
+	return best
+}
+
+// layoutFrontier is the pointwise smallest frontier over the ranks.
+func layoutFrontier(in *Input, n int) []Point {
+	var pts []Point
+	for _, g := range rankGroups(in) {
+		f := frontier(&g.in, n)
+		if pts == nil {
+			pts = f
+			continue
+		}
+		for i := range pts {
+			pts[i].MaxSeqLen = min(pts[i].MaxSeqLen, f[i].MaxSeqLen)
+		}
+	}
+	return pts
+}
