@@ -268,7 +268,6 @@ func kvHeadsOf(m *Model) int {
 	return 0
 }
 
-
 // mulDiv is x·a/b rounded down, exact for any int64 x, a ≥ 0 and b > 0
 // whose result fits; it saturates at MaxBytes otherwise.
 func mulDiv(x, a, b int64) int64 {
