@@ -19,7 +19,7 @@ type inputFlags struct {
 	specK, ring, snapshots                          int
 	vision, graphs, eager, sidecar                  bool
 	engineFlags
-	parallel                                        parallelFlags
+	parallel parallelFlags
 }
 
 func (f *inputFlags) register(fs *flag.FlagSet) {
