@@ -185,10 +185,10 @@ func failure(p *Plan, floor bool, l limits) *Failure {
 func weightsMessage(p *Plan, fixed Bytes) string {
 	if p.Weights > p.Budget {
 		return fmt.Sprintf("the weights alone are %d MiB, %d MiB more than the %d MiB budget: no limit or feature "+
-			"can fit them, only a larger budget or smaller weights", p.Weights.MiB(), (p.Weights - p.Budget).MiB(), p.Budget.MiB())
+			"can fit them, only a larger budget, smaller weights or more GPUs", p.Weights.MiB(), (p.Weights - p.Budget).MiB(), p.Budget.MiB())
 	}
 	return fmt.Sprintf("the weights (%d MiB) and what the driver charges before them (%d MiB) are %d MiB more than "+
-		"the %d MiB budget: no limit or feature can fit them, only a larger budget or smaller weights",
+		"the %d MiB budget: no limit or feature can fit them, only a larger budget, smaller weights or more GPUs",
 		p.Weights.MiB(), (fixed - p.Weights).MiB(), (fixed - p.Budget).MiB(), p.Budget.MiB())
 }
 

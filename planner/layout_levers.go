@@ -222,3 +222,25 @@ func applyLever(t *Input, l Lever) bool {
 	}
 	return false
 }
+
+// noteGPUs adds to a weights failure how many GPUs' worth the weights are
+// and which layout lever fits them.
+func noteGPUs(p *Plan) {
+	f := p.Failure
+	if f == nil || f.Reason != FailureWeights || p.Budget <= 0 {
+		return
+	}
+	worth := float64(p.Weights) / float64(p.Budget)
+	f.Message += "; that is " + strconv.FormatFloat(worth, 'f', 1, 64) + " GPUs' worth of this budget"
+	for _, l := range p.Levers {
+		if layoutKnob(l.Knob) {
+			f.Message += ", and " + string(l.Knob) + " " + l.From + " -> " + l.To + " fits"
+			return
+		}
+	}
+}
+
+// layoutKnob reports whether k changes the parallel layout.
+func layoutKnob(k Knob) bool {
+	return k == KnobTensorParallel || k == KnobPipelineParallel || k == KnobGPUs
+}

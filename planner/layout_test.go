@@ -8,10 +8,6 @@ import (
 	"testing"
 )
 
-func layoutKnob(k Knob) bool {
-	return k == KnobTensorParallel || k == KnobPipelineParallel || k == KnobGPUs
-}
-
 // checkLayoutLever applies a layout lever and checks that it fits.
 func checkLayoutLever(t *testing.T, i int, in Input, l Lever) {
 	t.Helper()
@@ -314,4 +310,19 @@ func FuzzLayout(f *testing.F) {
 		}
 		checkLayoutSums(t, 0, &p)
 	})
+}
+
+// budgetAndLayoutOnly reports whether ls holds only layout levers and the
+// budget lever, the budget last: what a report offers when no limit or
+// feature can fit the weights.
+func budgetAndLayoutOnly(ls []Lever) bool {
+	if len(ls) == 0 || ls[len(ls)-1].Knob != KnobBudget {
+		return false
+	}
+	for _, l := range ls[:len(ls)-1] {
+		if !layoutKnob(l.Knob) || !l.Fits {
+			return false
+		}
+	}
+	return true
 }

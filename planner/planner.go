@@ -173,7 +173,7 @@ const (
 	FailureAdmissionFloor FailureReason = "admission_floor"
 	// FailureWeights is a plan whose weights, with what the driver charges
 	// before them, exceed the budget on their own: no limit or feature can
-	// fit it, only a larger budget or smaller weights.
+	// fit it, only a larger budget, smaller weights or more GPUs.
 	FailureWeights FailureReason = "weights_exceed_budget"
 )
 
@@ -234,6 +234,7 @@ func Report(in Input) (Plan, error) {
 	if !p.Fits {
 		p.Levers, p.Combination = levers(&in)
 		p.Levers = withLayoutLevers(&in, p.Levers)
+		noteGPUs(&p)
 	}
 	sh := newShape(&in.Model, in.Limits.KVDtype)
 	engineReport(&in, &sh, &p)
