@@ -24,6 +24,7 @@ const vaStart backend.Addr = 0x7f00_0000_0000
 type handle struct {
 	size     backend.Bytes
 	mem      []byte
+	fd       int  // the memory's file descriptor when created exportable, else -1
 	maps     int  // live mappings of this handle
 	released bool // cuMemRelease was called; memory goes at the last unmap
 	lastVA   backend.Addr
@@ -169,7 +170,7 @@ func (d *Device) MemCreate(n backend.Bytes) (uint64, error) {
 		return 0, err
 	}
 	d.nextHandle++
-	d.handles[d.nextHandle] = &handle{size: n, mem: hostAlloc(int(n))}
+	d.handles[d.nextHandle] = &handle{size: n, mem: hostAlloc(int(n)), fd: -1}
 	d.used += n
 	return d.nextHandle, nil
 }
@@ -192,6 +193,10 @@ func (d *Device) maybeFreeHandle(id uint64, h *handle) {
 	if h.released && h.maps == 0 {
 		delete(d.handles, id)
 		d.used -= h.size
+		if h.fd >= 0 {
+			freeShared(h)
+			return
+		}
 		d.poison(h.lastVA, h.mem)
 	}
 }

@@ -21,6 +21,13 @@ type Config struct {
 	Quarantine  int                 `json:"quarantine"`  // released blocks kept readable; 0 means 16, <0 none
 	Budget      backend.Bytes       `json:"budget"`      // committed-bytes cap; 0 means none
 	Guard       *backend.PhaseGuard `json:"-"`           // consulted on every acquisition; may be nil
+	// Chunk is the largest handle one Commit creates, as the VMM
+	// backend's chunks; 0 means one handle per Commit, however large.
+	Chunk backend.Bytes `json:"chunk"`
+	// Export creates the handles of regions under a shared tag exportable
+	// (the VMM backend's ExportPOSIXFD), so the Fake is a backend.Sharer
+	// whose memory another process can map (Linux only).
+	Export bool `json:"export"`
 }
 
 // Op is a journaled operation.

@@ -137,3 +137,13 @@ func TestV2NoAllocationWhileServing(t *testing.T) {
 	}
 	f.Release(kv)
 }
+
+func TestFakeSharerConformance(t *testing.T) {
+	f := gpuagenttest.New(gpuagenttest.Config{Capacity: 64 * backend.MiB, Granularity: 64 * backend.KiB, Chunk: 128 * backend.KiB, Export: true})
+	var b backend.Backend = f
+	s, ok := b.(backend.Sharer)
+	if !ok {
+		t.Skip("the fake shares memory only on Linux")
+	}
+	gpuagenttest.TestSharer(t, s, newImporter)
+}

@@ -39,22 +39,42 @@ func (f *Fake) AcquireGrowable(reserve, commit backend.Bytes, tag backend.Tag) (
 	return r, nil
 }
 
-// grow commits [committed, n) as one new chunk.
+// grow commits [committed, n) in chunks of at most Config.Chunk each. On
+// failure it undoes what it committed.
 func (f *Fake) grow(l *live, n backend.Bytes) error {
-	at := l.r.Committed()
-	if n == at {
-		return nil
+	was := l.r.Committed()
+	for at := was; at < n; {
+		size := n - at
+		if f.cfg.Chunk > 0 {
+			size = min(size, f.cfg.Chunk)
+		}
+		if err := f.growOne(l, at, size); err != nil {
+			if at > was {
+				must(f.shrink(l, was))
+			}
+			return err
+		}
+		at += size
 	}
-	h, err := f.dev.MemCreate(n - at)
+	return nil
+}
+
+// growOne commits one chunk of size bytes at offset at.
+func (f *Fake) growOne(l *live, at, size backend.Bytes) error {
+	create := f.dev.MemCreate
+	if f.cfg.Export && l.r.Tag().Shared() {
+		create = f.dev.MemCreateExportable
+	}
+	h, err := create(size)
 	if err != nil {
 		return err
 	}
-	if err := f.dev.Map(l.base+backend.Addr(at), n-at, h); err != nil {
+	if err := f.dev.Map(l.base+backend.Addr(at), size, h); err != nil {
 		f.dev.MemRelease(h)
 		return err
 	}
-	l.chunks = append(l.chunks, chunk{at, n - at, h})
-	f.minter.SetCommitted(l.r, n)
+	l.chunks = append(l.chunks, chunk{at, size, h})
+	f.minter.SetCommitted(l.r, at+size)
 	return nil
 }
 

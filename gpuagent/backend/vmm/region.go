@@ -16,7 +16,7 @@ func (b *Backend) Acquire(n, align backend.Bytes, tag backend.Tag) (*backend.Reg
 	if err := b.led.Admit("Acquire", n, tag); err != nil {
 		return nil, err
 	}
-	s, err := b.reserve(backend.AlignUp(n, b.g), align)
+	s, err := b.reserve(backend.AlignUp(n, b.g), align, tag)
 	if err != nil {
 		return nil, fail("Acquire", n, tag, err)
 	}
@@ -36,7 +36,7 @@ func (b *Backend) AcquireGrowable(reserve, commit backend.Bytes, tag backend.Tag
 	if err := b.led.AdmitGrowable("AcquireGrowable", reserve, commit, tag); err != nil {
 		return nil, err
 	}
-	s, err := b.reserve(reserve, 0)
+	s, err := b.reserve(reserve, 0, tag)
 	if err != nil {
 		return nil, fail("AcquireGrowable", reserve, tag, err)
 	}
@@ -50,7 +50,7 @@ func (b *Backend) AcquireGrowable(reserve, commit backend.Bytes, tag backend.Tag
 	return r, nil
 }
 
-func (b *Backend) reserve(size, align backend.Bytes) (*space, error) {
+func (b *Backend) reserve(size, align backend.Bytes, tag backend.Tag) (*space, error) {
 	if align <= b.g {
 		align = 0
 	}
@@ -58,7 +58,11 @@ func (b *Backend) reserve(size, align backend.Bytes) (*space, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &space{va: va, size: size}, nil
+	s := &space{va: va, size: size, prop: &b.prop}
+	if tag.Shared() && b.shared != nil {
+		s.prop = b.shared
+	}
+	return s, nil
 }
 
 func (b *Backend) track(r *backend.Region, s *space) {
@@ -82,7 +86,7 @@ func (b *Backend) grow(s *space, n backend.Bytes) error {
 	for s.mapped < n {
 		size := min(b.chunk, n-s.mapped)
 		va := s.va + cuda.DevicePtr(s.mapped)
-		h, err := b.d.Commit(va, uint64(size), b.prop)
+		h, err := b.d.Commit(va, uint64(size), *s.prop)
 		if err != nil {
 			b.shrink(s, len(s.maps)-had)
 			return err

@@ -36,7 +36,10 @@ type Options struct {
 	// Hysteresis is how many decommitted bytes a region keeps mapped for
 	// its next Commit; 0 means two chunks, negative means none.
 	Hysteresis backend.Bytes `json:"hysteresis_bytes"`
-	// ExportPOSIXFD creates every handle exportable as a POSIX fd.
+	// ExportPOSIXFD creates the handles of regions under a shared tag (the
+	// KV pools, backend.Tag.Shared) exportable as POSIX fds, so that
+	// Export can hand them to another process. Open refuses it on a device
+	// that cannot export.
 	ExportPOSIXFD bool `json:"export_posix_fd"`
 }
 
@@ -50,6 +53,7 @@ type Backend struct {
 	d      *cuda.Driver
 	info   cuda.Info
 	prop   cuda.MemAllocationProp
+	shared *cuda.MemAllocationProp // for regions under a shared tag; nil without export
 	g      backend.Bytes
 	chunk  backend.Bytes
 	keep   backend.Bytes // hysteresis, >= 0
@@ -65,6 +69,7 @@ var _ backend.Backend = (*Backend)(nil)
 // handles mapped from its base, in address order.
 type space struct {
 	va     cuda.DevicePtr
+	prop   *cuda.MemAllocationProp
 	size   backend.Bytes // reserved, a multiple of the granularity
 	maps   []cuda.Mapping
 	mapped backend.Bytes // bytes mapped from the base; >= the region's Committed
@@ -94,12 +99,19 @@ func newBackend(d *cuda.Driver, opts Options) (*Backend, error) {
 	if !info.VMM {
 		return nil, &backend.Error{Op: "Open", Err: backend.ErrNotSupported}
 	}
-	prop := cuda.DeviceProp(d.Device(), opts.ExportPOSIXFD)
+	if opts.ExportPOSIXFD && !info.POSIXFD {
+		return nil, &backend.Error{Op: "Open (POSIX-fd export)", Err: backend.ErrNotSupported}
+	}
+	prop := cuda.DeviceProp(d.Device(), false)
 	g, err := d.Granularity(prop, false)
 	if err != nil {
 		return nil, err
 	}
 	b := &Backend{d: d, info: info, prop: prop, g: backend.Bytes(g), minter: backend.NewMinter("vmm"), spaces: map[*backend.Region]*space{}}
+	if opts.ExportPOSIXFD {
+		sp := cuda.DeviceProp(d.Device(), true)
+		b.shared = &sp
+	}
 	b.chunk = backend.AlignUp(cmpOr(opts.Chunk, 64*backend.MiB), b.g)
 	b.keep = max(cmpOr(opts.Hysteresis, 2*b.chunk), 0)
 	b.led = ledger.Ledger{Total: backend.Bytes(info.TotalBytes), Granularity: b.g, Guard: opts.Guard}

@@ -58,3 +58,16 @@ func TestHysteresis(t *testing.T) {
 		}
 	}
 }
+
+// TestSharerConformance exports a KV region's chunks and maps them twice
+// in this process through the Importer an engine process would use.
+func TestSharerConformance(t *testing.T) {
+	b := open(t, vmm.Options{ExportPOSIXFD: true, Chunk: 4 * backend.MiB, Hysteresis: -1})
+	gpuagenttest.TestSharer(t, b, func() gpuagenttest.Importer {
+		im, err := vmm.NewImporter(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return im
+	})
+}

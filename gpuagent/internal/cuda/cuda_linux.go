@@ -92,6 +92,9 @@ static CUresult vp_gran(void *f, size_t *g, const CUmemAllocationProp *prop, int
 static CUresult vp_export_fd(void *f, int *fd, CUmemGenericAllocationHandle h) {
 	return F(CUresult, void *, CUmemGenericAllocationHandle, int, unsigned long long)(fd, h, 1, 0);
 }
+static CUresult vp_import_fd(void *f, CUmemGenericAllocationHandle *h, int fd) {
+	return F(CUresult, CUmemGenericAllocationHandle *, void *, int)(h, (void *)(uintptr_t)fd, 1);
+}
 static CUresult vp_event_create(void *f, CUevent *e, unsigned flags) { return F(CUresult, CUevent *, unsigned)(e, flags); }
 static CUresult vp_event_record(void *f, uintptr_t e) { return F(CUresult, CUevent, CUstream)((CUevent)e, (CUstream)0); }
 #undef F
@@ -115,7 +118,7 @@ var driverSymbols = []string{
 	"cuMemAlloc_v2", "cuMemFree_v2", "cuMemsetD8_v2", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2",
 	"cuMemAddressReserve", "cuMemAddressFree", "cuMemCreate", "cuMemRelease", "cuMemMap",
 	"cuMemUnmap", "cuMemSetAccess", "cuMemGetAllocationGranularity",
-	"cuMemExportToShareableHandle", "cuEventCreate", "cuEventRecord", "cuEventSynchronize",
+	"cuMemExportToShareableHandle", "cuMemImportFromShareableHandle", "cuEventCreate", "cuEventRecord", "cuEventSynchronize",
 	"cuEventDestroy_v2",
 }
 
@@ -297,6 +300,11 @@ func (l library) fillVMM(s *shim) {
 		var fd C.int
 		code := C.vp_export_fd(l["cuMemExportToShareableHandle"], &fd, C.CUmemGenericAllocationHandle(h))
 		return int(fd), cu(code)
+	}
+	s.importFD = func(fd int) (MemHandle, int32) {
+		var h C.CUmemGenericAllocationHandle
+		code := C.vp_import_fd(l["cuMemImportFromShareableHandle"], &h, C.int(fd))
+		return MemHandle(h), cu(code)
 	}
 }
 

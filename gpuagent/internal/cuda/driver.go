@@ -35,6 +35,7 @@ type shim struct {
 	memSetAccess      func(p DevicePtr, size uint64, desc *MemAccessDesc) int32
 	granularity       func(prop *MemAllocationProp, option int) (uint64, int32)
 	exportFD          func(h MemHandle) (int, int32)
+	importFD          func(fd int) (MemHandle, int32)
 	eventCreate       func() (uintptr, int32)
 	eventRecord       func(ev uintptr) int32
 	eventSynchronize  func(ev uintptr) int32

@@ -164,3 +164,51 @@ func (d *Driver) RawCommitDecommit(va DevicePtr, size uint64, rounds int) (RawTi
 	})
 	return t, err
 }
+
+// ExportFD returns a new POSIX file descriptor for handle h, which must
+// have been created for POSIX-fd export (DeviceProp with posixFD set): the
+// driver answers INVALID_VALUE otherwise. The caller closes the fd.
+func (d *Driver) ExportFD(h MemHandle) (int, error) {
+	fd := -1
+	err := d.call(func() error {
+		var code int32
+		fd, code = d.s.exportFD(h)
+		return check("cuMemExportToShareableHandle", code)
+	})
+	return fd, err
+}
+
+// MapFD imports the allocation another process exported as fd and maps
+// all size bytes of it at va, readable and writable by this device. The
+// imported handle is released at once: the driver keeps the memory until
+// the mapping goes (Unmap). fd stays open; the caller closes it.
+func (d *Driver) MapFD(va DevicePtr, size uint64, fd int) error {
+	return d.call(func() error {
+		s := d.s
+		h, code := s.importFD(fd)
+		if code != 0 {
+			return checkBytes("cuMemImportFromShareableHandle", size, code)
+		}
+		defer s.memRelease(h)
+		if code := s.memMap(va, size, h); code != 0 {
+			return checkBytes("cuMemMap", size, code)
+		}
+		desc := ReadWrite(d.dev)
+		if code := s.memSetAccess(va, size, &desc); code != 0 {
+			s.memUnmap(va, size)
+			return checkBytes("cuMemSetAccess", size, code)
+		}
+		return nil
+	})
+}
+
+// Unmap unmaps [va, va+size), which must cover whole mappings, after
+// waiting for the work this context submitted.
+func (d *Driver) Unmap(va DevicePtr, size uint64) error {
+	return d.call(func() error {
+		if err := d.fenceLocked(); err != nil {
+			return err
+		}
+		return checkBytes("cuMemUnmap", size, d.s.memUnmap(va, size))
+	})
+}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package gpuagenttest_test
+
+import "github.com/vramplan/vramplan/gpuagent/gpuagenttest"
+
+func newImporter() gpuagenttest.Importer { return nil }
