@@ -160,6 +160,7 @@ func kvPlan(in *Input, s *shape, c *charges, l limits) KVPlan {
 	k.CommitChunk = roundUp(orDefault(in.Engine.CommitChunk, defaultCommitChunk), g)
 	one := s.kvFor(1, l.seqLen, l.block)
 	k.InitialCommit = min(k.Reserve, roundUp(satAdd(one.global, one.swa), k.CommitChunk))
+	k.Shrink = ShrinkPolicy(&in.Calibration, k.CommitChunk)
 	return k
 }
 

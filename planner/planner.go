@@ -147,6 +147,8 @@ type KVPlan struct {
 	Reserve       Bytes `json:"reserve_bytes"`
 	CommitChunk   Bytes `json:"commit_chunk_bytes"`
 	InitialCommit Bytes `json:"initial_commit_bytes"`
+	// Shrink is when the pool gives committed chunks back while serving.
+	Shrink ShrinkPlan `json:"shrink"`
 }
 
 // SWAPlan sizes the sliding-window pool.

@@ -61,13 +61,18 @@ func (c *cache) put(h Hash, ref *mem.BlockRef) {
 func (c *cache) reclaimOne() bool {
 	for e := c.lru.next; e != &c.lru; e = e.next {
 		if e.pins == 0 {
-			c.unlink(e)
-			delete(c.byHash, e.h)
-			e.ref.Release()
+			c.drop(e)
 			return true
 		}
 	}
 	return false
+}
+
+// drop removes e and releases its reference.
+func (c *cache) drop(e *entry) {
+	c.unlink(e)
+	delete(c.byHash, e.h)
+	e.ref.Release()
 }
 
 func (c *cache) pin(owner string, hs []Hash) int {

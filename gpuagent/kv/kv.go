@@ -106,6 +106,24 @@ func (m *Manager) Reclaim(n int) int {
 	return i
 }
 
+// ReclaimFrom drops every unpinned prefix-cache entry whose block id is
+// from or higher, and returns how many it dropped: what a pool about to
+// give the top of its memory back does, since a cache entry is not a
+// reason to keep memory. A dropped entry's block returns to the pool only
+// if no sequence still holds it.
+func (m *Manager) ReclaimFrom(from mem.BlockID) int {
+	n := 0
+	for e := m.cache.lru.next; e != &m.cache.lru; {
+		next := e.next
+		if e.pins == 0 && e.ref.ID() >= from {
+			m.cache.drop(e)
+			n++
+		}
+		e = next
+	}
+	return n
+}
+
 // Pin marks the cached entries for hashes as pinned by owner, so reclaim
 // skips them. Pins hold no references. It returns how many hashes were in
 // the cache and are now pinned.

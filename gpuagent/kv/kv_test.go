@@ -201,3 +201,30 @@ func TestSaveLoad(t *testing.T) {
 	r.close(t)
 	r2.close(t)
 }
+
+// TestReclaimFrom drops the unpinned cache entries at or above an id and
+// keeps pinned ones and the blocks sequences hold.
+func TestReclaimFrom(t *testing.T) {
+	r := newRig(t, 8, 4, 0)
+	a := r.m.NewSequence()
+	for i := range 4 {
+		a.Append(0)
+		a.Seal(i, kv.Hash(100+i))
+	}
+	a.Close() // blocks 1..4 cached under hashes 100..103
+	r.m.Pin("p", 103)
+	b := r.m.NewSequence()
+	b.Append(102) // a sequence shares block 3
+	if n := r.m.ReclaimFrom(2); n != 2 {
+		t.Errorf("ReclaimFrom(2) dropped %d entries, want 2 (blocks 2 and 3; 4 is pinned)", n)
+	}
+	if r.m.Cached(101) || r.m.Cached(102) || !r.m.Cached(100) || !r.m.Cached(103) {
+		t.Errorf("after ReclaimFrom(2) cached: 100 %v 101 %v 102 %v 103 %v", r.m.Cached(100), r.m.Cached(101), r.m.Cached(102), r.m.Cached(103))
+	}
+	if r.global.RefCount(3) != 1 || r.global.RefCount(2) != 0 {
+		t.Errorf("refcounts: block 2 %d, block 3 %d; want 0 and the sequence's 1", r.global.RefCount(2), r.global.RefCount(3))
+	}
+	b.Close()
+	r.m.Unpin("p")
+	r.close(t)
+}

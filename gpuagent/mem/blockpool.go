@@ -36,6 +36,7 @@ type BlockPool struct {
 	gens   []uint32  // generation per id, advanced when the block is freed
 	nrefs  int       // outstanding references
 	closed bool
+	lowest *buckets // non-nil: free is a min-heap and live blocks are counted per bucket
 	leak   *leak.Token
 }
 
@@ -85,8 +86,13 @@ func (p *BlockPool) Acquire() (BlockRef, error) {
 	if n == 0 {
 		return BlockRef{}, ErrPoolFull
 	}
-	id := p.free[n-1]
-	p.free = p.free[:n-1]
+	var id BlockID
+	if p.lowest != nil {
+		id = p.popLowest()
+	} else {
+		id = p.free[n-1]
+		p.free = p.free[:n-1]
+	}
 	p.refs[id] = 1
 	p.nrefs++
 	return BlockRef{p: p, id: id, gen: p.gens[id]}, nil
@@ -114,6 +120,10 @@ func (p *BlockPool) release(id BlockID) {
 		return
 	}
 	p.gens[id]++
+	if p.lowest != nil {
+		p.pushLowest(id)
+		return
+	}
 	p.free = append(p.free, id)
 }
 
