@@ -54,6 +54,9 @@ type Config struct {
 	MaxLeaseTTL time.Duration `json:"max_lease_ttl"`
 	// MaxLeases caps the open leases; 0 means 4096.
 	MaxLeases int `json:"max_leases"`
+	// MapTimeout is how long a client mapping the KV pool has to answer a
+	// map or unmap before it loses its lease; 0 means 5 s.
+	MapTimeout time.Duration `json:"map_timeout"`
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time `json:"-"`
 	// Logf logs; nil means log.Printf.
@@ -65,6 +68,7 @@ func (c *Config) defaults() {
 	c.LeaseTTL = orDefault(c.LeaseTTL, 10*time.Second)
 	c.MaxLeaseTTL = orDefault(c.MaxLeaseTTL, 60*time.Second)
 	c.MaxLeases = orDefault(c.MaxLeases, 4096)
+	c.MapTimeout = orDefault(c.MapTimeout, 5*time.Second)
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -103,6 +107,15 @@ type Agent struct {
 	seqs     int
 	counters counters
 	closed   bool
+
+	share   backend.Sharer    // nil: the pool cannot be shared
+	mapped  int               // leases whose client maps the pool
+	poolSeq uint64            // last pool message sent
+	doomed  []*lease          // to end when the current call returns
+	caller  *lease            // the lease of the call in progress
+	lost    map[string]string // why recently lost leases ended
+	pushes  pushStats
+	shrink  shrinker
 }
 
 // tenant is one plan item the agent acquired, and where it lives.
@@ -121,7 +134,7 @@ type geometry struct {
 
 // counters are the agent's monotonic counts.
 type counters struct {
-	admitted, refused, forks, expired, disconnected uint64
+	admitted, refused, forks, expired, disconnected, lost uint64
 }
 
 // Plan returns the plan the agent enforces.

@@ -18,8 +18,10 @@ type lease struct {
 	ttl     time.Duration
 	expires time.Time
 	seqs    map[uint64]*seqState
-	next    uint64 // last handle given out
-	pins    int64  // hashes this lease pinned
+	next    uint64     // last handle given out
+	pins    int64      // hashes this lease pinned
+	pool    PoolClient // the client mapping the KV pool for this lease, or nil
+	doomed  string     // why the lease ends when the current call returns
 }
 
 // Conn identifies a client connection to the agent; 0 is none (in-process
@@ -69,9 +71,13 @@ func (a *Agent) describe(l *lease) wire.Lease {
 func (a *Agent) lookup(conn Conn, id string) (*lease, *wire.Error) {
 	l := a.leases[id]
 	if l == nil || l.conn != conn {
-		return nil, wire.Errorf(wire.CodeNoLease, "no lease %.40q on this connection", id)
+		return nil, a.noLease(id)
+	}
+	if l.doomed != "" {
+		return nil, wire.Errorf(wire.CodeNoLease, "lease %.40q is ending: %s", id, l.doomed)
 	}
 	l.expires = a.cfg.Now().Add(l.ttl)
+	a.caller = l
 	return l, nil
 }
 
@@ -137,6 +143,11 @@ func (a *Agent) endLease(id string) {
 	}
 	if l.pins > 0 {
 		a.kv.Unpin(l.id)
+	}
+	if l.pool != nil {
+		l.pool.Close()
+		l.pool = nil
+		a.mapped--
 	}
 	delete(a.leases, id)
 }

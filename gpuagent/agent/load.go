@@ -31,7 +31,7 @@ func Load(p planner.Plan, b backend.Backend, g *backend.PhaseGuard, dev Device, 
 		return nil, err
 	}
 	a := &Agent{cfg: cfg, plan: p, b: b, guard: g, dev: dev, measured: m, warnings: warn,
-		leases: map[string]*lease{}, geometry: geometryOf(&p)}
+		leases: map[string]*lease{}, lost: map[string]string{}, geometry: geometryOf(&p)}
 	for _, w := range warn {
 		a.logf("gpuagent: WARN %s", w)
 	}
@@ -165,15 +165,16 @@ func (a *Agent) kvPools() error {
 	g := a.geometry
 	perSeq := ceilDiv(int64(g.maxSeqLen), int64(g.blockTokens))
 	a.global, err = openPool(a.b, a.item("kv"), a.plan.KV.Blocks, backend.Bytes(a.plan.KV.BlockBytes),
-		backend.Bytes(a.plan.KV.CommitChunk), perSeq, backend.TagKVPool)
+		backend.Bytes(a.plan.KV.CommitChunk), perSeq, backend.TagKVPool, true)
 	if err != nil {
 		return fmt.Errorf("kv: %w", err)
 	}
+	a.openSharing()
 	a.tenants = append(a.tenants, tenant{a.item("kv"), a.global.r.Committed})
 	if s := a.plan.KV.SWA; s != nil && s.Blocks > 0 {
 		stride := backend.Bytes(int64(a.plan.KV.BlockTokens) * int64(s.BytesPerToken))
 		a.swa, err = openPool(a.b, a.item("kv_swa"), s.Blocks, stride,
-			backend.Bytes(a.plan.KV.CommitChunk), s.BlocksPerSeq, backend.TagSWAPool)
+			backend.Bytes(a.plan.KV.CommitChunk), s.BlocksPerSeq, backend.TagSWAPool, false)
 		if err != nil {
 			return fmt.Errorf("kv_swa: %w", err)
 		}

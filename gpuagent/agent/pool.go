@@ -33,7 +33,7 @@ type kvPool struct {
 // and commits what first blocks need. On a backend that cannot grow (plain
 // device allocations) it commits the whole reservation at once, so the
 // pool never needs to grow while serving.
-func openPool(b backend.Backend, it planner.Item, blocks int64, stride, chunk backend.Bytes, first int64, tag backend.Tag) (*kvPool, error) {
+func openPool(b backend.Backend, it planner.Item, blocks int64, stride, chunk backend.Bytes, first int64, tag backend.Tag, compact bool) (*kvPool, error) {
 	g := b.Stats().Granularity
 	chunk = backend.AlignUp(max(chunk, g), g)
 	reserve := backend.AlignUp(max(backend.Bytes(it.Bytes), backend.Bytes(blocks)*stride), g)
@@ -45,9 +45,22 @@ func openPool(b backend.Backend, it planner.Item, blocks int64, stride, chunk ba
 	if err != nil {
 		return nil, err
 	}
-	p := &kvPool{r: r, stride: stride, chunk: chunk, ids: mem.NewBlockIDSpace(int(blocks), tag)}
+	p := &kvPool{r: r, stride: stride, chunk: chunk}
+	if compact {
+		n := int(ceilDiv(int64(reserve), int64(chunk)))
+		p.ids = mem.NewCompactIDSpace(int(blocks), tag, n, p.chunkOf)
+	} else {
+		p.ids = mem.NewBlockIDSpace(int(blocks), tag)
+	}
 	p.commits = 1
 	return p, nil
+}
+
+// chunkOf returns the chunk holding the last byte of block id: the pool
+// can decommit down to a chunk's start only when every block of that
+// chunk and above is free.
+func (p *kvPool) chunkOf(id mem.BlockID) int {
+	return int((backend.Bytes(id)*p.stride - 1) / p.chunk)
 }
 
 func (p *kvPool) idsOrNil() *mem.BlockPool {
@@ -57,19 +70,21 @@ func (p *kvPool) idsOrNil() *mem.BlockPool {
 	return p.ids
 }
 
-// ensure commits chunks until blocks blocks are backed. It fails, changing
-// nothing, when the backend cannot commit.
-func (p *kvPool) ensure(b backend.Backend, blocks int64) error {
+// ensure commits chunks until blocks blocks are backed, and returns the
+// committed bytes before and after. It fails, changing nothing, when the
+// backend cannot commit.
+func (p *kvPool) ensure(b backend.Backend, blocks int64) (from, to backend.Bytes, err error) {
+	from = p.r.Committed()
 	need := backend.Bytes(min(blocks, int64(p.ids.Blocks()))) * p.stride
-	if need <= p.r.Committed() {
-		return nil
+	if need <= from {
+		return from, from, nil
 	}
 	n := min(p.r.Reserved(), backend.AlignUp(need, p.chunk))
 	if err := b.Commit(p.r, n); err != nil {
-		return err
+		return from, from, err
 	}
 	p.commits++
-	return nil
+	return from, n, nil
 }
 
 // backed panics under invariants if block id lies beyond the commit.

@@ -152,11 +152,18 @@ func (a *Agent) commitFor(n int64) *wire.Error {
 	if n <= 0 {
 		return nil
 	}
-	if err := a.global.ensure(a.b, int64(a.global.ids.Live())+n); err != nil {
+	from, to, err := a.global.ensure(a.b, int64(a.global.ids.Live())+n)
+	if err != nil {
 		return a.commitFailed(err)
 	}
+	if to > from {
+		a.pushGrowth(from, to)
+		if l := a.caller; l != nil && l.doomed != "" {
+			return wire.Errorf(wire.CodeNoLease, "lease ending: %s", l.doomed)
+		}
+	}
 	if a.swa != nil {
-		if err := a.swa.ensure(a.b, int64(a.swa.ids.Live())+n); err != nil {
+		if _, _, err := a.swa.ensure(a.b, int64(a.swa.ids.Live())+n); err != nil {
 			return a.commitFailed(err)
 		}
 	}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"time"
+
 	"github.com/vramplan/vramplan/gpuagent/backend"
 	"github.com/vramplan/vramplan/planner"
 )
@@ -24,6 +26,22 @@ type Stats struct {
 	Forks       uint64            `json:"forks"`
 	Expired     uint64            `json:"leases_expired"`
 	Dropped     uint64            `json:"leases_disconnected"`
+	Lost        uint64            `json:"leases_lost"` // ended because their client could not map the pool
+	Sharing     SharingStats      `json:"sharing"`
+}
+
+// SharingStats describes the global KV pool's sharing with engine
+// processes and its shrinking.
+type SharingStats struct {
+	Shared          bool               `json:"shared"`  // the backend exports the pool
+	Clients         int                `json:"clients"` // leases whose client maps the pool
+	Maps            uint64             `json:"maps"`    // map messages pushed (each to every client)
+	Unmaps          uint64             `json:"unmaps"`
+	LastPushClients int                `json:"last_push_clients"`
+	LastPushUs      float64            `json:"last_push_us"` // the last push, sent and answered by every client
+	LongestPushUs   float64            `json:"longest_push_us"`
+	Decommitted     backend.Bytes      `json:"decommitted_bytes"` // given back while serving, in all
+	Shrink          planner.ShrinkPlan `json:"shrink"`            // the hysteresis in force
 }
 
 // TierStats is one tier's reservation and what of it is live.
@@ -56,7 +74,8 @@ func (a *Agent) Stats() Stats {
 	s := Stats{Phase: a.guard.Phase().String(), Sidecar: a.cfg.Sidecar, Leases: len(a.leases), Sequences: a.seqs,
 		SteadyState: map[string]uint64{}, Acquires: a.b.Stats().Acquires, Budget: backend.Bytes(a.plan.Budget),
 		Admitted: a.counters.admitted, Refused: a.counters.refused, Forks: a.counters.forks,
-		Expired: a.counters.expired, Dropped: a.counters.disconnected}
+		Expired: a.counters.expired, Dropped: a.counters.disconnected, Lost: a.counters.lost}
+	s.Sharing = a.sharingStats()
 	for t, n := range a.guard.SteadyStateAllocations() {
 		s.SteadyState[t.String()] = n
 	}
@@ -103,3 +122,12 @@ func (a *Agent) tierStats() []TierStats {
 	}
 	return []TierStats{t2, t1, t3, t4}
 }
+
+func (a *Agent) sharingStats() SharingStats {
+	p := &a.pushes
+	return SharingStats{Shared: a.share != nil, Clients: a.mapped, Maps: p.maps, Unmaps: p.unmaps,
+		LastPushClients: p.lastClients, LastPushUs: us(p.last), LongestPushUs: us(p.longest),
+		Decommitted: a.shrink.decommitted, Shrink: a.shrink.policy}
+}
+
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }

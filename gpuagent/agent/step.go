@@ -27,10 +27,12 @@ func (a *Agent) Step(conn Conn, req *wire.Step, res *wire.StepResult) (*wire.Ste
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.endDoomed()
 	l, err := a.lookup(conn, req.Lease)
 	if err != nil {
 		return nil, err
 	}
+	a.shrink.steps++
 	if res == nil {
 		res = new(wire.StepResult)
 	}
@@ -56,10 +58,12 @@ func (a *Agent) Decode(conn Conn, lease string, d *wire.Decode, res *wire.Decode
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.endDoomed()
 	l, err := a.lookup(conn, lease)
 	if err != nil {
 		return err
 	}
+	a.shrink.steps++
 	a.decode(l, d, res)
 	return nil
 }
@@ -80,6 +84,9 @@ func (a *Agent) Admit(conn Conn, lease string, op *wire.Op) (wire.Result, *wire.
 func (a *Agent) apply(l *lease, op *wire.Op) wire.Result {
 	var r wire.Result
 	var err *wire.Error
+	if l.doomed != "" {
+		return wire.Result{Error: wire.Errorf(wire.CodeNoLease, "lease ending: %s", l.doomed)}
+	}
 	switch op.Op {
 	case wire.OpAdmit:
 		r, err = a.admit(l, op)
@@ -242,6 +249,9 @@ func (a *Agent) decode(l *lease, d *wire.Decode, res *wire.DecodeResult) *wire.D
 }
 
 func (a *Agent) decodeOne(l *lease, h uint64, hashes []uint64, dst *int32) *wire.Error {
+	if l.doomed != "" {
+		return wire.Errorf(wire.CodeNoLease, "lease ending: %s", l.doomed)
+	}
 	st, err := l.seq(h)
 	if err != nil {
 		return err

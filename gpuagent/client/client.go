@@ -32,6 +32,7 @@ var ErrClosed = errors.New("gpuagent client: connection closed")
 
 // A Client is one connection to an agent and, once opened, one lease.
 type Client struct {
+	spec  string // what Dial was given
 	mu    sync.Mutex
 	c     net.Conn
 	r     *bufio.Reader
@@ -57,7 +58,7 @@ func Dial(ctx context.Context, spec string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpuagent client: %w", err)
 	}
-	cl := &Client{c: c, r: bufio.NewReaderSize(c, 64<<10), stop: make(chan struct{})}
+	cl := &Client{spec: spec, c: c, r: bufio.NewReaderSize(c, 64<<10), stop: make(chan struct{})}
 	if err := cl.upgrade(); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("gpuagent client: upgrading to %s: %w", wire.FramesProtocol, err)

@@ -41,6 +41,11 @@ var metrics = []metric{
 	{"gpuagent_forks_total", "Sequences forked.", nil},
 	{"gpuagent_leases_expired_total", "Leases ended because they were not renewed.", nil},
 	{"gpuagent_leases_disconnected_total", "Leases ended because their connection closed.", nil},
+	{"gpuagent_leases_lost_total", "Leases ended because their client could not map or unmap the KV pool.", nil},
+	{"gpuagent_kv_pool_clients", "Leases whose engine process maps the KV pool through descriptors.", nil},
+	{"gpuagent_kv_pool_pushes_total", "Messages pushed to every client mapping the KV pool, by op (map: growth, unmap: shrink).", []string{"op"}},
+	{"gpuagent_kv_pool_push_seconds", "The last push to every mapping client, sent and answered; and the longest.", []string{"which"}},
+	{"gpuagent_kv_decommitted_bytes_total", "KV pool bytes decommitted while serving.", nil},
 	{"gpuagent_connections", "Open client connections.", nil},
 	{"gpuagent_connections_shed_total", "Connections closed at accept because the cap was reached.", nil},
 }
@@ -91,6 +96,14 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	emit("gpuagent_forks_total", ctr, float64(st.Forks))
 	emit("gpuagent_leases_expired_total", ctr, float64(st.Expired))
 	emit("gpuagent_leases_disconnected_total", ctr, float64(st.Dropped))
+	emit("gpuagent_leases_lost_total", ctr, float64(st.Lost))
+	sh := &st.Sharing
+	emit("gpuagent_kv_pool_clients", g, float64(sh.Clients))
+	emit("gpuagent_kv_pool_pushes_total", ctr, float64(sh.Maps), "map")
+	emit("gpuagent_kv_pool_pushes_total", ctr, float64(sh.Unmaps), "unmap")
+	emit("gpuagent_kv_pool_push_seconds", g, sh.LastPushUs/1e6, "last")
+	emit("gpuagent_kv_pool_push_seconds", g, sh.LongestPushUs/1e6, "longest")
+	emit("gpuagent_kv_decommitted_bytes_total", ctr, float64(sh.Decommitted))
 	emit("gpuagent_connections", g, float64(c.s.open.Load()))
 	emit("gpuagent_connections_shed_total", ctr, float64(c.s.shed.Load()))
 }

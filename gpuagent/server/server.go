@@ -98,6 +98,7 @@ func (s *Server) Handler() http.Handler {
 		mux.HandleFunc(ep.method+" "+ep.path, route(ep))
 	}
 	mux.HandleFunc("GET /v1/frames", s.upgrade)
+	mux.HandleFunc("GET /v1/pool", s.pool)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
 	return mux
 }
@@ -143,6 +144,7 @@ func (s *Server) reap() {
 			return
 		case <-t.C:
 			s.a.Expire()
+			s.a.Shrink()
 		}
 	}
 }

@@ -203,10 +203,11 @@ func (d *Driver) MapFD(va DevicePtr, size uint64, fd int) error {
 }
 
 // Unmap unmaps [va, va+size), which must cover whole mappings, after
-// waiting for the work this context submitted.
+// waiting for all work in the context, on every stream (cuCtxSynchronize):
+// an importer cannot know which of its streams still touch the memory.
 func (d *Driver) Unmap(va DevicePtr, size uint64) error {
 	return d.call(func() error {
-		if err := d.fenceLocked(); err != nil {
+		if err := check("cuCtxSynchronize", d.s.ctxSynchronize()); err != nil {
 			return err
 		}
 		return checkBytes("cuMemUnmap", size, d.s.memUnmap(va, size))
