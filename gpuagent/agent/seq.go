@@ -68,6 +68,7 @@ func (a *Agent) adopt(l *lease, st *seqState) uint64 {
 // endSeq closes a sequence through kv.Sequence.Close and returns its promise.
 func (a *Agent) endSeq(l *lease, h uint64, st *seqState) {
 	st.s.Close()
+	a.shrink.closed++
 	a.unreserve(st)
 	delete(l.seqs, h)
 	a.seqs--

@@ -4,7 +4,8 @@ package agent
 // A3.1). The pool's id space hands out the lowest free block, so when load
 // falls the top chunks drain; a chunk that has handed out no block for the
 // plan's hysteresis (KVPlan.Shrink: IdleSteps steps and IdleMs, or IdleMs
-// with no step at all) has its unpinned prefix-cache entries dropped, and
+// with no step at all) has its unpinned prefix-cache entries dropped (again after a sequence
+// closes), and
 // once no block of it or above is live, every client mapping the pool is
 // asked to unmap it, and it is decommitted after an event fence. The base
 // address never moves, and decommitting is no acquisition.
@@ -24,6 +25,7 @@ type shrinker struct {
 	policy      planner.ShrinkPlan
 	floor       backend.Bytes // the initial commit: never decommitted
 	steps       uint64        // engine steps served
+	closed      uint64        // sequences closed
 	lastSteps   uint64        // steps at the last sweep that saw them change
 	quietSince  time.Time     // when the step count last changed
 	idle        []idleChunk   // per chunk of the reservation
@@ -37,7 +39,7 @@ type idleChunk struct {
 	acq       uint64
 	since     time.Time
 	step      uint64
-	reclaimed bool // its cache entries were dropped in this idle spell
+	reclaimed uint64 // sequences closed when its cache entries were last dropped, +1; 0: never
 	fresh     bool // seen idle before this sweep (not restarted by it)
 }
 
@@ -113,9 +115,11 @@ func (a *Agent) drained(k int, now time.Time) bool {
 	if now.Sub(st.since) < hold || s.steps-st.step < uint64(s.policy.IdleSteps) && !quiet {
 		return false
 	}
-	if p.ids.BucketLive(k) > 0 && !st.reclaimed {
-		st.reclaimed = true
+	// A sequence that closes moves its blocks into the cache without
+	// acquiring: drop the cache's entries again after any did.
+	if p.ids.BucketLive(k) > 0 && a.shrink.closed+1 != st.reclaimed {
 		a.kv.ReclaimFrom(p.firstID(k))
+		st.reclaimed = a.shrink.closed + 1
 	}
 	return p.ids.BucketLive(k) == 0
 }

@@ -271,7 +271,7 @@ func (r *fdReader) Read(b []byte) (int, error) {
 	if oobn > 0 {
 		r.keep(r.oob[:oobn])
 	}
-	return n, err
+	return max(n, 0), err
 }
 
 func (r *fdReader) keep(oob []byte) {
