@@ -48,6 +48,7 @@ func openFake(p *planner.Plan, g *backend.PhaseGuard, o *backendOptions) (backen
 	}
 	m.Used = m.Context + m.LibraryReserve
 	f := gpuagenttest.New(gpuagenttest.Config{Capacity: max(m.Total-m.Used, backend.MiB),
-		Granularity: backend.Bytes(p.Input.Calibration.VMM.Granularity), Quarantine: -1, Guard: g})
+		Granularity: backend.Bytes(p.Input.Calibration.VMM.Granularity), Quarantine: -1, Guard: g,
+		Chunk: backend.Bytes(p.KV.CommitChunk), Export: true})
 	return f, agent.StaticDevice{M: m, B: f}, nil
 }

@@ -4,6 +4,9 @@ package main
 // the plan's calibration assumed: the CUDA context and the library reserve.
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/vramplan/vramplan/gpuagent/agent"
 	"github.com/vramplan/vramplan/gpuagent/backend"
 	"github.com/vramplan/vramplan/gpuagent/backend/cudamalloc"
@@ -27,8 +30,18 @@ func openCUDA(p *planner.Plan, g *backend.PhaseGuard, o *backendOptions) (backen
 	return withDevice(p, o, b, b.Info().Name)
 }
 
+// openVMM opens the VMM backend committing the plan's chunks, with the KV
+// pools exportable as POSIX fds when the calibration says the device can
+// (engine processes then map the pool: gpuagent/client.MapPool).
 func openVMM(p *planner.Plan, g *backend.PhaseGuard, o *backendOptions) (backend.Backend, agent.Device, error) {
-	b, err := vmm.Open(vmm.Options{Device: o.device, Guard: g})
+	opts := vmm.Options{Device: o.device, Guard: g, Chunk: backend.Bytes(p.KV.CommitChunk),
+		ExportPOSIXFD: p.Input.Calibration.VMM.POSIXFDExport}
+	b, err := vmm.Open(opts)
+	if errors.Is(err, backend.ErrNotSupported) && opts.ExportPOSIXFD {
+		fmt.Fprintf(o.log, "gpuagent serve: the device cannot export POSIX fds, which the calibration says it can: the KV pool is not shared\n")
+		opts.ExportPOSIXFD = false
+		b, err = vmm.Open(opts)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -41,6 +41,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.cfg.LeaseTTL, "lease-ttl", 10*time.Second, "default lease TTL")
 	fs.DurationVar(&f.cfg.MaxLeaseTTL, "max-lease-ttl", 60*time.Second, "longest lease TTL a client may ask for")
 	fs.IntVar(&f.cfg.MaxLeases, "max-leases", 4096, "open leases at most")
+	fs.DurationVar(&f.cfg.MapTimeout, "map-timeout", 5*time.Second, "how long a client mapping the KV pool has to map or unmap a chunk before it loses its lease")
 	fs.IntVar(&f.srv.MaxConns, "max-conns", 1024, "open connections at most; more are closed at accept")
 	fs.Int64Var(&f.fakeTotal, "fake-total-mib", 0, "fake backend: device total in MiB (default: the calibration's)")
 	fs.Int64Var(&f.fakeCtx, "fake-context-mib", 0, "fake backend: measured CUDA context in MiB (default: the calibration's)")
@@ -188,6 +189,10 @@ func announce(a *agent.Agent, listen string, w io.Writer) {
 	r := a.Report()
 	fmt.Fprintf(w, "gpuagent: serving %s (%d KV blocks of %d tokens, base %#x) on %s, listening on %s\n",
 		r.Plan, p.KV.Blocks, p.KV.BlockTokens, uint64(a.KVBase()), r.Device, listen)
+	if st := a.Stats().Sharing; st.Shared {
+		fmt.Fprintf(w, "gpuagent: the KV pool is shared with engine processes on the Unix socket (GET /v1/pool); it shrinks after %d ms and %d steps idle, keeping %d spare chunk(s)\n",
+			st.Shrink.IdleMs, st.Shrink.IdleSteps, st.Shrink.KeepChunks)
+	}
 	switch {
 	case r.Sidecar:
 		fmt.Fprintln(w, "gpuagent: running as a sidecar: this process is a second CUDA context on the device; the plan charges it (sidecar_context)")

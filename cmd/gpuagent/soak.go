@@ -23,6 +23,8 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 	batch := fs.Int("latency-batch", 0, "time decode steps of this many sequences instead of soaking")
 	steps := fs.Int("latency-steps", 20_000, "decode steps to time")
 	form := fs.String("latency-form", "binary", "how timed steps travel: `binary` (wire.CallDecode), json (a wire.Step) or both")
+	mapWith := fs.String("map", "", "every lease maps the KV pool: `vmm` (the GPU, device --device) or fake (memory files); default none")
+	device := fs.Int("device", 0, "CUDA device `ordinal` for --map vmm")
 	var gc gcFlag
 	gc.register(fs)
 	if code := parse(fs, args); code >= 0 {
@@ -36,6 +38,11 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gpuagent soak: --listen is required")
 		return exitUsage
 	}
+	var ok bool
+	if cfg.Map, ok = importers(*mapWith, *device); !ok {
+		fmt.Fprintf(stderr, "gpuagent soak: --map %q: want vmm or fake\n", *mapWith)
+		return exitUsage
+	}
 	ctx := context.Background()
 	if *batch > 0 {
 		return measure(ctx, cfg.Addr, *form, *batch, *steps, stdout, stderr)
@@ -46,6 +53,9 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 	}
 	if res != nil {
 		fmt.Fprintln(stdout, res)
+		if m := res.Mapping(); m != "" {
+			fmt.Fprintln(stdout, m)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gpuagent soak: FAIL: %v\n", err)

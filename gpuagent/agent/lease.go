@@ -22,6 +22,7 @@ type lease struct {
 	pins    int64      // hashes this lease pinned
 	pool    PoolClient // the client mapping the KV pool for this lease, or nil
 	doomed  string     // why the lease ends when the current call returns
+	gone    bool       // doomed because its pool connection closed
 }
 
 // Conn identifies a client connection to the agent; 0 is none (in-process

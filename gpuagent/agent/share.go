@@ -7,6 +7,7 @@ package agent
 // connection says how). A client that cannot map loses its lease.
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"syscall"
@@ -27,6 +28,11 @@ type PoolClient interface {
 	Push(msg *wire.PoolMsg, fds []int, deadline time.Time) error
 	Close()
 }
+
+// ErrPoolClosed is what a PoolClient's Push wraps when its connection
+// has closed: the client went away, which ends its lease as a disconnect,
+// not a loss.
+var ErrPoolClosed = errors.New("the pool connection closed")
 
 // maxLost bounds the lost-lease reasons kept for the leases' next calls.
 const maxLost = 1024
@@ -115,7 +121,7 @@ func (a *Agent) pushAll(ls []target, msg *wire.PoolMsg, cs []backend.Chunk) map[
 		}()
 	}
 	wg.Wait()
-	a.pushes.note(msg.Op, len(ls), time.Since(t0))
+	a.pushes.note(msg.Op, len(ls), len(msg.Chunks), time.Since(t0))
 	return failed
 }
 
@@ -165,6 +171,7 @@ func (a *Agent) pushGrowth(from, to backend.Bytes) {
 		msg := a.mapMsg(cs[:n])
 		for l, err := range a.pushAll(ls, &msg, cs[:n]) {
 			a.doom(l, fmt.Sprintf("its client could not map the KV pool's new chunk at offset %d: %v", cs[0].Offset, err))
+			l.gone = errors.Is(err, ErrPoolClosed)
 		}
 		ls = a.mappedLeases()
 		cs = cs[n:]
@@ -182,7 +189,13 @@ func (a *Agent) doom(l *lease, why string) {
 // endDoomed ends every doomed lease. a.mu is held.
 func (a *Agent) endDoomed() {
 	for _, l := range a.doomed {
-		if a.leases[l.id] == l {
+		switch {
+		case a.leases[l.id] != l:
+		case l.gone:
+			a.remember(l.id, "its pool connection closed")
+			a.counters.disconnected++
+			a.endLease(l.id)
+		default:
 			a.lose(l, l.doomed)
 		}
 	}
@@ -193,15 +206,20 @@ func (a *Agent) endDoomed() {
 // lose ends l, remembering why for its next call.
 func (a *Agent) lose(l *lease, why string) {
 	a.logf("gpuagent: lease %s (%s) lost: %s", l.id[:8], l.name, why)
+	a.remember(l.id, why)
+	a.counters.lost++
+	a.endLease(l.id)
+}
+
+// remember keeps why lease id ended, for its next call.
+func (a *Agent) remember(id, why string) {
 	if len(a.lost) >= maxLost {
-		for id := range a.lost {
-			delete(a.lost, id)
+		for old := range a.lost {
+			delete(a.lost, old)
 			break
 		}
 	}
-	a.lost[l.id] = why
-	a.counters.lost++
-	a.endLease(l.id)
+	a.lost[id] = why
 }
 
 // noLease is the error for a lease id that names no open lease.
@@ -260,11 +278,14 @@ func layerLayout(l *planner.Layer, d planner.KVDtype, t, off int64) (wire.LayerL
 }
 
 // PoolClosed ends lease id when pc, its pool connection, has closed: a
-// client that stopped mapping the pool must not be handed blocks.
+// client that stopped mapping the pool must not be handed blocks. It
+// counts as a disconnect, not a loss.
 func (a *Agent) PoolClosed(id string, pc PoolClient) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if l := a.leases[id]; l != nil && l.pool == pc {
-		a.lose(l, "its pool connection closed")
+		a.remember(id, "its pool connection closed")
+		a.counters.disconnected++
+		a.endLease(id)
 	}
 }

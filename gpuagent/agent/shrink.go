@@ -11,6 +11,7 @@ package agent
 // address never moves, and decommitting is no acquisition.
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -40,7 +41,7 @@ type idleChunk struct {
 	since     time.Time
 	step      uint64
 	reclaimed uint64 // sequences closed when its cache entries were last dropped, +1; 0: never
-	fresh     bool // seen idle before this sweep (not restarted by it)
+	fresh     bool   // seen idle before this sweep (not restarted by it)
 }
 
 // trimmer is a backend that keeps decommitted memory mapped for its own
@@ -161,6 +162,12 @@ func (a *Agent) decommit(n backend.Bytes) backend.Bytes {
 		a.poolSeq++
 		msg := wire.PoolMsg{Seq: a.poolSeq, Op: wire.PoolUnmap, Chunks: cs}
 		for l, err := range a.pushAll(ls, &msg, nil) {
+			if errors.Is(err, ErrPoolClosed) {
+				a.remember(l.id, "its pool connection closed")
+				a.counters.disconnected++
+				a.endLease(l.id)
+				continue
+			}
 			a.lose(l, fmt.Sprintf("its client did not unmap the KV pool above offset %d: %v", n, err))
 		}
 	}
@@ -195,9 +202,20 @@ type pushStats struct {
 	maps, unmaps  uint64
 	lastClients   int
 	last, longest time.Duration
+	recent        [256]Push // ring of the latest pushes
+	n             int
 }
 
-func (p *pushStats) note(op string, clients int, d time.Duration) {
+// Push is one message pushed to every client mapping the pool, timed
+// from the first send to the last answer.
+type Push struct {
+	Op      string  `json:"op"`
+	Clients int     `json:"clients"`
+	Chunks  int     `json:"chunks"`
+	Us      float64 `json:"us"`
+}
+
+func (p *pushStats) note(op string, clients, chunks int, d time.Duration) {
 	if op == wire.PoolMap {
 		p.maps++
 	} else {
@@ -205,4 +223,15 @@ func (p *pushStats) note(op string, clients int, d time.Duration) {
 	}
 	p.lastClients, p.last = clients, d
 	p.longest = max(p.longest, d)
+	p.recent[p.n%len(p.recent)] = Push{Op: op, Clients: clients, Chunks: chunks, Us: us(d)}
+	p.n++
+}
+
+// pushes returns the recent pushes, oldest first.
+func (p *pushStats) pushes() []Push {
+	var out []Push
+	for i := max(0, p.n-len(p.recent)); i < p.n; i++ {
+		out = append(out, p.recent[i%len(p.recent)])
+	}
+	return out
 }

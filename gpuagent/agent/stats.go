@@ -42,6 +42,7 @@ type SharingStats struct {
 	LongestPushUs   float64            `json:"longest_push_us"`
 	Decommitted     backend.Bytes      `json:"decommitted_bytes"` // given back while serving, in all
 	Shrink          planner.ShrinkPlan `json:"shrink"`            // the hysteresis in force
+	Recent          []Push             `json:"recent_pushes,omitempty"`
 }
 
 // TierStats is one tier's reservation and what of it is live.
@@ -127,7 +128,7 @@ func (a *Agent) sharingStats() SharingStats {
 	p := &a.pushes
 	return SharingStats{Shared: a.share != nil, Clients: a.mapped, Maps: p.maps, Unmaps: p.unmaps,
 		LastPushClients: p.lastClients, LastPushUs: us(p.last), LongestPushUs: us(p.longest),
-		Decommitted: a.shrink.decommitted, Shrink: a.shrink.policy}
+		Decommitted: a.shrink.decommitted, Shrink: a.shrink.policy, Recent: p.pushes()}
 }
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vramplan/vramplan/gpuagent/agent"
 	"github.com/vramplan/vramplan/gpuagent/wire"
 )
 
@@ -109,7 +110,12 @@ func (pc *poolConn) Push(msg *wire.PoolMsg, fds []int, deadline time.Time) error
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if err := pc.send(msg, fds, deadline); err != nil {
-		return err
+		select {
+		case <-pc.done:
+			return fmt.Errorf("%w: %v", agent.ErrPoolClosed, err)
+		default:
+			return err
+		}
 	}
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
@@ -123,7 +129,7 @@ func (pc *poolConn) Push(msg *wire.PoolMsg, fds []int, deadline time.Time) error
 		}
 		return nil
 	case <-pc.done:
-		return errors.New("the pool connection closed")
+		return agent.ErrPoolClosed
 	case <-t.C:
 		return fmt.Errorf("no answer to %s of %d chunks in time", msg.Op, len(msg.Chunks))
 	}

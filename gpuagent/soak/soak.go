@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,10 @@ type Config struct {
 	Clients int    `json:"clients"` // concurrent clients; 0 means 32
 	Ops     int    `json:"ops"`     // operations in all; 0 means 100 000
 	Seed    uint64 `json:"seed"`
+	// Map, when set, makes every lease map the KV pool through an
+	// Importer it returns (client.MapPool), so growth and shrinking are
+	// pushed to one mapping client per lease.
+	Map func() (client.Importer, error) `json:"-"`
 }
 
 // Result counts what a soak did and what the agent looked like before and
@@ -37,6 +42,37 @@ type Result struct {
 	Disconnects, Misuse, Rejected int64 // misuse: deliberate bad calls; rejected: their errors
 	Elapsed                       time.Duration
 	Before, After                 agent.Stats
+
+	mu       sync.Mutex
+	MapTimes []time.Duration // client side: importing and mapping one chunk, every chunk every lease mapped
+}
+
+// Mapping describes the pool mapping of a soak run with Config.Map: the
+// client-side time to map a chunk, and the agent's pushes of growth to
+// the most clients it had at once.
+func (r *Result) Mapping() string {
+	if len(r.MapTimes) == 0 {
+		return ""
+	}
+	ts := slices.Clone(r.MapTimes)
+	slices.Sort(ts)
+	q := func(f float64) time.Duration { return ts[min(len(ts)-1, int(f*float64(len(ts))))] }
+	most, ps := 0, []float64{}
+	for _, p := range r.After.Sharing.Recent {
+		most = max(most, p.Clients)
+	}
+	for _, p := range r.After.Sharing.Recent {
+		if p.Op == wire.PoolMap && p.Clients == most {
+			ps = append(ps, p.Us)
+		}
+	}
+	slices.Sort(ps)
+	push := "no growth pushed"
+	if n := len(ps); n > 0 {
+		push = fmt.Sprintf("%d growth pushes to %d clients: p50 %.0f µs, max %.0f µs", n, most, ps[n/2], ps[n-1])
+	}
+	return fmt.Sprintf("mapping: %d chunks mapped client-side: p50 %v, p90 %v, max %v; %s; %d leases lost",
+		len(ts), q(0.5), q(0.9), ts[len(ts)-1], push, r.After.Lost-r.Before.Lost)
 }
 
 // Check reports whether the agent drained back to where it started.
@@ -53,6 +89,8 @@ func (r *Result) Check() error {
 		return fmt.Errorf("steady-state acquisitions %v, want none", a.SteadyState)
 	case a.Acquires != b.Acquires:
 		return fmt.Errorf("backend acquisitions went from %d to %d while serving", b.Acquires, a.Acquires)
+	case a.Lost != b.Lost:
+		return fmt.Errorf("%d leases lost their mapping of the KV pool", a.Lost-b.Lost)
 	case a.KV.Base != b.KV.Base:
 		return fmt.Errorf("KV base moved from %#x to %#x", b.KV.Base, a.KV.Base)
 	case r.Misuse != r.Rejected:

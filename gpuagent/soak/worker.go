@@ -22,6 +22,7 @@ type worker struct {
 	left *atomic.Int64
 	rng  *rand.Rand
 	c    *client.Client
+	pool *client.Pool // the lease's mapping of the KV pool, when Config.Map
 	lim  wire.Limits
 	seqs []seq
 }
@@ -42,14 +43,37 @@ func (w *worker) connect(ctx context.Context) error {
 		return err
 	}
 	w.c, w.lim, w.seqs = c, l.Limits, w.seqs[:0]
+	if w.cfg.Map == nil {
+		return nil
+	}
+	im, err := w.cfg.Map()
+	if err == nil {
+		w.pool, err = c.MapPool(ctx, im)
+	}
+	if err != nil {
+		c.Close()
+		return fmt.Errorf("mapping the KV pool: %w", err)
+	}
 	return nil
+}
+
+// hangUp closes the lease's mapping and connection.
+func (w *worker) hangUp() {
+	if w.pool != nil {
+		w.pool.Close()
+		w.res.mu.Lock()
+		w.res.MapTimes = append(w.res.MapTimes, w.pool.MapTimes()...)
+		w.res.mu.Unlock()
+		w.pool = nil
+	}
+	w.c.Close()
 }
 
 func (w *worker) run(ctx context.Context) error {
 	if err := w.connect(ctx); err != nil {
 		return err
 	}
-	defer func() { w.c.Close() }()
+	defer func() { w.hangUp() }()
 	for w.left.Load() > 0 && ctx.Err() == nil {
 		n, err := w.action(ctx)
 		if err != nil {
@@ -285,7 +309,7 @@ func (w *worker) misuse() (int, error) {
 // disconnect drops the connection with everything the lease holds, and
 // comes back on a new one.
 func (w *worker) disconnect(ctx context.Context) (int, error) {
-	w.c.Close()
+	w.hangUp()
 	atomic.AddInt64(&w.res.Disconnects, 1)
 	return 1, w.connect(ctx)
 }
