@@ -114,25 +114,37 @@ func (pc *poolConn) Push(msg *wire.PoolMsg, fds []int, deadline time.Time) error
 		case <-pc.done:
 			return fmt.Errorf("%w: %v", agent.ErrPoolClosed, err)
 		default:
-			return err
 		}
+		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+			return fmt.Errorf("%w: %v", agent.ErrPoolClosed, err)
+		}
+		return err
 	}
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
 	case ack := <-pc.acks:
-		switch {
-		case ack.Seq != msg.Seq:
-			return fmt.Errorf("answered message %d, want %d", ack.Seq, msg.Seq)
-		case ack.Error != "":
-			return errors.New(ack.Error)
-		}
-		return nil
+		return answered(msg, ack)
 	case <-pc.done:
-		return agent.ErrPoolClosed
+		select { // an answer read before the connection closed counts
+		case ack := <-pc.acks:
+			return answered(msg, ack)
+		default:
+			return agent.ErrPoolClosed
+		}
 	case <-t.C:
 		return fmt.Errorf("no answer to %s of %d chunks in time", msg.Op, len(msg.Chunks))
 	}
+}
+
+func answered(msg *wire.PoolMsg, ack wire.PoolAck) error {
+	switch {
+	case ack.Seq != msg.Seq:
+		return fmt.Errorf("answered message %d, want %d", ack.Seq, msg.Seq)
+	case ack.Error != "":
+		return errors.New(ack.Error)
+	}
+	return nil
 }
 
 // send writes msg as one frame, its descriptors attached to the first
