@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	gpuagent serve  --plan plan.json [--device N] [--backend vmm|cuda|fake] [--listen unix:PATH|HOST:PORT]
+//	gpuagent serve  --plan plan.json [--rank R] [--device N] [--backend vmm|cuda|fake] [--listen unix:PATH|HOST:PORT]
 //	gpuagent report --listen unix:PATH | --plan plan.json [--json]
 //	gpuagent soak   --listen unix:PATH [--clients 32] [--ops 100000] [--latency-batch 256 [--latency-form binary|json|both]]
 //	gpuagent calibrate [--device N] [-o FILE] [--runs N] [--blas-dir DIR]... [--machine TEXT]

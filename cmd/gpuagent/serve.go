@@ -23,7 +23,7 @@ import (
 // serveFlags are serve's flags.
 type serveFlags struct {
 	plan, kind, listen, sidecar string
-	device                      int
+	device, rank                int
 	blas                        dirs
 	cfg                         agent.Config
 	srv                         server.Config
@@ -33,6 +33,7 @@ type serveFlags struct {
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.plan, "plan", "", "the plan `file` vramplan plan -o wrote (required)")
 	fs.IntVar(&f.device, "device", 0, "CUDA device `ordinal`")
+	fs.IntVar(&f.rank, "rank", -1, "serve this `rank` of a multi-GPU plan (required for one)")
 	fs.Var(&f.blas, "blas-dir", "`directory` holding cuBLAS for the start-up library measurement (repeatable)")
 	fs.StringVar(&f.kind, "backend", "vmm", "backend: "+strings.Join(slices.Sorted(mapsKeys(backends)), ", "))
 	fs.StringVar(&f.listen, "listen", "", "unix:`PATH` or loopback HOST:PORT (default unix:/tmp/gpuagent-<device>.sock)")
@@ -132,6 +133,10 @@ func load(f *serveFlags, kind backendKind, stderr io.Writer) (*agent.Agent, int)
 		fmt.Fprintf(stderr, "gpuagent serve: %s: %v\n", f.plan, err)
 		return nil, exitUsage
 	}
+	if p, err = rankPlan(p, f.rank, f.plan); err != nil {
+		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		return nil, exitUsage
+	}
 	g := backend.NewPhaseGuard()
 	g.Logf = f.cfg.Logf
 	o := &backendOptions{device: f.device, blasDirs: blasDirs(f.blas), log: stderr, fake: agent.Measurement{Total: backend.Bytes(f.fakeTotal) * backend.MiB,
@@ -164,6 +169,7 @@ func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
 	}
 	f.srv.IdleTimeout = 2 * f.cfg.MaxLeaseTTL
 	s := server.New(a, f.srv)
+	fmt.Fprint(stdout, announceRank(a.Plan(), f.rank))
 	announce(a, listen, stdout)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
