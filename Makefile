@@ -15,7 +15,7 @@ WASMFLAGS := -trimpath -ldflags="-s -w" -gcflags=all=-l -gcflags=github.com/vram
 READERFLAGS := -trimpath -ldflags="-s -w"
 
 .PHONY: all help build run test check deps deps-go deps-npm unit wasm-test fuzz bench bench-wasm \
-	wasm web templ templ-check chromium bridge-test e2e bench-web worker worker-dev worker-test d1suite
+	wasm web templ templ-check chromium bridge-test e2e bench-web worker worker-dev worker-test d1suite bench-worker
 
 all: build ## build every binary into bin/
 
@@ -51,6 +51,9 @@ bridge-test: wasm deps-npm ## the wasm bridge under Node
 
 e2e: build deps-npm chromium ## the browser tests: chromium driven by playwright-core
 	node --test --test-concurrency=1 'web/e2e/*.test.mjs'
+
+bench-worker: build worker deps-npm ## per-request times of the worker under wrangler dev and of the native server (docs/benchmarks.md, "Worker")
+	node web/conformance/bench.mjs
 
 bench-web: build deps-npm chromium ## the browser benchmarks (see docs/benchmarks.md, "Browser calculator")
 	node web/e2e/bench.mjs
@@ -118,6 +121,7 @@ worker: wasm ## the Cloudflare Workers build into build/worker; prints its raw a
 	 test $$gz -le $(WORKERMAX) || { echo "worker: over the free plan's 3 MB gzip"; exit 1; }
 
 worker-dev: worker deps-npm ## serve the worker locally under wrangler dev (local D1, no account, no network) on 127.0.0.1:8787
+	CI=1 $(WRANGLER) d1 migrations apply DB --local
 	$(WRANGLER) dev --local --ip 127.0.0.1 --port 8787
 
 worker-test: build worker d1suite deps-npm chromium ## the HTTP conformance suite on the native server and the worker, the D1 store's suite in workerd, the page from the worker in chromium

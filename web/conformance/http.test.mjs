@@ -2,9 +2,12 @@
 // server (bin/vramplan serve) and to the worker under `wrangler dev --local`
 // (build/worker), each started and stopped here. Every answer must be the
 // same on both — status, media type, CORS, and the body byte for byte, as
-// all of it is deterministic — and right on its own: the plan API equals
-// `vramplan plan --json` for the same input, bad input is a 4xx naming its
-// field, the static assets are the files web/static embeds.
+// all of it is deterministic but a deletion token and an upload's time —
+// and right on its own: the plan API equals `vramplan plan --json` for the
+// same input, bad input is a 4xx naming its field, the static assets are
+// the files web/static embeds, uploads are accepted, deduplicated,
+// rejected, published with their aggregate, withdrawn and rate-limited the
+// same way by SQLite natively and by D1 in the worker.
 //
 // It is written for node --test rather than go test because both servers
 // are external processes here (the worker only exists inside workerd),
@@ -13,11 +16,9 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { serveNative, serveWorker, planCLI, repo, wrangler, offline } from './servers.mjs';
+import { serveNative, serveWorker, planCLI, repo } from './servers.mjs';
 import { cliFlags } from '../e2e/harness.mjs';
 
 const b1 = 'model=qwen3-4b-instruct-2507-q8_0&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096&kv=fp8&block=16';
@@ -152,14 +153,119 @@ test('static assets are web/static, under the same URLs, loadable cross-origin',
   }
 });
 
-test('wrangler deploy --dry-run bundles the worker within the free plan', () => {
-  const out = mkdtempSync(join(tmpdir(), 'vramplan-dry-'));
-  try {
-    const log = execFileSync(wrangler, ['deploy', '--dry-run', '--outdir', out], { cwd: repo, env: offline, encoding: 'utf8' });
-    const m = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(log);
-    assert.ok(m, `dry-run reports its size:\n${log}`);
-    assert.ok(Number(m[2]) * 1024 <= 3e6, `the upload is ${m[2]} KiB gzip, over the 3 MB free-plan limit`);
-  } finally {
-    rmSync(out, { recursive: true, force: true });
+// The upload tests share the two stores, so they run in this order and the
+// rate-limit test, which spends the hour's allowance, runs last.
+
+/** calibration returns the n-th distinct upload: the measured H200 file with its context moved by n × 4 KiB. */
+function calibration(n, edit = () => {}) {
+  const c = JSON.parse(readFileSync(join(repo, 'calibrations', 'h200-linux-cuda13.0.json'), 'utf8'));
+  c.context_bytes += n * 4096;
+  c.provenance.runs = 3;
+  c.provenance.notes = `conformance upload ${n}`;
+  edit(c);
+  return JSON.stringify(c);
+}
+
+const post = (body, type = 'application/json') => ({ method: 'POST', body, headers: { 'content-type': type } });
+
+// without drops the keys that differ by nature between two stores: the
+// deletion token (random) and the time an upload was stored.
+function without(body, ...keys) {
+  const strip = (o) => { for (const k of keys) delete o[k]; return o; };
+  return String(body).trim().split('\n').map((l) => JSON.stringify(strip(JSON.parse(l))));
+}
+
+function sameBut(what, [n, w], ...keys) {
+  assert.equal(w.status, n.status, `${what}: status (native ${n.body}, worker ${w.body})`);
+  assert.equal(media(w), media(n), `${what}: content type`);
+  assert.deepEqual(without(w.body, ...keys), without(n.body, ...keys), `${what}: the answers differ`);
+  return n;
+}
+
+const uploaded = {}; // n → { native, worker } answers
+
+test('uploads: accepted with a deletion token, a duplicate answered with the same id, the same on both', async () => {
+  for (const n of [1, 2, 3]) {
+    const answers = await both('/api/uploads', post(calibration(n)));
+    const a = sameBut(`POST upload ${n}`, answers, 'deletion_token');
+    assert.equal(a.status, 201, `upload ${n}: ${a.body}`);
+    const [na, wa] = answers.map((r) => JSON.parse(r.body));
+    assert.equal(na.status, 'accepted', `upload ${n}`);
+    assert.match(na.id, /\S/);
+    for (const x of [na, wa]) assert.ok(x.deletion_token?.length >= 16, 'a deletion token');
+    assert.notEqual(na.deletion_token, wa.deletion_token, 'tokens are random');
+    uploaded[n] = { native: na, worker: wa };
   }
+  const again = same('POST a duplicate', await both('/api/uploads', post(calibration(1))));
+  assert.equal(again.status, 200);
+  const d = JSON.parse(again.body);
+  assert.equal(d.duplicate, true);
+  assert.equal(d.id, uploaded[1].native.id, 'the stored upload is named');
+  assert.equal(d.deletion_token, undefined, 'a duplicate gets no token');
+});
+
+test('uploads are published: one upload, the JSONL export, the community list and the picker', async () => {
+  const id = uploaded[1].native.id;
+  const one = sameBut(`GET /api/uploads/${id}`, await both(`/api/uploads/${id}`), 'created');
+  assert.equal(one.status, 200);
+  assert.equal(JSON.parse(one.body).client, undefined, 'the client hash is not published');
+  const jsonl = sameBut('GET /api/uploads.jsonl', await both('/api/uploads.jsonl'), 'created');
+  assert.equal(String(jsonl.body).trim().split('\n').length, 3);
+  const community = same('GET /api/community', await both('/api/community'));
+  assert.equal(community.status, 200);
+  assert.ok(String(community.body).includes(uploaded[1].native.group), 'the group is listed');
+  same('GET /api/calibrations with the aggregate', await both('/api/calibrations'));
+  same('GET / with the community calibration', await both('/'));
+});
+
+test('uploads are rejected with a reason, the same on both, and nothing is stored', async () => {
+  const cases = [
+    ['not JSON', post(calibration(9), 'text/plain'), 415],
+    ['too large', post(calibration(9, (c) => { c.provenance.notes = 'x'.repeat(70 << 10); })), 413],
+    ['bad JSON', post('{"schema":'), 422],
+    ['an unknown field', post(calibration(9, (c) => { c.hostname = 'gpu-box-7'; })), 422],
+    ['context above the device', post(calibration(9, (c) => { c.context_bytes = c.device_total_bytes * 2; })), 422],
+    ['granularity not a power of two', post(calibration(9, (c) => { c.vmm.granularity_bytes = 3000000; })), 422],
+  ];
+  for (const [what, init, status] of cases) {
+    const n = same(`POST ${what}`, await both('/api/uploads', init));
+    assert.equal(n.status, status, `${what}: ${n.body}`);
+    const e = JSON.parse(n.body);
+    assert.ok((e.error ?? '').length > 0, `${what}: a reason`);
+    if (status === 422) assert.equal(e.status, 'rejected', what);
+  }
+  const jsonl = await both('/api/uploads.jsonl');
+  for (const r of jsonl) assert.equal(String(r.body).trim().split('\n').length, 3, `${r.server}: nothing more stored`);
+});
+
+test('an upload is withdrawn with its token only, once', async () => {
+  const id = uploaded[2].native.id;
+  const del = (token) => ({ method: 'DELETE', headers: token ? { authorization: `Bearer ${token}` } : {} });
+  assert.equal(same('DELETE without a token', await both(`/api/uploads/${id}`, del())).status, 401);
+  assert.equal(same('DELETE with a wrong token', await both(`/api/uploads/${id}`, del('not-the-token'))).status, 403);
+  const answers = await Promise.all(servers.map((s, i) => fetch(`${s.url}/api/uploads/${id}`,
+    del(i === 0 ? uploaded[2].native.deletion_token : uploaded[2].worker.deletion_token))));
+  assert.deepEqual(answers.map((r) => r.status), [204, 204], 'each server takes its own token');
+  assert.equal(same('GET a withdrawn upload', await both(`/api/uploads/${id}`)).status, 404);
+  assert.equal(same('DELETE it again', await both(`/api/uploads/${id}`, del(uploaded[2].native.deletion_token))).status, 404);
+  const jsonl = sameBut('GET /api/uploads.jsonl', await both('/api/uploads.jsonl'), 'created');
+  assert.equal(String(jsonl.body).trim().split('\n').length, 2);
+});
+
+test('uploads past the hour\'s allowance per client get 429 with Retry-After, on both alike', async () => {
+  const limited = [];
+  for (const s of servers) {
+    let sent = 0;
+    let r;
+    do {
+      r = await fetch(`${s.url}/api/uploads`, post('{"schema":'));
+      await r.arrayBuffer();
+      sent++;
+    } while (r.status !== 429 && sent < 200);
+    assert.equal(r.status, 429, `${s.name}: no 429 after ${sent} uploads`);
+    const retry = Number(r.headers.get('retry-after'));
+    assert.ok(retry > 0 && retry <= 3600, `${s.name}: Retry-After ${r.headers.get('retry-after')}`);
+    limited.push(sent);
+  }
+  assert.equal(limited[1], limited[0], 'the limit falls at the same upload on both');
 });

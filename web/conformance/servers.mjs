@@ -54,10 +54,15 @@ function start(name, argv, opts, ready, ms = 60000) {
   });
 }
 
-/** serveNative starts bin/vramplan serve. */
-export function serveNative() {
+/** serveNative starts bin/vramplan serve on a fresh SQLite file, removed by stop. */
+export async function serveNative() {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run make build`);
-  return start('native', [bin, 'serve', '--addr', '127.0.0.1:0'], {}, /(http:\/\/127\.0\.0\.1:\d+)\//);
+  const state = mkdtempSync(join(tmpdir(), 'vramplan-native-'));
+  const s = await start('native', [bin, 'serve', '--addr', '127.0.0.1:0', '--db', join(state, 'uploads.db')], {},
+    /(http:\/\/127\.0\.0\.1:\d+)\//);
+  const stop = s.stop;
+  s.stop = () => stop().then(() => rmSync(state, { recursive: true, force: true }));
+  return s;
 }
 
 /**
