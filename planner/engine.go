@@ -25,6 +25,15 @@ const (
 // Engines lists the engines a plan can follow.
 var Engines = []EngineName{EngineSeed, EngineLlamaCpp, EngineVLLM, EngineSGLang}
 
+// KVDtypes lists the KV formats engine e offers, widest first.
+func (e EngineName) KVDtypes() []KVDtype {
+	in := Input{Serving: Serving{Engine: e}}
+	if p := profileFor(&in); p != nil {
+		return p.kvDtypes()
+	}
+	return KVDtypes
+}
+
 func (e EngineName) normalize() EngineName {
 	if e == "" {
 		return EngineSeed

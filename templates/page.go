@@ -197,3 +197,8 @@ func sliderClass(name string) string {
 	}
 	return "slider"
 }
+
+// EngineChoices are the engine picker's options: the value the URL holds
+// and what a person reads.
+var EngineChoices = []Option{{ID: "", Label: "vramplan (gpuagent)"}, {ID: string(planner.EngineLlamaCpp), Label: "llama.cpp"},
+	{ID: string(planner.EngineVLLM), Label: "vLLM"}, {ID: string(planner.EngineSGLang), Label: "SGLang"}}

@@ -198,3 +198,38 @@ func BenchmarkCalculate(b *testing.B) {
 		k.Calculate(s, &in.Model, &in.Calibration)
 	}
 }
+
+// TestEngineState: the engine is in the URL, and the view names the
+// engine, answers in its terms and gives the launch command.
+func TestEngineState(t *testing.T) {
+	s, err := ParseQuery("model=x&gpu=y&engine=VLLM&len=32768")
+	if err != nil || s.Engine != planner.EngineVLLM || s.Encode() != "model=x&gpu=y&engine=vllm&batch=8&len=32768" {
+		t.Fatalf("ParseQuery(engine=VLLM) = %+v %q, %v", s, s.Encode(), err)
+	}
+	if _, err := ParseQuery("engine=ollama"); err == nil || !strings.Contains(err.Error(), "engine") {
+		t.Errorf("ParseQuery(engine=ollama) = %v, want an error naming engine", err)
+	}
+	if s, _ := ParseQuery("engine=vramplan"); s.Encode() != "batch=8&len=4096" {
+		t.Errorf("engine=vramplan encodes as %q, want the default left out", s.Encode())
+	}
+	in := golden(t, "engine-vllm-llama3-8b-h200")
+	m, c := in.Model, in.Calibration
+	s.Cache, s.Spec, s.Graphs = planner.WeightCacheFP8, 4, true // seed features: kept in the state, not planned
+	v := Calculate(s, m, c)
+	if v.Error != "" || !strings.HasPrefix(v.Engine, "planned as vLLM") || !strings.HasPrefix(v.Launch, "vllm serve ") ||
+		!strings.Contains(v.Answer, "concurrency at 32768 tokens") {
+		t.Errorf("vLLM view: error %q, engine %q, launch %q, answer %q", v.Error, v.Engine, v.Launch, v.Answer)
+	}
+	s.KV = planner.KVDtypeQ4_0
+	if v := Calculate(s, m, c); v.Error != "" || len(v.Warnings) == 0 || !strings.Contains(v.Warnings[len(v.Warnings)-1], "vllm offers no KV dtype q4_0") {
+		t.Errorf("vLLM with q4_0: error %q, warnings %q; want a plan that says the dtype was not offered", v.Error, v.Warnings)
+	}
+	s.Engine = planner.EngineLlamaCpp
+	if v := Calculate(s, m, c); !strings.Contains(v.Launch, "llama-server") || !strings.Contains(v.Answer, "-np 8") {
+		t.Errorf("llama.cpp view: launch %q, answer %q", v.Launch, v.Answer)
+	}
+	s.Engine = ""
+	if v := Calculate(s, m, c); v.Launch != "" || !strings.Contains(v.Engine, "gpuagent") {
+		t.Errorf("seed view: engine %q launch %q", v.Engine, v.Launch)
+	}
+}

@@ -30,6 +30,8 @@ type State struct {
 	Spec    int                 `json:"spec,omitempty"`
 	Graphs  bool                `json:"graphs,omitempty"`
 	Budget  planner.Bytes       `json:"budget,omitempty"` // 0 means the device total
+	// Engine is the engine profile the plan follows; "" is vramplan's own.
+	Engine planner.EngineName `json:"engine,omitempty"`
 }
 
 // Default limits of a state that names none.
@@ -65,6 +67,9 @@ func ParseQuery(query string) (State, error) {
 			return s, err
 		}
 	}
+	if err := parseEngine(q, &s.Engine); err != nil {
+		return s, err
+	}
 	for _, f := range []struct {
 		key string
 		dst *bool
@@ -98,6 +103,18 @@ func parseBool(q values, key string, dst *bool) error {
 		*dst = false
 	default:
 		return &FieldError{key, fmt.Sprintf("%q is not on or off", v)}
+	}
+	return nil
+}
+
+// parseEngine reads the engine profile; vramplan's own is left empty.
+func parseEngine(q values, dst *planner.EngineName) error {
+	e := planner.EngineName(strings.ToLower(q.get("engine")))
+	if !e.Valid() {
+		return &FieldError{"engine", fmt.Sprintf("unknown engine %q (want llama.cpp, vllm or sglang)", q.get("engine"))}
+	}
+	if e != planner.EngineSeed {
+		*dst = e
 	}
 	return nil
 }
@@ -137,6 +154,7 @@ func (s State) Encode() string {
 	}
 	set("model", s.Model, s.Model == "")
 	set("gpu", s.GPU, s.GPU == "")
+	set("engine", string(s.Engine), s.Engine == "" || s.Engine == planner.EngineSeed)
 	set("batch", strconv.Itoa(s.Batch), false)
 	set("len", strconv.Itoa(s.Len), false)
 	set("kv", string(s.KV), s.KV == "" || s.KV == planner.KVDtypeF16)
@@ -165,6 +183,28 @@ func (s State) Apply(in *planner.Input) {
 	in.Features = planner.Features{WeightCache: s.Cache, Vision: s.Vision, SpecDecodeK: s.Spec,
 		CUDAGraphs: s.Graphs}
 	in.Budget = s.Budget
+	if e := s.Engine; e != "" && e != planner.EngineSeed {
+		// The engines have none of the seed's features: the page keeps
+		// their controls but plans without them.
+		in.Serving = planner.Serving{Engine: e}
+		in.Features = planner.Features{Vision: s.Vision}
+		if !offers(e, in.Limits.KVDtype) {
+			in.Limits.KVDtype = "" // the engine's 16-bit default; the view says so
+		}
+	}
+}
+
+// offers reports whether engine e stores a KV cache as d.
+func offers(e planner.EngineName, d planner.KVDtype) bool {
+	if d == "" {
+		return true
+	}
+	for _, x := range e.KVDtypes() {
+		if x == d {
+			return true
+		}
+	}
+	return false
 }
 
 // WithLever returns s changed as lever l says. It reports false for a

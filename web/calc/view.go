@@ -40,6 +40,13 @@ type View struct {
 	Warnings    []string `json:"warnings,omitempty"`
 	Chart       Chart    `json:"chart"`
 	Sliders     Sliders  `json:"sliders"`
+
+	// Engine names the rules the plan follows, with the version they were
+	// read from; Answer is the plan in that engine's terms and Launch the
+	// command line that pins it (empty for vramplan's own engine).
+	Engine string `json:"engine"`
+	Answer string `json:"answer,omitempty"`
+	Launch string `json:"launch,omitempty"`
 }
 
 // Bar is one tier's segment of the stacked bar, as a share of the scale.
@@ -104,6 +111,11 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 		return v
 	}
 	v.fill(&p)
+	v.Engine, v.Answer, v.Launch = engineOf(&p)
+	if s.Engine != "" && !offers(s.Engine, s.KV) {
+		v.Warnings = append(v.Warnings, fmt.Sprintf("%s offers no KV dtype %s (it offers %v); planned with %s",
+			s.Engine, s.KV, s.Engine.KVDtypes(), p.KV.Dtype))
+	}
 	v.Subject = subject(s, m, c, p.KV.Dtype)
 	v.Title = "vramplan · " + v.Subject + " · " + v.Verdict
 	v.Levers, v.Combination = actions(s, &p)
@@ -230,4 +242,26 @@ func leverLabel(l planner.Lever) string {
 func mib(bytes string) string {
 	n, _ := strconv.ParseInt(bytes, 10, 64)
 	return strconv.FormatInt(planner.Bytes(n).MiB(), 10)
+}
+
+// engineOf states the plan's engine: its label, its answer, its launch command.
+func engineOf(p *planner.Plan) (label, answer, launch string) {
+	e := p.Engine
+	if e == nil {
+		return "planned for vramplan's engine (as gpuagent serves the plan)", "", ""
+	}
+	label = "planned as " + e.Version
+	switch {
+	case e.LlamaCpp != nil && e.LlamaCpp.FullOffload:
+		a := e.LlamaCpp
+		answer = fmt.Sprintf("-c %d -np %d fits with every layer on the GPU (-ngl %d)", a.CtxSize, a.Parallel, a.Layers)
+	case e.LlamaCpp != nil:
+		a := e.LlamaCpp
+		answer = fmt.Sprintf("-c %d -np %d: %d of %d layers fit on the GPU", a.CtxSize, a.Parallel, a.LayersThatFit, a.Layers)
+	case e.Pool != nil:
+		a := e.Pool
+		answer = fmt.Sprintf("KV pool %d MiB: %d tokens in %d blocks; %.2f× concurrency at %d tokens; the longest request %d tokens",
+			a.PoolBytes.MiB(), a.Tokens, a.Blocks, a.MaxConcurrency, p.Input.Limits.MaxSeqLen, a.MaxModelLen)
+	}
+	return label, answer, e.Launch
 }

@@ -40,6 +40,7 @@ function listen() {
   form.addEventListener('input', onInput);
   form.addEventListener('submit', (e) => { e.preventDefault(); if (api) update(); });
   root.addEventListener('click', onLever);
+  root.addEventListener('click', onCopy);
   document.getElementById('file').addEventListener('change', (e) => pick(e.target.files));
   root.addEventListener('dragover', (e) => e.preventDefault());
   root.addEventListener('drop', (e) => { e.preventDefault(); pick(e.dataTransfer.files); });
@@ -382,6 +383,26 @@ function paint(v) {
   paintList(byTest('warnings', r), warnings.join('\n'), () => warnings.map((w) => el('p', { class: 'warning', 'data-testid': 'warning' }, w)));
   paintChart(v.chart);
   paintSliders(v);
+  paintEngine(r, v);
+}
+
+// paintEngine writes the engine the plan follows, its answer and the
+// launch command that pins the plan.
+function paintEngine(r, v) {
+  setText(byTest('engine', r), v.engine ?? '');
+  setText(byTest('answer', r), v.answer ?? '');
+  setText(byTest('launch-command', r), v.launch ?? '');
+  const box = byTest('launch', r);
+  if (box.hidden !== !v.launch) box.hidden = !v.launch;
+}
+
+// onCopy copies the launch command to the clipboard.
+function onCopy(e) {
+  const b = e.target.closest?.('[data-testid="copy-launch"]');
+  if (!b) return;
+  const text = byTest('launch-command', document.getElementById('result')).textContent;
+  navigator.clipboard?.writeText(text).then(() => { b.textContent = 'Copied'; setTimeout(() => { b.textContent = 'Copy'; }, 1500); },
+    () => { b.textContent = 'Select and copy'; });
 }
 
 // paintList replaces a list's children when its shape (a key) changed.

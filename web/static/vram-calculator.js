@@ -5,7 +5,8 @@
 // model and gpu take what the CLI's --model and --gpu take for the catalog
 // and the calibration table: an id, in any case, or an unambiguous prefix
 // ("rtx5090"). Optional attributes: batch, len, kv, budget (MiB, or with a
-// unit: 24GiB). Changing any attribute re-plans. A name that matches
+// unit: 24GiB), engine (llama.cpp, vllm or sglang: plan as that engine
+// allocates, and show its launch command). Changing any attribute re-plans. A name that matches
 // nothing, or a value that cannot be read, shows what is wrong and no plan:
 // the element never shows a plan of something its author did not ask for.
 
@@ -42,7 +43,7 @@ function fetchModel(name) {
 // what is wrong, not where.
 const words = (err) => String(err?.message ?? err).replace(/^vramplan\.\w+: /, '');
 
-const attrs = ['model', 'gpu', 'batch', 'len', 'kv', 'budget'];
+const attrs = ['model', 'gpu', 'batch', 'len', 'kv', 'budget', 'engine'];
 
 const css = `
 :host { display: block; font: 14px/1.4 system-ui, sans-serif; color: #1b1f24; border: 1px solid #d9dde1; border-radius: 8px; padding: .8rem; max-width: 34rem; background: #fff; }
@@ -82,6 +83,7 @@ class VramCalculator extends HTMLElement {
       <p class="error" data-testid="wc-error" role="alert"></p>
       <div class="plan">
         <p class="subject" data-testid="wc-subject"></p>
+        <p class="subject" data-testid="wc-engine"></p>
         <p class="verdict" data-testid="wc-verdict"></p>
         <div class="bar" data-testid="wc-bar" role="img"></div>
         <ul class="legend" data-testid="wc-legend"></ul>
@@ -159,6 +161,7 @@ class VramCalculator extends HTMLElement {
     this.dataset.state = 'planned';
     this.$('wc-status').textContent = '';
     this.$('wc-subject').textContent = v.subject;
+    this.$('wc-engine').textContent = v.launch ? `${v.engine}: ${v.launch}` : v.engine;
     this.$('wc-verdict').textContent = v.verdict;
     this.$('wc-verdict').className = `verdict ${v.fits ? 'fits' : 'nofit'}`;
     const bars = v.bars ?? [];
