@@ -10,9 +10,9 @@
 package enginelog
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,15 +66,45 @@ func Parse(data []byte) (Log, error) {
 		return Log{}, fmt.Errorf("log is %d bytes, more than %d", len(data), MaxLog)
 	}
 	var r reader
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		r.line(sc.Text())
-	}
-	if err := sc.Err(); err != nil {
-		return Log{}, fmt.Errorf("reading the log: %w", err)
+	for _, start := range relevantLines(data) {
+		line := data[start:]
+		if end := bytes.IndexByte(line, '\n'); end >= 0 {
+			line = line[:end]
+		}
+		r.line(string(bytes.TrimSuffix(line, []byte("\r"))))
 	}
 	return r.done()
+}
+
+// markers are what every line the readers use contains one of; the other
+// lines of a server's log (requests, slots) are skipped without a copy.
+var markers = [][]byte{[]byte("iB"), []byte(" GB"), []byte("llama_context:"), []byte("load_tensors:"),
+	[]byte("llama_kv_cache"), []byte("loaded meta data"), []byte("GPU KV cache size"), []byte("Maximum concurrency"),
+	[]byte("KV Cache is allocated"), []byte("gpu_memory_utilization")}
+
+// relevantLines returns the starts of the lines holding a marker, in
+// order. Each marker is searched over the whole log at once, which is many
+// times faster than testing every line for every marker: a server's log is
+// mostly request lines.
+func relevantLines(data []byte) []int {
+	var starts []int
+	for _, m := range markers {
+		for off := 0; off < len(data); {
+			i := bytes.Index(data[off:], m)
+			if i < 0 {
+				break
+			}
+			pos := off + i
+			starts = append(starts, bytes.LastIndexByte(data[:pos], '\n')+1)
+			end := bytes.IndexByte(data[pos:], '\n')
+			if end < 0 {
+				break
+			}
+			off = pos + end + 1
+		}
+	}
+	slices.Sort(starts)
+	return slices.Compact(starts)
 }
 
 type reader struct {

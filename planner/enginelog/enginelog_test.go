@@ -120,3 +120,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParse1MB reads a 1 MB llama-server log: the H200 validation's
+// model load and one context, then request lines, as a server prints them.
+func BenchmarkParse1MB(b *testing.B) {
+	load, err := os.ReadFile(h200Dir + "logs/dense/load.log")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, _ := os.ReadFile(h200Dir + "logs/dense/32768_4_0_f16_f16_1_512_0.log")
+	data := append(append([]byte{}, load...), ctx...)
+	req := []byte("srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200\nslot update_slots: id  0 | task 12 | prompt done, n_past = 1024, n_tokens = 512\n")
+	for len(data) < 1<<20 {
+		data = append(data, req...)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
