@@ -90,6 +90,7 @@ func resolve(l *Limits) limits {
 // compute charges in with shape s at limits l.
 func compute(in *Input, s *shape, l limits) charges {
 	var c charges
+	c.commCharge(in)
 	if p := profileFor(in); p != nil {
 		p.charge(in, s, l, &c)
 	} else {
@@ -112,9 +113,6 @@ func (c *charges) driverCharges(in *Input) {
 		c.set(keySidecar, in.Calibration.context(eager))
 	}
 	c.set(keyLibrary, in.Calibration.library(eager))
-	if r := in.Rank; r != nil && r.Comm > 0 {
-		c.set(keyComm, r.Comm)
-	}
 }
 
 func (c *charges) modelCharges(in *Input) {

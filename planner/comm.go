@@ -78,3 +78,12 @@ func commDetail(in *Input) string {
 	}
 	return fmt.Sprintf("largest group %d ranks, measured: %s", g, in.Calibration.ID)
 }
+
+// commCharge charges a rank's communication memory, under every engine
+// profile: NCCL and the custom all-reduce allocate it outside the
+// engine's allocator, before the engine sizes its KV pool.
+func (c *charges) commCharge(in *Input) {
+	if r := in.Rank; r != nil && r.Comm > 0 {
+		c.set(keyComm, r.Comm)
+	}
+}

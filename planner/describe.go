@@ -8,6 +8,9 @@ import (
 
 // describe names charge k and states how its bytes were computed.
 func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
+	if k == keyComm { // every profile's: a layout's charge
+		return "communication buffers (NCCL, all-reduce)", commDetail(in)
+	}
 	if p := profileFor(in); p != nil {
 		return p.describe(k, in, c, l)
 	}
@@ -19,8 +22,6 @@ func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
 		return "sidecar agent CUDA context", "a second process's context costs about as much as the first"
 	case keyLibrary:
 		return "library reserve (" + in.Calibration.Kind() + ")", "cuBLAS/cuBLASLt/CUTLASS first-dispatch claim, " + in.Calibration.Kind() + ": " + in.Calibration.ID
-	case keyComm:
-		return "communication buffers (NCCL, all-reduce)", commDetail(in)
 	case keyCublas:
 		return "cuBLASLt workspace", "seed A5.3: one per process"
 	case keyBench:

@@ -82,7 +82,7 @@ func sglangTier(in *Input) (chunk, graphBS int) {
 }
 
 // MemFractionStatic reports SGLang's default mem_fraction_static for in's
-// GPU and limits (the formula above, at TP 1 and PP 1).
+// GPU and limits (the formula above, with a layout's TP × PP for a rank).
 func memFractionStatic(in *Input) float64 {
 	if f := in.Serving.SGLang.MemFractionStatic; f > 0 {
 		return f
@@ -91,7 +91,7 @@ func memFractionStatic(in *Input) float64 {
 	chunk = orDefaultInt(in.Limits.MaxPrefillTokens, chunk)
 	graphBS = orDefaultInt(in.Serving.SGLang.CUDAGraphMaxBS, graphBS)
 	gpu := float64(in.Calibration.DeviceTotal / MiB)
-	reserve := 512 + float64(max(chunk, 2048))*1.5 + float64(graphBS)*2 + 1024.0/8
+	reserve := 512 + float64(max(chunk, 2048))*1.5 + float64(graphBS)*2 + float64(modelParallel(in))*1024.0/8
 	if gpu > 60*1024 {
 		reserve = max(reserve, 10*1024)
 	}

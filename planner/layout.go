@@ -92,6 +92,7 @@ func planLayout(in *Input, report bool) Plan {
 			p.Capacity = &c
 			sh := newShape(&gs[i].in.Model, gs[i].in.Limits.KVDtype)
 			engineReport(&gs[i].in, &sh, &p)
+			layoutLaunch(p.Engine, gs[i].in.Rank)
 		}
 		rs[i] = RankPlan{Ranks: gs[i].in.Rank.Ranks, Plan: p}
 	}

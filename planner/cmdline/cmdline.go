@@ -40,6 +40,10 @@ type Command struct {
 	// AutoLen is set when the command asks the engine to fit the length
 	// (vLLM --max-model-len -1 or auto).
 	AutoLen bool
+	// Parallel holds the layout's sizes the command sets; ExpertAll is
+	// vLLM's --enable-expert-parallel, whose size is tp × dp.
+	Parallel  planner.Parallel
+	ExpertAll bool
 	// Ignored lists the flags read but not mapped, with their values.
 	Ignored []string
 
@@ -248,23 +252,31 @@ func aliases(m map[string]handler, h handler, names ...string) {
 	}
 }
 
-// parallel refuses a parallelism degree above 1: per-rank plans are later work.
-func parallel(names ...string) map[string]handler {
+// parallel maps an engine's parallelism flags to the sizes of the plan's
+// layout: names[i] sets the size set[i] picks out of planner.Parallel.
+func parallel(flags map[string]func(*planner.Parallel) *int) map[string]handler {
 	m := map[string]handler{}
-	aliases(m, func(c *Command, flag string, t *tokens) error {
-		v, err := t.value(flag)
-		if err != nil {
-			return err
-		}
-		if n, err := strconv.Atoi(v); err != nil || n < 1 {
-			return &Error{flag, fmt.Sprintf("%q is not a count", v)}
-		} else if n > 1 {
-			return &Error{flag, "multi-GPU plans (tensor, pipeline and data parallelism) are not planned yet"}
-		}
-		return nil
-	}, names...)
+	for name, size := range flags {
+		aliases(m, func(c *Command, flag string, t *tokens) error {
+			v, err := t.value(flag)
+			if err != nil {
+				return err
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 1<<10 {
+				return &Error{flag, fmt.Sprintf("%q is not a count in [1, 1024]", v)}
+			}
+			*size(&c.Parallel) = n
+			return nil
+		}, name)
+	}
 	return m
 }
+
+func tensorSize(p *planner.Parallel) *int   { return &p.Tensor }
+func pipelineSize(p *planner.Parallel) *int { return &p.Pipeline }
+func dataSize(p *planner.Parallel) *int     { return &p.Data }
+func expertSize(p *planner.Parallel) *int   { return &p.Expert }
 
 // split divides a command line into arguments as a POSIX shell does for
 // words: blanks separate, single quotes keep everything, double quotes keep

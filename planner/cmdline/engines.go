@@ -84,7 +84,9 @@ func gpuLayers(c *Command, flag string, t *tokens) error {
 }
 
 var vllmFlags = func() map[string]handler {
-	m := parallel("-tp", "--tensor-parallel-size", "-pp", "--pipeline-parallel-size", "-dp", "--data-parallel-size")
+	m := parallel(map[string]func(*planner.Parallel) *int{"-tp": tensorSize, "--tensor-parallel-size": tensorSize,
+		"-pp": pipelineSize, "--pipeline-parallel-size": pipelineSize, "-dp": dataSize, "--data-parallel-size": dataSize})
+	aliases(m, boolFlag(func(c *Command) { c.ExpertAll = true }), "--enable-expert-parallel", "-ep")
 	aliases(m, strFlag(func(c *Command, v string) { c.Model = v }), "--model")
 	aliases(m, maxModelLen, "--max-model-len")
 	aliases(m, intFlag(func(c *Command, n int) { c.Limits.MaxBatch = n }), "--max-num-seqs")
@@ -192,7 +194,9 @@ func quantization(c *Command, flag string, t *tokens) error {
 }
 
 var sglangFlags = func() map[string]handler {
-	m := parallel("--tp-size", "--tp", "--tensor-parallel-size", "--dp-size", "--dp", "--pp-size", "--pipeline-parallel-size", "--ep-size")
+	m := parallel(map[string]func(*planner.Parallel) *int{"--tp-size": tensorSize, "--tp": tensorSize,
+		"--tensor-parallel-size": tensorSize, "--dp-size": dataSize, "--dp": dataSize, "--pp-size": pipelineSize,
+		"--pipeline-parallel-size": pipelineSize, "--ep-size": expertSize, "--ep": expertSize})
 	aliases(m, strFlag(func(c *Command, v string) { c.Model = v }), "--model-path", "--model")
 	aliases(m, intFlag(func(c *Command, n int) { c.Limits.MaxSeqLen = n }), "--context-length")
 	aliases(m, intFlag(func(c *Command, n int) { c.Limits.MaxBatch = n }), "--max-running-requests")
@@ -235,7 +239,7 @@ var llamaUnmodelled = map[string]string{
 var vllmUnmodelled = map[string]string{
 	"--cpu-offload-gb": "offloads weights to the CPU", "--speculative-config": "speculative decoding",
 	"--enable-lora": "loads adapters", "--max-lora-rank": "loads adapters", "--max-loras": "loads adapters",
-	"--kv-transfer-config": "moves KV between instances", "--enable-expert-parallel": "splits experts across GPUs",
+	"--kv-transfer-config": "moves KV between instances",
 	"--kv-offloading-size": "offloads KV", "--calculate-kv-scales": "changes the KV format", "--mamba-ssm-cache-dtype": "hybrid state",
 	"--max-num-partial-prefills": "partial prefills", "--num-gpu-blocks-override": "fixes the block count",
 }
@@ -281,6 +285,11 @@ func (c *Command) Apply(in *planner.Input) ([]string, error) {
 		}
 	}
 	in.Limits = l
+	in.Parallel.Tensor, in.Parallel.Pipeline = c.Parallel.Tensor, c.Parallel.Pipeline
+	in.Parallel.Data, in.Parallel.Expert = c.Parallel.Data, c.Parallel.Expert
+	if c.ExpertAll { // vLLM: the experts span the tensor and data groups
+		in.Parallel.Expert = max(c.Parallel.Tensor, 1) * max(c.Parallel.Data, 1)
+	}
 	return notes, nil
 }
 

@@ -1,0 +1,47 @@
+package planner
+
+import "strconv"
+
+// layoutLaunch adds a layout's sizes to a rank plan's launch command, in
+// the engine's own flags: vLLM's --tensor-parallel-size,
+// --pipeline-parallel-size, --data-parallel-size and
+// --enable-expert-parallel (vllm/engine/arg_utils.py), SGLang's --tp, --pp,
+// --dp and --ep-size (sglang/srt/server_args.py). llama.cpp's split modes
+// (-sm layer with -ts, -sm row) place layers by its own rule, which the
+// layout does not plan yet; its plan says so instead of printing a flag.
+func layoutLaunch(e *EngineReport, r *Rank) {
+	if e == nil || r == nil {
+		return
+	}
+	p := &r.Layout
+	switch e.Engine {
+	case EngineVLLM:
+		e.Launch += flagIf(" --tensor-parallel-size ", p.tp()) + flagIf(" --pipeline-parallel-size ", p.pp()) +
+			flagIf(" --data-parallel-size ", p.dp())
+		if p.ep() > 1 {
+			e.Launch += " --enable-expert-parallel"
+		}
+	case EngineSGLang:
+		e.Launch += flagIf(" --tp ", p.tp()) + flagIf(" --pp ", p.pp()) + flagIf(" --dp ", p.dp()) + flagIf(" --ep-size ", p.ep())
+	case EngineLlamaCpp:
+		e.Notes = append(e.Notes, "llama.cpp splits layers across GPUs by its own rule (-sm layer, -ts); this "+
+			"layout is planned by vLLM's rules, so the launch command names no split")
+	}
+}
+
+func flagIf(name string, v int) string {
+	if v <= 1 {
+		return ""
+	}
+	return name + strconv.Itoa(v)
+}
+
+// modelParallel is tp × pp of the layout a rank's input belongs to, 1 for
+// a single GPU: SGLang reserves tp × pp / 8 GiB for it
+// (server_args.py::_handle_gpu_memory_settings).
+func modelParallel(in *Input) int {
+	if r := in.Rank; r != nil {
+		return r.Layout.tp() * r.Layout.pp()
+	}
+	return 1
+}
