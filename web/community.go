@@ -39,14 +39,24 @@ type communityGroup struct {
 }
 
 // communityCache holds the groups last computed and the versions they were
-// computed at.
+// computed at. Readers take mu only to copy the slice out; a refresh runs
+// under refresh, one at a time, and swaps its result in under mu, so an
+// upload never waits for a group being re-read.
 type communityCache struct {
 	mu      sync.Mutex
 	stamp   string
 	groups  []communityGroup
 	fetched time.Time
+	// byKey holds each group's entry and the version it was computed at.
+	byKey   map[string]versioned
+	refresh sync.Mutex
 	// refreshing is set while a background refresh runs.
 	refreshing atomic.Bool
+}
+
+type versioned struct {
+	version int64
+	group   communityGroup
 }
 
 // heldStaleness is how old the groups may be when an upload is compared
@@ -58,29 +68,50 @@ const heldStaleness = time.Second
 // fetched less than maxAge ago are returned as they are.
 func (a *app) community(ctx context.Context, maxAge time.Duration) ([]communityGroup, error) {
 	cc := &a.comm
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	if maxAge > 0 && cc.groups != nil && time.Since(cc.fetched) < maxAge {
-		return cc.groups, nil
+	if gs, ok := cc.fresh(maxAge); ok {
+		return gs, nil
+	}
+	cc.refresh.Lock()
+	defer cc.refresh.Unlock()
+	if gs, ok := cc.fresh(maxAge); ok { // refreshed while this call waited
+		return gs, nil
 	}
 	gs, err := a.deps.Store.Groups(ctx)
 	if err != nil {
 		return nil, err
 	}
 	stamp := stampOf(gs)
-	if stamp != cc.stamp || cc.groups == nil {
-		out := make([]communityGroup, 0, len(gs))
-		for _, g := range gs {
-			cg, err := a.aggregate(ctx, g)
-			if err != nil {
+	cc.mu.Lock()
+	same := stamp == cc.stamp && cc.groups != nil
+	cc.mu.Unlock()
+	if same {
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		cc.fetched = time.Now()
+		return cc.groups, nil
+	}
+	out := make([]communityGroup, 0, len(gs))
+	byKey := make(map[string]versioned, len(gs))
+	for _, g := range gs {
+		cg, ok := cc.byKey[g.Key].group, cc.byKey[g.Key].version == g.Version && cc.byKey[g.Key].group.Group != ""
+		if !ok {
+			if cg, err = a.aggregate(ctx, g); err != nil {
 				return nil, err
 			}
-			out = append(out, cg)
 		}
-		cc.stamp, cc.groups = stamp, out
+		out, byKey[g.Key] = append(out, cg), versioned{g.Version, cg}
 	}
-	cc.fetched = time.Now()
-	return cc.groups, nil
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.stamp, cc.groups, cc.byKey, cc.fetched = stamp, out, byKey, time.Now()
+	return out, nil
+}
+
+// fresh returns the groups held when they are younger than maxAge.
+func (cc *communityCache) fresh(maxAge time.Duration) ([]communityGroup, bool) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return cc.groups, maxAge > 0 && cc.groups != nil && time.Since(cc.fetched) < maxAge
 }
 
 func stampOf(gs []store.Group) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vramplan/vramplan/calibrations/community/upload"
 	"github.com/vramplan/vramplan/gpuagent/calibrate"
 )
 
@@ -21,6 +23,8 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&opts.Runs, "runs", 3, "fresh processes per figure and module-loading mode")
 	fs.Var(&blas, "blas-dir", "`directory` to look for cuBLAS in (repeatable)")
 	fs.StringVar(&opts.Machine, "machine", "", "provenance: the host, in words")
+	uploadTo := fs.String("upload", "", "after measuring, send the calibration to the vramplan server at `URL` (it is shown first, and asked)")
+	yes := fs.Bool("yes", false, "with --upload: send without asking")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -38,12 +42,45 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("the measured calibration fails the table's validation: %w", err)
 	}
 	data := calibrate.Format(c)
+	if *uploadTo != "" {
+		if *out != "" {
+			if err := os.WriteFile(*out, data, 0o644); err != nil {
+				return err
+			}
+		}
+		return sendCalibration(data, *uploadTo, *yes, stdout)
+	}
 	if *out == "" {
 		_, err = stdout.Write(data)
 		return err
 	}
 	fmt.Fprintf(stderr, "calibrate: wrote %s (%s)\n", *out, c.ID)
 	return os.WriteFile(*out, data, 0o644)
+}
+
+// stdin is where --upload reads its confirmation; tests replace it.
+var stdin io.Reader = os.Stdin
+
+// sendCalibration shows, confirms and uploads a measured calibration.
+func sendCalibration(data []byte, to string, yes bool, stdout io.Writer) error {
+	body, _, err := upload.Prepare(data, upload.ThisMachine())
+	if err != nil {
+		return fmt.Errorf("the server would refuse this calibration: %w", err)
+	}
+	ok, err := upload.Confirm(stdout, stdin, strings.TrimSuffix(to, "/")+"/api/uploads", body, yes)
+	if err != nil || !ok {
+		fmt.Fprintln(stdout, "not sent")
+		return err
+	}
+	a, err := upload.Send(context.Background(), to, body)
+	if err != nil {
+		return err
+	}
+	a.Report(stdout, to)
+	if !a.OK() {
+		return fmt.Errorf("the upload was refused (%d)", a.Code)
+	}
+	return nil
 }
 
 func runProbe(args []string, stdout, stderr io.Writer) error {

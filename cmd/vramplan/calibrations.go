@@ -1,22 +1,166 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
 
 	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/calibrations/community/upload"
+	"github.com/vramplan/vramplan/planner"
 )
 
+// stdin is where upload reads its confirmation; tests replace it.
+var stdin io.Reader = os.Stdin
+
 func cmdCalibrations(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "upload":
+			return cmdUpload(args[1:], stdout, stderr)
+		case "export":
+			return cmdExport(args[1:], stdout, stderr)
+		}
+	}
 	all, err := calibrations.All()
 	if err != nil {
 		fmt.Fprintf(stderr, "vramplan calibrations: %v\n", err)
 		return exitBadInput
 	}
-	fmt.Fprintf(stdout, "%-28s %-28s %-8s %10s %10s %10s\n", "id", "gpu", "platform", "total", "context", "library")
+	fmt.Fprintf(stdout, "%-28s %-28s %-8s %-9s %10s %10s %10s\n", "id", "gpu", "platform", "source", "total", "context", "library")
 	for _, c := range all {
-		fmt.Fprintf(stdout, "%-28s %-28s %-8s %10s %10s %10s\n", c.ID, c.GPU, c.Platform,
+		fmt.Fprintf(stdout, "%-28s %-28s %-8s %-9s %10s %10s %10s\n", c.ID, c.GPU, c.Platform, c.Kind(),
 			c.DeviceTotal, c.Context, c.LibraryReserve)
 	}
 	return exitFits
+}
+
+// cmdUpload is `vramplan calibrations upload FILE --to URL [--yes]`.
+func cmdUpload(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("vramplan calibrations upload", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	to := fs.String("to", "", "the vramplan server's `URL` (http://127.0.0.1:8080)")
+	yes := fs.Bool("yes", false, "send without asking (what is sent is still printed)")
+	file, rest := splitFile(args)
+	if err := fs.Parse(rest); err != nil {
+		return flagExit(err)
+	}
+	if file == "" && fs.NArg() == 1 {
+		file = fs.Arg(0)
+	}
+	if file == "" || *to == "" {
+		fmt.Fprintln(stderr, "usage: vramplan calibrations upload FILE --to URL [--yes]")
+		return exitBadInput
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "vramplan calibrations upload: %v\n", err)
+		return exitBadInput
+	}
+	return send(data, *to, *yes, stdout, stderr, "vramplan calibrations upload")
+}
+
+// send prepares, shows, confirms and sends one calibration.
+func send(data []byte, to string, yes bool, stdout, stderr io.Writer, name string) int {
+	body, _, err := upload.Prepare(data, upload.ThisMachine())
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: the server would refuse it: %v\n", name, err)
+		return exitBadInput
+	}
+	ok, err := upload.Confirm(stdout, stdin, strings.TrimSuffix(to, "/")+"/api/uploads", body, yes)
+	if err != nil || !ok {
+		fmt.Fprintf(stdout, "not sent\n")
+		return exitNoFit
+	}
+	a, err := upload.Send(context.Background(), to, body)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return exitNoFit
+	}
+	a.Report(stdout, to)
+	if !a.OK() {
+		return exitNoFit
+	}
+	return exitFits
+}
+
+// splitFile takes a leading FILE argument off, so flags may follow it.
+func splitFile(args []string) (string, []string) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		return args[0], args[1:]
+	}
+	return "", args
+}
+
+func flagExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitFits
+	}
+	return exitBadInput
+}
+
+// cmdExport is `vramplan calibrations export --group KEY [--from URL] [-o FILE]`:
+// a community aggregate as a table entry.
+func cmdExport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("vramplan calibrations export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	group := fs.String("group", "", "the upload group's `key` (see GET /api/community)")
+	from := fs.String("from", "http://127.0.0.1:8080", "the vramplan server's `URL`")
+	out := fs.String("o", "", "write to `FILE` (calibrations/<id>.json) instead of standard output")
+	if err := fs.Parse(args); err != nil {
+		return flagExit(err)
+	}
+	if *group == "" {
+		fmt.Fprintln(stderr, "vramplan calibrations export: --group is required")
+		return exitBadInput
+	}
+	c, err := fetchGroup(*from, *group)
+	if err != nil {
+		fmt.Fprintf(stderr, "vramplan calibrations export: %v\n", err)
+		return exitBadInput
+	}
+	data := calibrations.Format(&c)
+	if *out == "" {
+		stdout.Write(data)
+		return exitFits
+	}
+	if err := os.WriteFile(*out, data, 0o644); err != nil {
+		fmt.Fprintf(stderr, "vramplan calibrations export: %v\n", err)
+		return exitBadInput
+	}
+	fmt.Fprintf(stderr, "vramplan: wrote %s (%s, median of %d uploads)\n", *out, c.ID, c.Provenance.Runs)
+	return exitFits
+}
+
+// fetchGroup reads a group's community calibration from a server.
+func fetchGroup(base, group string) (planner.Calibration, error) {
+	client := &http.Client{Timeout: 30 * time.Second}
+	resp, err := client.Get(strings.TrimSuffix(base, "/") + "/api/community")
+	if err != nil {
+		return planner.Calibration{}, err
+	}
+	defer resp.Body.Close()
+	var gs []struct {
+		Group       string               `json:"group"`
+		Calibration *planner.Calibration `json:"calibration"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&gs); err != nil {
+		return planner.Calibration{}, fmt.Errorf("%s/api/community: %w", base, err)
+	}
+	var have []string
+	for _, g := range gs {
+		if g.Group == group && g.Calibration != nil {
+			c := *g.Calibration
+			return c, calibrations.Validate(&c)
+		}
+		have = append(have, g.Group)
+	}
+	return planner.Calibration{}, fmt.Errorf("no group %q with accepted uploads (have %s)", group, strings.Join(have, ", "))
 }

@@ -8,7 +8,7 @@
 //	vramplan plan  --from-flags "ENGINE COMMAND LINE" --gpu CALIBRATION
 //	vramplan solve --model NAME|FILE --gpu CALIBRATION [flags]
 //	vramplan check --log FILE [--model NAME|FILE] --gpu CALIBRATION
-//	vramplan calibrations
+//	vramplan calibrations [upload FILE --to URL [--yes] | export --group KEY [--from URL] [-o FILE]]
 //	vramplan models [WORD ...]
 //	vramplan serve [--addr HOST:PORT]
 //
@@ -65,7 +65,8 @@ commands:
                 launch command; --from-flags "llama-server …" reads an engine command line)
   solve         the largest max-seq-len, the largest batch and the fit frontier
   check         read an engine's start-up log (--log), plan what it states, show plan against log
-  calibrations  list the embedded GPU calibrations
+  calibrations  list the embedded GPU calibrations; 'upload FILE --to URL' sends one to a server,
+                'export --group KEY -o FILE' writes a community aggregate as a table entry
   models        list the model catalog, or search it: vramplan models qwen3 q8
   serve         serve the browser calculator (default 127.0.0.1:8080)
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner"
 )
 
@@ -38,7 +37,7 @@ func lookupGPUs(in *planner.Input, list string) error {
 	ids := strings.Split(list, ",")
 	cs := make([]planner.Calibration, len(ids))
 	for i, id := range ids {
-		c, err := calibrations.Lookup(strings.TrimSpace(id))
+		c, err := lookupGPU(strings.TrimSpace(id))
 		if err != nil {
 			return &flagError{"gpu", err.Error()}
 		}

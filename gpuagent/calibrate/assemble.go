@@ -3,9 +3,11 @@ package calibrate
 import (
 	"fmt"
 	"github.com/vramplan/vramplan/planner"
+	"math"
 	"os"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/vramplan/vramplan/gpuagent/backend"
@@ -27,7 +29,8 @@ func assemble(o Options, dev, lib, v Report, figs []Figure) *Calibration {
 		LibraryReserve: planner.Bytes(figs[2].Median), LibraryReserveEager: planner.Bytes(figs[3].Median),
 		VMM: VMM{Supported: in.VMM, Granularity: planner.Bytes(v.Granularity), POSIXFDExport: v.POSIXFD, Commit: v.Commit, Decommit: v.Decommit},
 	}
-	c.Provenance = Provenance{Method: "gpuagent calibrate", Date: o.Date, Machine: o.Machine, Command: o.Command, Notes: notes(o, lib, figs)}
+	c.Provenance = Provenance{Method: "gpuagent calibrate", Date: o.Date, Machine: o.Machine, Command: o.Command, Notes: notes(o, lib, figs),
+		Tool: tool(), Runs: o.Runs, Spread: maxSpread(figs)}
 	if c.Provenance.Machine == "" {
 		c.Provenance.Machine = fmt.Sprintf("%s (%d MiB), %s", in.Name, in.TotalBytes>>20, kernel())
 	}
@@ -107,4 +110,28 @@ func mibs(xs []backend.Bytes) string {
 
 func shapeNames() string {
 	return "M in {1, 8, 512} x (N, K) in {(4096, 4096), (14336, 4096), (4096, 14336)}, fp16 and bf16, fp32 accumulation"
+}
+
+// tool names this program's version and commit, as the build recorded them.
+func tool() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "gpuagent"
+	}
+	t := "gpuagent " + bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			t += " " + s.Value[:12]
+		}
+	}
+	return t
+}
+
+// maxSpread is the largest spread of the figures' runs.
+func maxSpread(figs []Figure) float64 {
+	m := 0.0
+	for _, f := range figs {
+		m = max(m, f.Spread)
+	}
+	return math.Round(m*1e4) / 1e4
 }

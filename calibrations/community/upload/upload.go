@@ -1,0 +1,156 @@
+// Package upload sends a calibration to a vramplan server's upload API
+// (POST /api/uploads), the way `vramplan calibrations upload` and
+// `gpuagent calibrate --upload` do: it scrubs what would identify the
+// machine, checks the document as the server will, shows exactly the body
+// it will send and asks before sending it.
+package upload
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/user"
+	"strings"
+	"time"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/calibrations/community"
+	"github.com/vramplan/vramplan/planner"
+)
+
+// Local is what identifies this machine and its user, replaced in the
+// document's free text before it is shown: the home directory by "~", the
+// host and user names by "HOST" and "USER".
+type Local struct {
+	Home, Host, User string
+}
+
+// ThisMachine returns this machine's Local.
+func ThisMachine() Local {
+	var l Local
+	l.Home, _ = os.UserHomeDir()
+	l.Host, _ = os.Hostname()
+	if u, err := user.Current(); err == nil {
+		l.User = u.Username
+	}
+	return l
+}
+
+// Scrub replaces l's names in c's free-text fields.
+func (l Local) Scrub(c *planner.Calibration) {
+	p := &c.Provenance
+	for _, s := range []*string{&p.Machine, &p.Command, &p.Notes, &p.Tool} {
+		*s = l.scrub(*s)
+	}
+}
+
+func (l Local) scrub(s string) string {
+	if len(l.Home) > 1 {
+		s = strings.ReplaceAll(s, l.Home, "~")
+	}
+	for _, r := range []struct{ name, with string }{{l.Host, "HOST"}, {l.User, "USER"}} {
+		if len(r.name) >= 3 { // "a" or "pi" would hit ordinary words
+			s = strings.ReplaceAll(s, r.name, r.with)
+		}
+	}
+	return s
+}
+
+// Prepare decodes a calibration document, scrubs it with l and returns the
+// body to send: the canonical document, which the server checks as
+// community.Check does. A document the server would refuse is an error
+// here, with the same reasons.
+func Prepare(data []byte, l Local) ([]byte, community.Checked, error) {
+	c, err := calibrations.Parse(data)
+	if err != nil {
+		return nil, community.Checked{}, err
+	}
+	l.Scrub(&c)
+	body := calibrations.Format(&c)
+	ch, err := community.Check(body)
+	return body, ch, err
+}
+
+// Confirm shows the URL and the body on w and asks whether to send them,
+// reading the answer from r. With yes it only shows them.
+func Confirm(w io.Writer, r io.Reader, url string, body []byte, yes bool) (bool, error) {
+	fmt.Fprintf(w, "This will POST %d bytes to %s, exactly this (nothing else: no host name, user name, GPU UUID or address):\n\n%s\n", len(body), url, body)
+	if yes {
+		return true, nil
+	}
+	fmt.Fprint(w, "Send it? [y/N] ")
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes", nil
+}
+
+// Answer is the server's answer to an upload.
+type Answer struct {
+	Code      int    `json:"-"` // the HTTP status
+	ID        string `json:"id"`
+	Status    string `json:"status"` // accepted, held or rejected
+	Group     string `json:"group"`
+	Duplicate bool   `json:"duplicate"`
+	Token     string `json:"deletion_token"`
+	URL       string `json:"url"`
+	Error     string `json:"error"`
+	Reasons   []struct {
+		Field  string `json:"field"`
+		Reason string `json:"reason"`
+	} `json:"reasons"`
+}
+
+// Send posts body to the server at base ("http://127.0.0.1:8080").
+func Send(ctx context.Context, base string, body []byte) (Answer, error) {
+	var a Answer
+	url := strings.TrimSuffix(base, "/") + "/api/uploads"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return a, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	client := &http.Client{Timeout: 30 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		return a, err
+	}
+	defer resp.Body.Close()
+	a.Code = resp.StatusCode
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err := json.Unmarshal(data, &a); err != nil {
+		return a, fmt.Errorf("%s answered %s: %s", url, resp.Status, bytes.TrimSpace(data))
+	}
+	return a, nil
+}
+
+// Report writes what the answer means for the operator.
+func (a *Answer) Report(w io.Writer, base string) {
+	switch {
+	case a.Code == http.StatusCreated:
+		fmt.Fprintf(w, "%s: upload %s, group %s\n", a.Status, a.ID, a.Group)
+		for _, r := range a.Reasons {
+			fmt.Fprintf(w, "  held: %s\n", r.Reason)
+		}
+		fmt.Fprintf(w, "deletion token (shown once; keep it to withdraw the upload):\n  %s\n", a.Token)
+		fmt.Fprintf(w, "withdraw: curl -X DELETE -H 'Authorization: Bearer %s' %s%s\n", a.Token, strings.TrimSuffix(base, "/"), a.URL)
+	case a.Duplicate:
+		fmt.Fprintf(w, "already uploaded: upload %s (%s), group %s\n", a.ID, a.Status, a.Group)
+	default:
+		fmt.Fprintf(w, "refused (%d): %s\n", a.Code, a.Error)
+		for _, r := range a.Reasons {
+			fmt.Fprintf(w, "  %s: %s\n", r.Field, r.Reason)
+		}
+	}
+}
+
+// OK reports whether the server stored the upload, now or before.
+func (a *Answer) OK() bool { return a.Code == http.StatusCreated || a.Code == http.StatusOK }

@@ -1,0 +1,144 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/calibrations/community"
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/catalog"
+	"github.com/vramplan/vramplan/web"
+	"github.com/vramplan/vramplan/web/store"
+	"github.com/vramplan/vramplan/web/store/sqlite"
+)
+
+// BenchmarkUploads sends distinct, accepted uploads from 32 clients over
+// loopback HTTP to the app on SQLite and reports uploads/s and the 99th
+// percentile of one upload's latency.
+func BenchmarkUploads(b *testing.B) {
+	s := newServer(b, web.UploadOptions{PerClientHour: 1 << 40, DailyCap: 1 << 40})
+	srv := httptest.NewServer(s.h)
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	docs := make([][]byte, b.N)
+	for i := range docs {
+		docs[i] = uploadDoc(b, i)
+	}
+	var next atomic.Int64
+	lat := make([]time.Duration, b.N)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for range 32 {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < b.N; i = int(next.Add(1) - 1) {
+				t0 := time.Now()
+				resp, err := client.Post(srv.URL+"/api/uploads", "application/json", bytes.NewReader(docs[i]))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				lat[i] = time.Since(t0)
+				if resp.StatusCode != http.StatusCreated {
+					b.Errorf("upload %d: %d", i, resp.StatusCode)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "uploads/s")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+}
+
+// BenchmarkCommunityList times GET /api/community and GET /api/calibrations
+// over 100,000 stored uploads in 20 groups, after the first request has
+// computed the aggregates (the first request's time is reported apart).
+func BenchmarkCommunityList(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "uploads.db")
+	load(b, path, 100000, 20)
+	st, err := sqlite.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	h := web.New(web.Deps{Models: catalog.All, Calibrations: calibrations.All, Store: st})
+	get := func(url string) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, url, nil))
+		if rec.Code != http.StatusOK {
+			b.Fatalf("GET %s = %d %s", url, rec.Code, rec.Body)
+		}
+	}
+	t0 := time.Now()
+	get("/api/community")
+	b.ReportMetric(float64(time.Since(t0).Milliseconds()), "first-ms")
+	for _, url := range []string{"/api/community", "/api/calibrations"} {
+		b.Run(url, func(b *testing.B) {
+			for b.Loop() {
+				get(url)
+			}
+		})
+	}
+}
+
+// load stores n uploads in groups groups straight into a fresh database,
+// in one transaction, as the app would have stored them.
+func load(b *testing.B, path string, n, groups int) {
+	b.Helper()
+	st, err := sqlite.Open(path) // migrates
+	if err != nil {
+		b.Fatal(err)
+	}
+	st.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	stmt, err := tx.Prepare(store.SQLInsertUpload)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base, _ := calibrations.Lookup("h200-linux-cuda13.0")
+	for i := range n {
+		c := base
+		c.CUDA = fmt.Sprintf("13.%d", i%groups) // one group per CUDA version
+		c.Context += planner.Bytes(i%1000) * 4096
+		c.Provenance.Notes = fmt.Sprintf("bench %d", i)
+		ch, err := community.Check(calibrations.Format(&c))
+		if err != nil {
+			b.Fatal(err)
+		}
+		u := store.Upload{ID: ch.ID, Digest: ch.Digest, Group: ch.Group.String(), Status: store.StatusAccepted,
+			Created: time.Unix(1764583200, 0), TokenHash: "x", Figures: ch.Figures, Document: ch.Document}
+		if _, err := stmt.Exec(store.InsertArgs(&u)...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+}
