@@ -31,7 +31,8 @@ var (
 	loadErr  error
 )
 
-// All returns every calibration in the table, sorted by id.
+// All returns every calibration in the table: the measured ones, then the
+// community and the estimated ones, each sorted by id.
 func All() ([]planner.Calibration, error) {
 	loadOnce.Do(func() { table, loadErr = load(files) })
 	return slices.Clone(table), loadErr
@@ -77,7 +78,12 @@ func load(fsys fs.FS) ([]planner.Calibration, error) {
 		}
 		out = append(out, c)
 	}
-	slices.SortFunc(out, func(a, b planner.Calibration) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b planner.Calibration) int {
+		if r := kindRank(&a) - kindRank(&b); r != 0 {
+			return r
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	return out, nil
 }
 
@@ -113,3 +119,8 @@ var (
 	datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	platforms   = []string{"linux", "wsl2", "windows"}
 )
+
+// kindRank orders the kinds of calibration: measured first.
+func kindRank(c *planner.Calibration) int {
+	return slices.Index(sources, c.Kind())
+}
