@@ -50,6 +50,9 @@ type communityCache struct {
 	// byKey holds each group's entry and the version it was computed at.
 	byKey   map[string]versioned
 	refresh sync.Mutex
+	// body is the JSON of bodyOf, the groups GET /api/community last sent.
+	body   []byte
+	bodyOf []communityGroup
 	// refreshing is set while a background refresh runs.
 	refreshing atomic.Bool
 }
@@ -235,7 +238,21 @@ func (a *app) communityList(c echo.Context) error {
 	if err != nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", err)
 	}
-	return c.JSON(http.StatusOK, gs)
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, a.comm.encoded(gs))
+}
+
+// encoded returns the JSON of gs, encoding it only when gs is not the
+// slice last encoded (community returns the same slice while no group
+// changed).
+func (cc *communityCache) encoded(gs []communityGroup) []byte {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if len(gs) > 0 && len(cc.bodyOf) > 0 && &cc.bodyOf[0] == &gs[0] {
+		return cc.body
+	}
+	body, _ := json.Marshal(gs) // a communityGroup always marshals
+	cc.body, cc.bodyOf = append(body, '\n'), gs
+	return cc.body
 }
 
 // kindRank orders the picker: measured first, then community, then
