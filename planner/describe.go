@@ -88,16 +88,27 @@ func describeModel(k key, in *Input, c *charges, l limits) (name, detail string)
 	return "", ""
 }
 
+// weightsDetail is "dtype: class bytes, class bytes, …", built in one
+// buffer: every rank of a layout plan states it.
 func weightsDetail(m *Model) string {
-	parts := make([]string, 0, len(m.Weights.Classes))
-	for _, cl := range m.Weights.Classes {
-		parts = append(parts, fmt.Sprintf("%s %s", cl.Class, cl.Bytes))
+	if len(m.Weights.Classes) == 0 {
+		return m.Weights.Dtype
 	}
-	d := m.Weights.Dtype
-	if len(parts) > 0 {
-		d += ": " + strings.Join(parts, ", ")
+	var b strings.Builder
+	b.Grow(len(m.Weights.Dtype) + 2 + 24*len(m.Weights.Classes))
+	b.WriteString(m.Weights.Dtype)
+	for i, cl := range m.Weights.Classes {
+		switch {
+		case i > 0:
+			b.WriteString(", ")
+		case b.Len() > 0:
+			b.WriteString(": ")
+		}
+		b.WriteString(cl.Class)
+		b.WriteByte(' ')
+		b.WriteString(cl.Bytes.String())
 	}
-	return strings.TrimPrefix(d, ": ")
+	return b.String()
 }
 
 func cacheName(p WeightCache) string {

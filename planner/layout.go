@@ -7,7 +7,10 @@ package planner
 // the sums over all GPUs and whose Layout carries the plan of every
 // distinct rank and names the binding rank.
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Layout is the per-rank part of a multi-GPU plan.
 type Layout struct {
@@ -119,8 +122,7 @@ func binding(rs []RankPlan) int {
 // joinPlans sums the rank plans over every GPU of the layout.
 func joinPlans(in *Input, rs []RankPlan, bind int) Plan {
 	top := Plan{Schema: PlanSchema, Fits: true, Levers: []Lever{}, Input: *in}
-	sums := map[string]*Item{}
-	seen := map[string]bool{}
+	var sums [numKeys + 1]Item
 	for i := range rs {
 		p, n := &rs[i].Plan, int64(len(rs[i].Ranks))
 		top.Fits = top.Fits && p.Fits
@@ -128,17 +130,16 @@ func joinPlans(in *Input, rs []RankPlan, bind int) Plan {
 		top.Total = satAdd(top.Total, satMul(int64(p.Total), n))
 		top.Weights = satAdd(top.Weights, satMul(int64(p.Weights), n))
 		for _, it := range p.Items {
-			addItem(sums, it, n)
+			addItem(&sums, it, n)
 		}
 		for _, w := range p.Warnings {
-			if !seen[w] {
-				seen[w] = true
+			if !slices.Contains(top.Warnings, w) {
 				top.Warnings = append(top.Warnings, w)
 			}
 		}
 	}
 	top.Headroom = top.Budget - top.Total
-	top.Items = sortedItems(sums)
+	top.Items = sortedItems(&sums)
 	top.Tiers = tierTotals(top.Items)
 	b := &rs[bind].Plan
 	top.KV = b.KV
@@ -152,22 +153,36 @@ func joinPlans(in *Input, rs []RankPlan, bind int) Plan {
 	return top
 }
 
-func addItem(sums map[string]*Item, it Item, n int64) {
-	if s, ok := sums[it.Key]; ok {
+// addItem adds n GPUs' worth of it to its charge's sum; sums is indexed
+// by charge, so the sums come out in the seed's allocation order.
+func addItem(sums *[numKeys + 1]Item, it Item, n int64) {
+	k := keyOf(it.Key)
+	if s := &sums[k]; s.Key != "" {
 		s.Bytes = satAdd(s.Bytes, satMul(int64(it.Bytes), n))
 		return
 	}
 	it.Bytes = satMul(int64(it.Bytes), n)
 	it.Detail = "summed over the layout's GPUs"
-	sums[it.Key] = &it
+	sums[k] = it
+}
+
+// keyOf is the charge an item key names, numKeys for none (items are
+// built from itemSpecs, so none is only a key this file does not know).
+func keyOf(s string) key {
+	for k := key(0); k < numKeys; k++ {
+		if itemSpecs[k].key == s {
+			return k
+		}
+	}
+	return numKeys
 }
 
 // sortedItems lists the summed items in the seed's allocation order.
-func sortedItems(sums map[string]*Item) []Item {
-	out := make([]Item, 0, len(sums))
-	for k := key(0); k < numKeys; k++ {
-		if it, ok := sums[itemSpecs[k].key]; ok {
-			out = append(out, *it)
+func sortedItems(sums *[numKeys + 1]Item) []Item {
+	out := make([]Item, 0, numKeys)
+	for k := range sums {
+		if sums[k].Key != "" {
+			out = append(out, sums[k])
 		}
 	}
 	return out

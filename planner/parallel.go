@@ -150,7 +150,7 @@ func validateParallel(in *Input) error {
 	if in.Rank != nil {
 		return bad("rank", "a rank's input has no parallel layout of its own")
 	}
-	for _, check := range []func(*Input) error{validateTensor, validatePipeline, validateExpert, validateCalibrations} {
+	for _, check := range [...]func(*Input) error{validateTensor, validatePipeline, validateExpert, validateCalibrations} {
 		if err := check(in); err != nil {
 			return err
 		}
