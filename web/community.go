@@ -296,5 +296,9 @@ func kindLabel(c *planner.Calibration) string {
 	if c.Kind() != planner.CalibrationCommunity {
 		return c.Kind()
 	}
-	return fmt.Sprintf("community: %d uploads, spread %.1f %%", c.Provenance.Runs, 100*c.Provenance.Spread)
+	noun := "uploads"
+	if c.Provenance.Runs == 1 {
+		noun = "upload"
+	}
+	return fmt.Sprintf("community: %d %s, spread %.1f %%", c.Provenance.Runs, noun, 100*c.Provenance.Spread)
 }

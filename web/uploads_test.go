@@ -261,7 +261,7 @@ func TestUploadPicker(t *testing.T) {
 		t.Errorf("table order = %v", kinds)
 	}
 	rec, _ = s.do(t, http.MethodGet, "/?gpu="+a.Group, nil)
-	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "community: 1 uploads") {
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "community: 1 upload,") {
 		t.Errorf("the page on the community calibration: %d", rec.Code)
 	}
 }
