@@ -76,7 +76,7 @@ func Calculator(p Page) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Layout(p.Title, p.Embed).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Document(p.Title, p.Embed, p.ServerOnly).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -154,7 +154,7 @@ func Controls(p Page) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</datalist> <label for=\"file\" class=\"js-only\">…or local files, chosen or dropped on the page: a .gguf (all its splits, and an mmproj for vision), a config.json (with its .safetensors or index and shards), or a model-shape .json</label> <input id=\"file\" type=\"file\" class=\"js-only\" multiple accept=\".gguf,.json,.safetensors\" data-testid=\"file\"><p id=\"file-status\" class=\"note\" role=\"status\" data-testid=\"file-status\"></p></fieldset><fieldset><legend>Engine</legend> <label for=\"engine\">Plan as the engine allocates</label> <select id=\"engine\" name=\"engine\" data-testid=\"engine-picker\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</datalist> <label for=\"file\" class=\"js-only\">…or local files, chosen or dropped on the page: a .gguf (all its splits, and an mmproj for vision), a config.json (with its .safetensors or index and shards), or a model-shape .json</label> <input id=\"file\" type=\"file\" class=\"js-only\" multiple accept=\".gguf,.json,.safetensors\" data-testid=\"file\"><div id=\"file-status\" class=\"note\" role=\"status\" data-testid=\"file-status\"></div></fieldset><fieldset><legend>Engine</legend> <label for=\"engine\">Plan as the engine allocates</label> <select id=\"engine\" name=\"engine\" data-testid=\"engine-picker\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 // Docs is the embedding guide. It shows both ways to put a calculator in a
 // documentation page, each live beneath its snippet.
-func Docs(model, gpu string) templ.Component {
+func Docs(model, gpu string, serverOnly bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -111,7 +111,7 @@ func Docs(model, gpu string) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Layout("vramplan · embed the calculator", false).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Document("vramplan · embed the calculator", false, serverOnly).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -27,6 +27,9 @@ type Page struct {
 	View   calc.View
 	Error  string // the state could not be read or resolved
 	Boot   Boot   // what the page's script would otherwise fetch before it can plan
+	// ServerOnly is a server built without the planner's WebAssembly: the
+	// page loads no script and says so (Document).
+	ServerOnly bool
 }
 
 // Boot is the data the page's script needs before its first plan, written

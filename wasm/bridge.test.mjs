@@ -66,14 +66,6 @@ test('calculate gives the plan document figures', async () => {
   assert.deepEqual(again, v);
 });
 
-test('resolve takes the CLI\'s names: ids in any case and unambiguous prefixes', () => {
-  const ids = JSON.stringify(['h200-linux-cuda13.0', 'rtx5090-wsl2-cuda13.3']);
-  assert.equal(api.resolve('calibration', 'RTX5090', ids), 'rtx5090-wsl2-cuda13.3');
-  assert.equal(api.resolve('calibration', 'h200-linux-cuda13.0', ids), 'h200-linux-cuda13.0');
-  assert.throws(() => api.resolve('calibration', 'a100', ids), /no calibration "a100"; closest: /);
-  assert.throws(() => api.resolve('calibration', 'x', '{'), /ids: /);
-});
-
 test('errors and panics come back as JavaScript errors', () => {
   assert.throws(() => api.plan('{"limits":{"max_seq_len":-1}}'), /vramplan\.plan: /);
   assert.throws(() => api.parseQuery('len=lots'), (e) => e.field === 'len');

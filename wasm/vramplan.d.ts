@@ -52,12 +52,6 @@ export interface Vramplan {
   lenAt(index: number): number;
   /** The length slider's position nearest to a length in tokens. */
   lenIndex(tokens: number): number;
-  /**
-   * The id among ids (a JSON array of strings) that name names, by the
-   * CLI's rules for --model and --gpu: an id in any case or an unambiguous
-   * prefix. Otherwise an Error saying what it could mean or what is near.
-   */
-  resolve(kind: 'model' | 'calibration', name: string, ids: string): string;
 }
 
 /** Raw exports: each returns its result or a BridgeError. */

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/names"
 	"github.com/vramplan/vramplan/web/calc"
 )
 
@@ -107,6 +109,20 @@ func (a *app) model(c echo.Context) error {
 		return jsonError(c, http.StatusNotFound, "", err)
 	}
 	return c.JSON(http.StatusOK, m)
+}
+
+// calibration answers GET /api/calibrations/:id: the calibration :id names
+// as --gpu names one (names.Resolve), or a 404 naming the near ids.
+func (a *app) calibration(c echo.Context) error {
+	k := a.catalog()
+	if k.err != nil {
+		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
+	}
+	id, err := names.Resolve("calibration", c.Param("id"), k.calIDs())
+	if err != nil {
+		return jsonError(c, http.StatusNotFound, "", err)
+	}
+	return c.JSON(http.StatusOK, k.cals[slices.Index(k.calIDs(), id)])
 }
 
 func (a *app) calibrations(c echo.Context) error {

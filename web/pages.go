@@ -25,7 +25,7 @@ func (a *app) page(embed bool) echo.HandlerFunc {
 			return echo.NewHTTPError(http.StatusServiceUnavailable, k.err.Error())
 		}
 		p, status := a.pageFor(k, c.QueryString())
-		p.Embed = embed
+		p.Embed, p.ServerOnly = embed, a.serverOnly
 		return render(c, status, templates.Calculator(p))
 	}
 }
@@ -86,5 +86,5 @@ func (a *app) docs(c echo.Context) error {
 	if k.err != nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, k.err.Error())
 	}
-	return render(c, http.StatusOK, templates.Docs(k.models[0].ID, k.cals[0].ID))
+	return render(c, http.StatusOK, templates.Docs(k.models[0].ID, k.cals[0].ID, a.serverOnly))
 }

@@ -23,6 +23,12 @@ import (
 // built names the assets only `make wasm` produces.
 var built = map[string]bool{"dist/planner.wasm": true, "dist/wasm_exec.js": true, "dist/gguf.wasm": true}
 
+// exists reports whether fsys holds the file name.
+func exists(fsys fs.FS, name string) bool {
+	_, err := fs.Stat(fsys, name)
+	return err == nil
+}
+
 // assets serves one asset tree and caches the gzip encoding and the ETag
 // of each file, made on first request or, for the large build outputs, when
 // the app starts. It is safe for concurrent use.

@@ -19,6 +19,7 @@
 //	GET  /api/uploads/:id   one upload; DELETE it with its deletion token
 //	GET  /api/uploads.jsonl every accepted upload, one JSON object a line
 //	GET  /api/community     every upload group with its aggregate
+//	GET  /api/calibrations/:id  one calibration (:id as --gpu takes it)
 //	GET  /static/…          Deps.Static; the built wasm is 503 until `make wasm`
 //
 // Every GET route answers HEAD too, with the same status and headers.
@@ -61,7 +62,8 @@ func New(d Deps) http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Use(middleware.Recover())
-	a := &app{deps: d, opts: d.Uploads.withDefaults()}
+	a := &app{deps: d, opts: d.Uploads.withDefaults(),
+		serverOnly: d.Static != nil && !exists(d.Static, "dist/planner.wasm")}
 	e.Match(getOrHead, "/", a.page(false))
 	e.Match(getOrHead, "/embed", a.page(true))
 	e.Match(getOrHead, "/docs", a.docs)
@@ -77,6 +79,7 @@ func New(d Deps) http.Handler {
 	api.Match(getOrHead, "/uploads/:id", a.getUpload)
 	api.DELETE("/uploads/:id", a.deleteUpload)
 	api.Match(getOrHead, "/community", a.communityList)
+	api.Match(getOrHead, "/calibrations/:id", a.calibration)
 	if d.Static != nil {
 		s := &assets{root: d.Static}
 		e.Match(getOrHead, "/static/*", s.handler(), cors)
@@ -99,6 +102,9 @@ type app struct {
 	salt  salt
 	swept int64
 	comm  communityCache
+	// serverOnly is an asset tree without the planner's WebAssembly (a
+	// plain go build): pages are planned on the server and say so.
+	serverOnly bool
 }
 
 // cors lets documentation pages on other origins load the API and assets

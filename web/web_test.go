@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -373,6 +374,13 @@ func TestShortForms(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &p); rec.Code != http.StatusOK || err != nil || p.Input.Calibration.ID != "rtx5090-wsl2-cuda13.3" {
 		t.Errorf("GET /api/plan with short forms = %d, calibration %q, %v", rec.Code, p.Input.Calibration.ID, err)
 	}
+	rec = get(t, "/api/calibrations/RTX5090-wsl2")
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"id":"rtx5090-wsl2-cuda13.3"`) {
+		t.Errorf("GET /api/calibrations/<prefix> = %d %.80s", rec.Code, rec.Body)
+	}
+	if rec = get(t, "/api/calibrations/a100"); rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), `no calibration \"a100\"; closest: `) {
+		t.Errorf("GET /api/calibrations/a100 = %d %s", rec.Code, rec.Body)
+	}
 	rec = get(t, "/api/models/Qwen3-4B-instruct-2507-q8")
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"id":"qwen3-4b-instruct-2507-q8_0"`) {
 		t.Errorf("GET /api/models/<prefix> = %d %.80s", rec.Code, rec.Body)
@@ -413,5 +421,47 @@ func TestUnresolvedState(t *testing.T) {
 	doc := page(t, "/?gpu=a100", http.StatusNotFound)
 	if v, _ := doc.Find(`#gpu option[selected]`).Attr("value"); v != "a100" {
 		t.Errorf("gpu=a100: the GPU picker selects %q, want the a100 the URL names (not a GPU it did not ask for)", v)
+	}
+}
+
+// TestServerOnly checks the page of a server built without the planner's
+// WebAssembly (a plain go build): it loads no script, so the calculator is
+// the form the server plans, and it says so; with the wasm it says nothing.
+func TestServerOnly(t *testing.T) {
+	bare := fstest.MapFS{"style.css": {Data: []byte("body{}")}, "app.js": {Data: []byte("//")}}
+	for _, c := range []struct {
+		fs         fstest.MapFS
+		serverOnly bool
+	}{{bare, true}, {fstest.MapFS{"dist/planner.wasm": {Data: []byte("\x00asm")}, "app.js": {Data: []byte("//")}}, false}} {
+		h := web.New(web.Deps{Models: catalog.All, Calibrations: calibrations.All, Static: c.fs})
+		for _, url := range []string{"/?" + b1Query, "/embed?" + b1Query, "/docs"} {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, url, nil))
+			doc, err := goquery.NewDocumentFromReader(rec.Body)
+			if err != nil || rec.Code != http.StatusOK {
+				t.Fatalf("GET %s = %d, %v", url, rec.Code, err)
+			}
+			notice := testid(doc, "server-only")
+			scripts := doc.Find(`script[src*="app.js"], script:not([src]):not([type])`).Length()
+			if c.serverOnly && (notice.Length() != 1 || !strings.Contains(notice.Text(), "make wasm") || scripts != 0) {
+				t.Errorf("no wasm: GET %s: notice %q, %d scripts; want the notice and no script", url, notice.Text(), scripts)
+			}
+			if !c.serverOnly && notice.Length() != 0 {
+				t.Errorf("with the wasm: GET %s shows the server-only notice", url)
+			}
+		}
+		if !c.serverOnly {
+			continue
+		}
+		// The form is the calculator: its submit is a GET the server plans.
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/?"+strings.Replace(b1Query, "batch=8", "batch=16", 1), nil))
+		doc, _ := goquery.NewDocumentFromReader(rec.Body)
+		if q, _ := testid(doc, "calculator").Attr("data-query"); !strings.Contains(q, "batch=16") || testid(doc, "verdict").Text() == "" {
+			t.Errorf("no wasm: the form's GET planned %q, verdict %q", q, testid(doc, "verdict").Text())
+		}
+		if doc.Find(`[data-testid="submit"]`).Length() != 1 {
+			t.Error("no wasm: the page has no Plan button")
+		}
 	}
 }

@@ -8,11 +8,13 @@
 // The package imports the standard library only.
 package names
 
-import (
-	"slices"
-	"strconv"
-	"strings"
-)
+import "strings"
+
+// LocalPrefix starts the name of a model read from a person's own file in
+// the browser calculator ("file:Qwen3-8B-Q4_K_M"). The file never leaves
+// that browser, so a link that names one cannot be planned anywhere else;
+// Resolve says so rather than suggest catalog ids.
+const LocalPrefix = "file:"
 
 // Error reports a name that names no id, or more than one.
 type Error struct {
@@ -20,18 +22,22 @@ type Error struct {
 	Name    string   // what was typed
 	Matches []string // the ids Name is a prefix of, when there are several
 	Near    []string // the ids nearest to Name, when none matches
+	Local   bool     // Name is a local file's model (LocalPrefix) not among the ids
 }
 
 // Error returns the message a person reads: what was not found and what
 // to type instead.
 func (e *Error) Error() string {
 	switch {
+	case e.Local:
+		return e.Kind + " " + quote(e.Name) + " is a local file, read in the browser that made this link and never uploaded: " +
+			"pick the file again to plan it"
 	case len(e.Matches) > 1:
-		return e.Kind + " " + strconv.Quote(e.Name) + " is ambiguous: it could be " + strings.Join(e.Matches, ", ")
+		return e.Kind + " " + quote(e.Name) + " is ambiguous: it could be " + strings.Join(e.Matches, ", ")
 	case strings.TrimSpace(e.Name) == "":
 		return "no " + e.Kind + " named; one of: " + strings.Join(e.Near, ", ")
 	}
-	return "no " + e.Kind + " " + strconv.Quote(e.Name) + "; closest: " + strings.Join(e.Near, ", ")
+	return "no " + e.Kind + " " + quote(e.Name) + "; closest: " + strings.Join(e.Near, ", ")
 }
 
 // MaxNear is how many near ids an Error lists.
@@ -57,6 +63,9 @@ func Resolve(kind, name string, ids []string) (string, error) {
 	case 1:
 		return matches[0], nil
 	case 0:
+		if strings.HasPrefix(q, LocalPrefix) {
+			return "", &Error{Kind: kind, Name: name, Local: true}
+		}
 		return "", &Error{Kind: kind, Name: name, Near: Closest(q, ids, MaxNear)}
 	}
 	return "", &Error{Kind: kind, Name: name, Matches: matches}
@@ -79,9 +88,15 @@ func Closest(q string, ids []string, n int) []string {
 		if q != "" && strings.Contains(l, q) {
 			d = 0
 		}
+		// Insertion keeps equal distances in the ids' order; a generic sort
+		// would cost the planner's WebAssembly more than these few lines.
+		i := len(s)
 		s = append(s, scored{id, d})
+		for ; i > 0 && s[i-1].d > d; i-- {
+			s[i] = s[i-1]
+		}
+		s[i] = scored{id, d}
 	}
-	slices.SortStableFunc(s, func(a, b scored) int { return a.d - b.d })
 	out := make([]string, 0, n)
 	for i := 0; i < len(s) && i < n; i++ {
 		out = append(out, s[i].id)
@@ -110,3 +125,7 @@ func distance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// quote quotes a name for a message (strconv.Quote, without its escaping
+// tables in the planner's WebAssembly).
+func quote(s string) string { return `"` + s + `"` }

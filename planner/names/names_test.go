@@ -22,6 +22,7 @@ func TestResolve(t *testing.T) {
 		{"rtx5090", "", `calibration "rtx5090" is ambiguous: it could be rtx5090-wsl2-cuda13.3, rtx5090-linux-cuda13.0`},
 		{"a100", "", `no calibration "a100"; closest: `},
 		{"", "", "no calibration named; one of: "},
+		{"file:my-model", "", `calibration "file:my-model" is a local file, read in the browser that made this link`},
 	} {
 		got, err := names.Resolve("calibration", tt.name, gpus)
 		if got != tt.want || (err == nil) != (tt.err == "") || err != nil && !strings.HasPrefix(err.Error(), tt.err) {

@@ -17,7 +17,6 @@ import (
 	"syscall/js"
 
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/names"
 	"github.com/vramplan/vramplan/web/calc"
 )
 
@@ -26,7 +25,7 @@ func main() {
 	for name, fn := range map[string]func([]js.Value) (any, error){
 		"plan": plan, "frontier": frontier, "parseModel": parseModel,
 		"parseQuery": parseQuery, "encodeState": encodeState,
-		"calculate": calculate, "lenAt": lenAt, "lenIndex": lenIndex, "resolve": resolve,
+		"calculate": calculate, "lenAt": lenAt, "lenIndex": lenIndex,
 	} {
 		api.Set(name, export(name, fn))
 	}
@@ -159,28 +158,6 @@ func encodeState(args []js.Value) (any, error) {
 		return nil, err
 	}
 	return s.Encode(), nil
-}
-
-// resolve(kind, name, idsJSON) returns the id among ids that name names,
-// by names.Resolve: the CLI's rules for --model and --gpu.
-func resolve(args []js.Value) (any, error) {
-	kind, err := arg(args, 0, "kind")
-	if err != nil {
-		return nil, err
-	}
-	name, err := arg(args, 1, "name")
-	if err != nil {
-		return nil, err
-	}
-	j, err := arg(args, 2, "ids JSON")
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	if err := json.Unmarshal([]byte(j), &ids); err != nil {
-		return nil, fmt.Errorf("ids: %w", err)
-	}
-	return names.Resolve(kind, name, ids)
 }
 
 func lenAt(args []js.Value) (any, error)    { return calc.LenAt(args[0].Int()), nil }

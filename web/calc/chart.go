@@ -2,7 +2,6 @@ package calc
 
 import (
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -103,7 +102,7 @@ func Frontier(in planner.Input) []planner.Point {
 }
 
 func chart(frontier []planner.Point, s State, p *planner.Plan) Chart {
-	if !slices.ContainsFunc(frontier, func(pt planner.Point) bool { return pt.MaxSeqLen > 0 }) {
+	if !anyFits(frontier) {
 		return Chart{PointX: num(xOf(min(s.Batch, BatchMax))), PointY: num(yOf(s.Len)), Fits: p.Fits,
 			Summary: "Nothing fits: not one token at any batch from 1 to 256.", Note: "Nothing fits at any batch"}
 	}
@@ -121,6 +120,15 @@ func chart(frontier []planner.Point, s State, p *planner.Plan) Chart {
 	}
 	return Chart{Path: strings.TrimSpace(path.String()), PointX: num(xOf(min(s.Batch, BatchMax))), PointY: num(yOf(s.Len)),
 		Fits: p.Fits, Summary: "Longest sequence that fits: " + strings.Join(words, "; ") + "."}
+}
+
+func anyFits(frontier []planner.Point) bool {
+	for _, pt := range frontier {
+		if pt.MaxSeqLen > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func sliders(s State, p *planner.Plan) Sliders {

@@ -33,10 +33,17 @@ async function open(query, { api, ...opts } = {}) {
   return page;
 }
 
-// queryOf returns the page's state once the URL has caught up with it.
+// queryOf returns the page's state once the URL has caught up with it:
+// app.js writes the URL 100 ms after the last input, later on a loaded
+// machine, so it waits for the URL to hold still for 300 ms.
 async function queryOf(page) {
-  await page.waitForTimeout(150); // app.js writes the URL 100 ms after the last input
-  return new URL(page.url()).search.slice(1);
+  await page.waitForTimeout(150);
+  let last = page.url();
+  for (let still = 0; still < 3; still++) {
+    await page.waitForTimeout(100);
+    if (page.url() !== last) { last = page.url(); still = -1; }
+  }
+  return new URL(last).search.slice(1);
 }
 
 /** assertMatchesCLI checks the page's figures against the CLI's plan for the page's URL. */
@@ -153,8 +160,8 @@ test('a local model-shape file is read in the page, never uploaded', async () =>
   page.on('request', (r) => { if (r.method() !== 'GET') uploads++; });
   await page.setInputFiles('[data-testid="file"]', file);
   await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent.startsWith('Read'));
-  assert.equal(new URLSearchParams(await queryOf(page)).get('model'), 'my-local-model');
-  const want = planFigures(planJSON(cliFlags((await queryOf(page)).replace('my-local-model', encodeURIComponent(file)))));
+  assert.equal(new URLSearchParams(await queryOf(page)).get('model'), 'file:my-local-model');
+  const want = planFigures(planJSON(cliFlags((await queryOf(page)).replace('file:my-local-model', encodeURIComponent(file)))));
   const got = await figures(page);
   for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], k);
   assert.equal(uploads, 0);
@@ -169,7 +176,7 @@ test('a local model-shape file is read in the page, never uploaded', async () =>
   }, JSON.stringify(shape));
   await page.dispatchEvent('#result', 'drop', { dataTransfer: drop });
   await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent.startsWith('Read dropped.json'));
-  assert.equal(new URLSearchParams(await queryOf(page)).get('model'), 'my-dropped-model');
+  assert.equal(new URLSearchParams(await queryOf(page)).get('model'), 'file:my-dropped-model');
 });
 
 // pickAndCompare picks files in the page and checks the plan it shows
@@ -200,10 +207,10 @@ test('a generated GGUF (and an mmproj) is read in the page and matches the CLI',
   });
   await page.waitForTimeout(200);
   assert.equal(reader.length, 0, 'the GGUF reader is not loaded before a file is picked');
-  await pickAndCompare(page, gguf, 'llama-3-8b-q8_0', ['--model', gguf]);
+  await pickAndCompare(page, gguf, 'file:llama-3-8b-q8_0', ['--model', gguf]);
   assert.equal(reader.length, 1);
   await shot(page, 'gguf.png', { fullPage: true });
-  await pickAndCompare(page, [gguf, mmproj], 'llama-3-8b-q8_0', ['--model', gguf, '--mmproj', mmproj]);
+  await pickAndCompare(page, [gguf, mmproj], 'file:llama-3-8b-q8_0', ['--model', gguf, '--mmproj', mmproj]);
   assert.equal(await page.isChecked('[data-testid="vision"]'), true, 'an mmproj turns the vision tower on');
   assert.ok(+(await page.innerText('[data-testid="item-vision_tower"] [data-testid="item-mib"]')) > 0, 'the tower is charged');
   assert.deepEqual(uploads, []);
@@ -217,10 +224,10 @@ test('a config.json, alone and with safetensors shards, is read in the page and 
   for (const d of [alone, sharded]) writeFileSync(join(d, 'config.json'), cfg);
   const shards = writeSharded(sharded, llamaTensors(JSON.parse(cfg)), 2);
   const page = await open('model=qwen3-4b-instruct-2507-q8_0&gpu=h200-linux-cuda13.0&batch=4&len=16384&kv=fp8');
-  await pickAndCompare(page, join(alone, 'config.json'), 'local-llama', ['--model', join(alone, 'config.json')]);
+  await pickAndCompare(page, join(alone, 'config.json'), 'file:local-llama', ['--model', join(alone, 'config.json')]);
   const formula = await page.innerText('[data-testid="item-weights"] [data-testid="item-mib"]');
   await pickAndCompare(page, [join(sharded, 'config.json'), join(sharded, 'model.safetensors.index.json'),
-    ...shards.map((n) => join(sharded, n))], 'local-llama', ['--model', join(sharded, 'config.json')]);
+    ...shards.map((n) => join(sharded, n))], 'file:local-llama', ['--model', join(sharded, 'config.json')]);
   assert.match(await page.innerText('[data-testid="item-weights"]'), /exact/);
   assert.equal(await page.innerText('[data-testid="item-weights"] [data-testid="item-mib"]'), formula, 'bf16 tensors: the formula was right');
   await page.setInputFiles('[data-testid="file"]', [join(sharded, 'config.json'), join(sharded, 'model.safetensors.index.json')]);

@@ -8,7 +8,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
-import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, bin } from './harness.mjs';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, bin, repo } from './harness.mjs';
 
 let server, chrome;
 
@@ -245,4 +248,50 @@ test('hardware that cannot do what is asked warns, in the CLI\'s words', async (
   let text;
   try { text = execFileSync(bin, ['plan', ...cliFlags(query)], { encoding: 'utf8' }); } catch (e) { text = e.stdout; }
   assert.doesNotMatch(text, /nvfp4/);
+});
+
+test('a link to a local file says the file must be picked again, and plans it once it is', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vramplan-e2e-'));
+  const shape = JSON.parse(readFileSync(join(repo, 'planner/catalog/models/qwen3-8b-q8_0.json'), 'utf8'));
+  shape.id = 'my-8b';
+  const file = join(dir, 'my-8b.json');
+  writeFileSync(file, JSON.stringify(shape));
+  const page = await open('model=qwen3-4b-instruct-2507-q8_0&gpu=h200-linux-cuda13.0&batch=8&len=4096');
+  await page.setInputFiles('[data-testid="file"]', file);
+  await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent.startsWith('Read'));
+  await page.waitForTimeout(300);
+  assert.equal(new URL(page.url()).searchParams.get('model'), 'file:my-8b', 'the URL says the model is a local file');
+  await page.reload();
+  await page.waitForSelector('#calc[data-ready="true"]');
+  assert.match(await page.locator('[data-testid="error"]').innerText(), /"file:my-8b" is a local file, read in the browser that made this link and never uploaded: pick the file again/);
+  assert.ok(!(await visible(page, 'verdict')), 'no plan of another model');
+  await shot(page, 'local-link.png');
+  await page.setInputFiles('[data-testid="file"]', file);
+  await page.waitForFunction(() => document.getElementById('result').dataset.planned === 'true');
+  const want = planFigures(planJSON(['--model', file, '--gpu', 'h200-linux-cuda13.0', '--max-batch', '8', '--max-seq-len', '4096']));
+  assert.equal((await figures(page)).total, want.total);
+  assert.ok(!(await visible(page, 'error')));
+});
+
+test('a file that cannot be read says what is wrong in plain words, with the detail one click away', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vramplan-e2e-'));
+  const bad = join(dir, 'broken.gguf');
+  writeFileSync(bad, Buffer.concat([Buffer.from('GGUF'), Buffer.from([3, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 99, 0, 0, 0])]));
+  const notJSON = join(dir, 'config.json');
+  writeFileSync(notJSON, '{"model_type": "llama",');
+  const page = await open('model=qwen3-8b-q8_0&gpu=h200-linux-cuda13.0&batch=8&len=4096');
+  for (const [file, words] of [[bad, /^Could not read broken\.gguf: it is not a GGUF model file this planner can read/],
+    [notJSON, /^Could not read config\.json: it is not valid JSON/]]) {
+    await page.setInputFiles('[data-testid="file"]', file);
+    await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent.startsWith('Could not'), null, { timeout: 60000 });
+    const status = page.locator('[data-testid="file-status"]');
+    assert.match(await status.innerText(), words);
+    assert.match(await status.innerText(), /The plan shown is still for qwen3-8b-q8_0/);
+    assert.ok(!(await page.locator('[data-testid="file-detail"]').isVisible()), 'the detail is folded away');
+    await status.locator('summary').click();
+    assert.ok((await page.locator('[data-testid="file-detail"]').innerText()).length > 0);
+    assert.equal(await page.locator('[data-testid="file"]').inputValue(), '', 'the picker no longer names the file');
+    if (file === bad) await shot(page, 'bad-file.png');
+  }
+  assert.deepEqual(page.errors, []);
 });

@@ -25,7 +25,8 @@ const models = new Map(); // id → model-shape JSON, fetched as they are chosen
 const cals = new Map(); // id → calibration JSON
 let api;
 let ids; // the catalog's model ids, as the page's picker lists them
-const fetching = new Map(); // id → the fetch of its shape in flight
+const fetching = new Map(); // key and name → the server's answer for it, in flight
+const named = new Map(); // key and name → the id the server resolved it to, or its Error
 
 if (root && form) {
   document.documentElement.classList.add('js');
@@ -71,13 +72,24 @@ const early = new Set();
 // fetchModel fetches a catalog model's shape once: the page names the
 // catalog's ids, not its shapes, so 47 models cost nothing until chosen.
 function fetchModel(id) {
-  if (models.has(id) || !catalogIDs().has(id)) return Promise.resolve();
-  if (!fetching.has(id)) {
-    fetching.set(id, getJSON(`/api/models/${encodeURIComponent(id)}`)
-      .then((m) => models.set(id, JSON.stringify(m)))
-      .finally(() => fetching.delete(id)));
+  return models.has(id) || !catalogIDs().has(id) ? Promise.resolve() : lookup('model', id);
+}
+
+// lookup asks the server once for what a typed name names: it resolves
+// it as the CLI does (names.Resolve: an id in any case, or an unambiguous
+// prefix) and answers the document, or an error naming the near ids.
+function lookup(key, name) {
+  const k = `${key}\n${name}`;
+  if (!fetching.has(k)) {
+    const [path, docs] = key === 'gpu' ? ['calibrations', cals] : ['models', models];
+    fetching.set(k, fetch(`/api/${path}/${encodeURIComponent(name)}`).then(async (r) => {
+      const body = await r.json().catch(() => ({}));
+      if (!r.ok) throw new Error(body.error || `the server answered ${r.status}`);
+      docs.set(body.id, JSON.stringify(body));
+      named.set(k, body.id);
+    }).catch((err) => { named.set(k, err); }).finally(() => fetching.delete(k)));
   }
-  return fetching.get(id);
+  return fetching.get(k);
 }
 
 function catalogIDs() {
@@ -165,30 +177,28 @@ function calculate(p, quiet) {
   return JSON.parse(api.calculate(p.toString(), model, cal));
 }
 
-// resolved returns the document that p's key names, by the CLI's rules
-// (vramplan.resolve: an id or an unambiguous prefix), setting the key to
-// the full id; a state that names none gets the first, as on the server.
-// It returns undefined when the name matches nothing or several, having
-// said so in the result unless quiet, or when a catalog model's shape is
-// being fetched (update runs again when it arrives).
+// resolved returns the document that p's key names, setting the key to its
+// full id; a state that names none gets the first, as on the server. A
+// name that is not an id is resolved by the server (lookup), once: until
+// it answers, or when the name matches nothing or several (said in the
+// result unless quiet), it returns undefined; update runs again when the
+// answer arrives.
 function resolved(p, key, docs, ids, quiet) {
-  const name = p.get(key) ?? '';
-  if (docs.has(name)) return docs.get(name);
-  let id;
-  try {
-    const all = [...ids];
-    id = name === '' ? all[0] : api.resolve(key === 'gpu' ? 'calibration' : 'model', name, JSON.stringify(all));
-  } catch (err) {
-    if (!quiet) unplanned(words(err), p);
+  const name = p.get(key) || ids.values().next().value;
+  const id = docs.has(name) ? name : named.get(`${key}\n${name}`);
+  if (id instanceof Error) {
+    if (!quiet) unplanned(id.message, p);
     return undefined;
   }
-  p.set(key, id);
-  if (quiet && !docs.has(id)) return undefined;
-  if (!docs.has(id)) {
-    fetchModel(id).then(update, (err) => unplanned(`${id}: ${err.message}`, p));
-    return undefined;
+  if (id !== undefined && docs.has(id)) {
+    p.set(key, id);
+    return docs.get(id);
   }
-  return docs.get(id);
+  if (!quiet) {
+    root.dataset.stale = 'true'; // the figures shown are for the last name that resolved
+    lookup(key, name).then(update);
+  }
+  return undefined;
 }
 
 // words strips the bridge's "vramplan.fn: " from an error's message.
@@ -299,6 +309,7 @@ async function pick(list) {
   try {
     status(`Opening ${names} in this browser…`);
     const m = await readModel(files);
+    m.id = `file:${m.id}`; // names.LocalPrefix: a link to it says the file must be picked again
     models.set(m.id, JSON.stringify(m));
     if (![...document.querySelectorAll('#model-list option')].some((o) => o.value === m.id)) {
       const opt = document.createElement('option');
@@ -310,8 +321,29 @@ async function pick(list) {
     status(`Read ${names}, in this browser only: ${summary(m)}.`);
     update();
   } catch (err) {
-    status(`${names}: ${err.message}`);
+    document.getElementById('file').value = ''; // the picker no longer names a file that was not read
+    fileError(names, files, words(err));
   }
+}
+
+// fileError says in a reader's words why the files could not be read, with
+// the reader's own message one click away, and that the plan shown is still
+// for the model in the form.
+function fileError(names, files, detail) {
+  const box = byTest('file-status');
+  const shown = form.elements.model.value;
+  box.replaceChildren(el('strong', {}, `Could not read ${names}: `), `${plainWords(files, detail)}. `,
+    shown ? `The plan shown is still for ${shown}. ` : '',
+    el('details', {}, el('summary', {}, 'Details'), el('code', { 'data-testid': 'file-detail' }, detail)));
+}
+
+// plainWords turns a reader's message into what is wrong with the file.
+// Messages that already say what to pick are kept as they are.
+function plainWords(files, detail) {
+  if (/\bpick\b|not picked|split/i.test(detail)) return detail.replace(/^[^:]*\.(gguf|json): /i, '');
+  if (files.some(isGGUF)) return 'it is not a GGUF model file this planner can read (it is cut short, damaged, or not GGUF)';
+  if (/JSON|unexpected (token|end)|invalid character/i.test(detail)) return 'it is not valid JSON';
+  return 'it is not a config.json or model-shape file this planner can read';
 }
 
 // summary describes a model shape in a few words.

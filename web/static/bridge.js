@@ -33,6 +33,10 @@ async function instantiate(source) {
 // instantiated accepts the wasm as a Response, a compiled Module (the
 // page's <head> starts compiling early) or bytes.
 async function instantiated(src, imports) {
+  if (src instanceof Response && !src.ok) { // the server says why: a build without `make wasm` answers 503
+    const why = await src.json().then((b) => b.message ?? b.error, () => '');
+    throw new Error(why || `the planner's WebAssembly could not be loaded (${src.status})`);
+  }
   if (src instanceof Response) return (await WebAssembly.instantiateStreaming(src, imports)).instance;
   if (src instanceof WebAssembly.Module) return WebAssembly.instantiate(src, imports);
   return (await WebAssembly.instantiate(src, imports)).instance;
@@ -43,7 +47,7 @@ function mark(name) { globalThis.performance?.mark?.(name); }
 
 function wrap(raw) {
   const api = { version: raw.version };
-  for (const name of ['plan', 'frontier', 'parseModel', 'parseQuery', 'encodeState', 'calculate', 'lenAt', 'lenIndex', 'resolve']) {
+  for (const name of ['plan', 'frontier', 'parseModel', 'parseQuery', 'encodeState', 'calculate', 'lenAt', 'lenIndex']) {
     api[name] = (...args) => {
       const r = raw[name](...args);
       if (r instanceof Error) throw r;

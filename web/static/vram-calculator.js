@@ -14,7 +14,7 @@ import { load } from './bridge.js';
 
 const base = new URL('..', import.meta.url);
 let shared;
-const shapes = new Map(); // what model names → its shape, fetched once per page
+const shapes = new Map(); // "models/name", "calibrations/name" → the server's answer, once per page
 
 // get fetches a JSON document; an error answer becomes an Error with the
 // server's words (the API answers {"error": "…"}).
@@ -25,18 +25,19 @@ async function get(p) {
   return body;
 }
 
-// fetchShared loads the wasm and the calibration table once per page.
+// fetchShared loads the wasm once per page.
 function fetchShared() {
-  shared ??= Promise.all([load(), get('api/calibrations')]);
+  shared ??= load();
   return shared;
 }
 
-// fetchModel asks the server for the model a name names: it resolves the
-// name as the CLI does (an id or an unambiguous prefix) and says which ids
-// are near when none matches.
-function fetchModel(name) {
-  if (!shapes.has(name)) shapes.set(name, get(`api/models/${encodeURIComponent(name)}`));
-  return shapes.get(name);
+// named asks the server for the model or calibration a name names: it
+// resolves the name as the CLI does (names.Resolve: an id in any case or an
+// unambiguous prefix) and says which ids are near when none matches.
+function named(kind, name) {
+  const k = `${kind}/${name}`;
+  if (!shapes.has(k)) shapes.set(k, get(`api/${kind}/${encodeURIComponent(name)}`));
+  return shapes.get(k);
 }
 
 // words strips the bridge's "vramplan.fn: " from an error: a reader wants
@@ -121,11 +122,10 @@ class VramCalculator extends HTMLElement {
   async start(run) {
     const missing = ['model', 'gpu'].filter((k) => !this.getAttribute(k)?.trim());
     if (missing.length) throw new Error(`set the ${missing.join(' and ')} attribute${missing.length > 1 ? 's' : ''} (a catalog id and a GPU calibration id, as vramplan plan --model and --gpu take them)`);
-    const [[api, cals], model] = await Promise.all([fetchShared(), fetchModel(this.getAttribute('model').trim())]);
+    const [api, model, cal] = await Promise.all([fetchShared(), named('models', this.getAttribute('model').trim()),
+      named('calibrations', this.getAttribute('gpu').trim())]);
     if (run !== this.run) return; // the attributes changed meanwhile
     this.api = api;
-    const gpu = api.resolve('calibration', this.getAttribute('gpu'), JSON.stringify(cals.map((c) => c.id)));
-    const cal = cals.find((c) => c.id === gpu);
     const q = new URLSearchParams({ model: model.id, gpu: cal.id });
     for (const k of attrs.slice(2)) if (this.hasAttribute(k)) q.set(k, this.getAttribute(k));
     this.json = [JSON.stringify(model), JSON.stringify(cal)];
