@@ -9,15 +9,19 @@
 //
 // The Workers runtime may start a fresh Go instance for each request, so
 // nothing here lives in a global: main builds the handler and serves it.
-// The upload limits are the defaults, counted in D1; the client is the
-// address Cloudflare puts in CF-Connecting-IP.
+// The upload limits are counted in D1: the defaults, or the Worker
+// variables UPLOADS_PER_HOUR (per client) and UPLOADS_PER_DAY (all
+// clients), as `vramplan serve --uploads-per-hour/--uploads-per-day` take
+// them. The client is the address Cloudflare puts in CF-Connecting-IP.
 package main
 
 import (
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/syumai/workers"
+	"github.com/syumai/workers/cloudflare"
 
 	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner/catalog"
@@ -27,7 +31,8 @@ import (
 
 func main() {
 	d := web.Deps{Models: catalog.All, Calibrations: calibrations.All,
-		Uploads: web.UploadOptions{ClientHeader: "CF-Connecting-IP"}}
+		Uploads: web.UploadOptions{ClientHeader: "CF-Connecting-IP",
+			PerClientHour: limit("UPLOADS_PER_HOUR"), DailyCap: limit("UPLOADS_PER_DAY")}}
 	if st, err := d1.Open("DB"); err != nil {
 		// The calculator still serves; the upload API answers 503.
 		fmt.Fprintf(os.Stderr, "worker: no upload store: %v\n", err)
@@ -35,4 +40,19 @@ func main() {
 		d.Store = st
 	}
 	workers.Serve(web.New(d))
+}
+
+// limit reads a Worker variable holding an upload limit; unset is 0, the
+// default.
+func limit(name string) int64 {
+	v := cloudflare.GetBinding(name)
+	if v.IsUndefined() {
+		return 0
+	}
+	n, err := strconv.ParseInt(v.String(), 10, 64)
+	if err != nil || n < 0 {
+		fmt.Fprintf(os.Stderr, "worker: %s=%q is not a count; using the default\n", name, v.String())
+		return 0
+	}
+	return n
 }

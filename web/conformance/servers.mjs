@@ -55,10 +55,10 @@ function start(name, argv, opts, ready, ms = 60000) {
 }
 
 /** serveNative starts bin/vramplan serve on a fresh SQLite file, removed by stop. */
-export async function serveNative() {
+export async function serveNative(flags = []) {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run make build`);
   const state = mkdtempSync(join(tmpdir(), 'vramplan-native-'));
-  const s = await start('native', [bin, 'serve', '--addr', '127.0.0.1:0', '--db', join(state, 'uploads.db')], {},
+  const s = await start('native', [bin, 'serve', '--addr', '127.0.0.1:0', '--db', join(state, 'uploads.db'), ...flags], {},
     /(http:\/\/127\.0\.0\.1:\d+)\//);
   const stop = s.stop;
   s.stop = () => stop().then(() => rmSync(state, { recursive: true, force: true }));
@@ -72,14 +72,15 @@ export async function serveNative() {
  * deployment applies them. config is a wrangler.toml relative to the
  * repository (the calculator's by default), build the folder it serves.
  */
-export async function serveWorker({ config = 'wrangler.toml', build = 'build/worker', name = 'worker' } = {}) {
+export async function serveWorker({ config = 'wrangler.toml', build = 'build/worker', name = 'worker', vars = {} } = {}) {
   if (!existsSync(join(repo, build, 'app.wasm'))) throw new Error(`${build} is missing: run make worker-test`);
   const state = mkdtempSync(join(tmpdir(), 'vramplan-wrangler-'));
   execFileSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '-c', config, '--persist-to', state],
     { cwd: repo, env: offline, stdio: ['ignore', 'pipe', 'pipe'] });
   const [port, inspector] = [await freePort(), await freePort()];
   const w = await start(name, [wrangler, 'dev', '--local', '-c', config, '--ip', '127.0.0.1', '--port', String(port),
-    '--inspector-port', String(inspector), '--persist-to', state, '--show-interactive-dev-session=false'],
+    '--inspector-port', String(inspector), '--persist-to', state, '--show-interactive-dev-session=false',
+    ...Object.entries(vars).map(([k, v]) => `--var=${k}:${v}`)],
   { cwd: repo, env: offline }, /Ready on (http:\/\/127\.0\.0\.1:\d+)/);
   const stop = w.stop;
   w.stop = () => stop().then(() => rmSync(state, { recursive: true, force: true }));
