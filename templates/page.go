@@ -150,7 +150,7 @@ type tick struct{ At, Label string }
 
 var (
 	xTicks = ticks([]int{1, 4, 16, 64, 256}, calc.BatchX, itoa)
-	yTicks = ticks([]int{256, 4096, 65536, 1 << 20}, calc.LenY, shortTokens)
+	yTicks = ticks([]int{256, 4096, 65536, 1 << 20}, calc.LenY, topTokens)
 )
 
 func ticks(at []int, pos func(int) string, label func(int) string) []tick {
@@ -159,6 +159,15 @@ func ticks(at []int, pos func(int) string, label func(int) string) []tick {
 		out[i] = tick{pos(v), label(v)}
 	}
 	return out
+}
+
+// topTokens labels the y axis, whose top holds every length past it: the
+// frontier is drawn flat there, so its label says so.
+func topTokens(n int) string {
+	if n >= calc.LenMax {
+		return "≥" + shortTokens(n)
+	}
+	return shortTokens(n)
 }
 
 func shortTokens(n int) string {

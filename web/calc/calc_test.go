@@ -233,3 +233,17 @@ func TestEngineState(t *testing.T) {
 		t.Errorf("seed view: engine %q launch %q", v.Engine, v.Launch)
 	}
 }
+
+func TestChartTrainedContext(t *testing.T) {
+	in := golden(t, "b1-qwen3-4b-fp8")
+	m, c := in.Model, in.Calibration
+	m.MaxContext = 40960
+	v := Calculate(State{Batch: 8, Len: 4096}, m, c)
+	if v.Chart.TrainedLabel != "trained context 40960" || v.Chart.TrainedY != LenY(40960) {
+		t.Errorf("Chart of a %d-token model: trained at %q %q", m.MaxContext, v.Chart.TrainedY, v.Chart.TrainedLabel)
+	}
+	m.MaxContext = 0
+	if v = Calculate(State{Batch: 8, Len: 4096}, m, c); v.Chart.TrainedLabel != "" || v.Chart.TrainedY != "-20" {
+		t.Errorf("Chart of a model without a trained context marks it at %q %q", v.Chart.TrainedY, v.Chart.TrainedLabel)
+	}
+}

@@ -43,6 +43,11 @@ type Chart struct {
 	// Note is written across the plot when there is no frontier to draw:
 	// not one token fits at any batch.
 	Note string `json:"note,omitempty"`
+	// TrainedY is the height of the model's trained context, which the
+	// chart marks with a dashed line, and TrainedLabel its label; off the
+	// plot ("-20", "") when the model does not say.
+	TrainedY     string `json:"trained_y"`
+	TrainedLabel string `json:"trained_label"`
 }
 
 // Sliders places the sliders and the cliffs marked on them.
@@ -102,6 +107,15 @@ func Frontier(in planner.Input) []planner.Point {
 }
 
 func chart(frontier []planner.Point, s State, p *planner.Plan) Chart {
+	c := chartOf(frontier, s, p)
+	c.TrainedY, c.TrainedLabel = "-20", ""
+	if n := p.Input.Model.MaxContext; n > 0 && n <= LenMax {
+		c.TrainedY, c.TrainedLabel = num(yOf(n)), "trained context "+strconv.Itoa(n)
+	}
+	return c
+}
+
+func chartOf(frontier []planner.Point, s State, p *planner.Plan) Chart {
 	if !anyFits(frontier) {
 		return Chart{PointX: num(xOf(min(s.Batch, BatchMax))), PointY: num(yOf(s.Len)), Fits: p.Fits,
 			Summary: "Nothing fits: not one token at any batch from 1 to 256.", Note: "Nothing fits at any batch"}

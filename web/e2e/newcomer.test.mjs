@@ -295,3 +295,21 @@ test('a file that cannot be read says what is wrong in plain words, with the det
   }
   assert.deepEqual(page.errors, []);
 });
+
+test('the frontier chart has axis titles, a legend, an honest top and the trained context marked', async () => {
+  const page = await open('model=qwen3-8b-q8_0&gpu=h200-linux-cuda13.0&batch=8&len=4096');
+  const svg = page.locator('[data-testid="chart"] svg');
+  const labels = await svg.locator('text').allTextContents();
+  assert.ok(labels.includes('longest sequence, tokens') && labels.includes('batch (concurrent sequences)'), `axis titles: ${labels}`);
+  assert.ok(labels.includes('≥1M'), 'the top of the axis holds every length past it, and says so');
+  assert.ok(await page.locator('[data-testid="chart-legend"]').isVisible());
+  assert.equal(await page.locator('[data-testid="chart-trained-label"]').textContent(), 'trained context 40960');
+  const y = +(await page.locator('[data-testid="chart-trained"]').getAttribute('y1'));
+  assert.ok(y > 10 && y < 150, `the trained-context line is on the plot (y ${y})`);
+  await shot(page, 'chart.png', { clip: await page.locator('[data-testid="chart"]').boundingBox() });
+  // Another model: the mark moves with it, painted in the page.
+  await page.fill('[data-testid="model"]', 'qwen3-4b-instruct-2507-q8_0');
+  await page.waitForFunction(() => document.querySelector('[data-testid="chart-trained-label"]').textContent === 'trained context 262144');
+  assert.ok(+(await page.locator('[data-testid="chart-trained"]').getAttribute('y1')) < y);
+  assert.deepEqual(page.errors, []);
+});

@@ -504,6 +504,10 @@ function paintChart(c) {
   setAttr(pt, 'class', c.fits ? 'point fits' : 'point nofit');
   setText(byTest('chart-summary'), c.summary);
   setText(byTest('chart-note'), c.note ?? '');
+  const trained = byTest('chart-trained');
+  setAttr(trained, 'y1', c.trained_y); setAttr(trained, 'y2', c.trained_y);
+  const label = byTest('chart-trained-label');
+  setAttr(label, 'y', c.trained_y); setText(label, c.trained_label);
 }
 
 function paintSliders(v) {
