@@ -87,23 +87,34 @@ func resolve(l *Limits) limits {
 	return r
 }
 
-// compute charges in with shape s at limits l.
+// compute charges in with shape s at limits l. The seed's engine charges
+// into a value on the stack; another profile's charge goes through an
+// interface, which moves its charges to the heap, so only it pays for that
+// (one allocation per trial plan of a failure report otherwise).
 func compute(in *Input, s *shape, l limits) charges {
+	if p := profileFor(in); p != nil {
+		c := new(charges)
+		c.commCharge(in)
+		p.charge(in, s, l, c)
+		c.sum()
+		return *c
+	}
 	var c charges
 	c.commCharge(in)
-	if p := profileFor(in); p != nil {
-		p.charge(in, s, l, &c)
-	} else {
-		c.driverCharges(in)
-		c.engineCharges(in, s, l)
-		c.modelCharges(in)
-		c.poolCharges(in, s, l)
-		c.scratchCharge(in, s, l)
-	}
+	c.driverCharges(in)
+	c.engineCharges(in, s, l)
+	c.modelCharges(in, s)
+	c.poolCharges(in, s, l)
+	c.scratchCharge(in, s, l)
+	c.sum()
+	return c
+}
+
+// sum totals the charges.
+func (c *charges) sum() {
 	for _, b := range c.amount {
 		c.total = satAdd(c.total, b)
 	}
-	return c
 }
 
 func (c *charges) driverCharges(in *Input) {
@@ -115,11 +126,11 @@ func (c *charges) driverCharges(in *Input) {
 	c.set(keyLibrary, in.Calibration.library(eager))
 }
 
-func (c *charges) modelCharges(in *Input) {
+func (c *charges) modelCharges(in *Input, s *shape) {
 	m := &in.Model
 	c.set(keyWeights, m.Weights.Bytes)
 	if p := in.Features.WeightCache.normalize(); p != WeightCacheNone {
-		c.set(keyWeightCache, cacheBytes(m, p))
+		c.set(keyWeightCache, s.weightCache(m, p))
 	}
 	if in.Features.Vision && m.Vision != nil {
 		c.set(keyVisionTower, m.Vision.Bytes)

@@ -5,21 +5,21 @@ package planner
 // every knob at its strongest rung does not fit; nil and true when the
 // search was cut short. The block-size and prefill knobs are left
 // out: neither is monotone enough to search, and neither frees much.
-func combine(in, t *Input, all []knob, base, budget Bytes) (*Combination, bool) {
+func combine(tr *trials, all []knob, base, budget Bytes) (*Combination, bool) {
 	ks := make([]knob, 0, len(all))
 	for _, k := range all {
 		if k.name != KnobBlockTokens && k.name != KnobPrefillTokens {
 			ks = append(ks, k)
 		}
 	}
-	if !fitsWith(in, t, ks, strongest(ks), budget) {
+	if !fitsWith(tr, ks, strongest(ks), budget) {
 		return nil, false
 	}
-	best := searchCombos(in, t, ks, budget)
-	if best == nil {
+	best := searchCombos(tr, ks, budget)
+	if best == nil || tr.stopped {
 		return nil, true
 	}
-	return describeCombo(in, t, ks, best, base), true
+	return describeCombo(tr, ks, best, base), true
 }
 
 func strongest(ks []knob) []int {
@@ -31,15 +31,16 @@ func strongest(ks []knob) []int {
 }
 
 // fitsWith reports whether in fits with knob i at rung idx[i] (0 = unchanged),
-// trying it in t.
-func fitsWith(in, t *Input, ks []knob, idx []int, budget Bytes) bool {
-	*t = *in
+// trying it in tr's copy of the input.
+func fitsWith(tr *trials, ks []knob, idx []int, budget Bytes) bool {
+	t := tr.t
+	*t = *tr.in
 	for i, r := range idx {
 		if r > 0 {
 			ks[i].rungs[r-1].applyTo(t)
 		}
 	}
-	return evalTotal(t) <= budget
+	return tr.total(t) <= budget
 }
 
 // maxComboEvals bounds the combination search; past it the report gives
@@ -48,15 +49,15 @@ const maxComboEvals = 20000
 
 // searchCombos tries subsets of knobs by size, and within a size the step
 // vectors by total steps, returning the first that fits.
-func searchCombos(in, t *Input, ks []knob, budget Bytes) []int {
+func searchCombos(tr *trials, ks []knob, budget Bytes) []int {
 	maxSteps := 0
 	for _, k := range ks {
 		maxSteps += len(k.rungs)
 	}
 	evals := 0
 	for size := 2; size <= len(ks); size++ {
-		for steps := size; steps <= maxSteps && evals <= maxComboEvals; steps++ {
-			if idx := tryVectors(in, t, ks, budget, size, steps, &evals); idx != nil {
+		for steps := size; steps <= maxSteps && evals <= maxComboEvals && !tr.stopped; steps++ {
+			if idx := tryVectors(tr, ks, budget, size, steps, &evals); idx != nil {
 				return idx
 			}
 		}
@@ -66,12 +67,12 @@ func searchCombos(in, t *Input, ks []knob, budget Bytes) []int {
 
 // tryVectors enumerates rung vectors with exactly size non-zero entries
 // summing to steps, in a fixed order, and returns the first that fits.
-func tryVectors(in, t *Input, ks []knob, budget Bytes, size, steps int, evals *int) []int {
+func tryVectors(tr *trials, ks []knob, budget Bytes, size, steps int, evals *int) []int {
 	idx := make([]int, len(ks))
 	var found []int
 	var walk func(i, left, stepsLeft int) bool
 	walk = func(i, left, stepsLeft int) bool {
-		if *evals > maxComboEvals {
+		if *evals > maxComboEvals || tr.stopped {
 			return false
 		}
 		if left == 0 {
@@ -79,7 +80,7 @@ func tryVectors(in, t *Input, ks []knob, budget Bytes, size, steps int, evals *i
 				return false
 			}
 			*evals++
-			if fitsWith(in, t, ks, idx, budget) {
+			if fitsWith(tr, ks, idx, budget) {
 				found = append([]int(nil), idx...)
 				return true
 			}
@@ -101,21 +102,22 @@ func tryVectors(in, t *Input, ks []knob, budget Bytes, size, steps int, evals *i
 	return found
 }
 
-// describeCombo applies the combination idx in t, a knob at a time, and
-// says what each change frees.
-func describeCombo(in, t *Input, ks []knob, idx []int, base Bytes) *Combination {
+// describeCombo applies the combination idx in tr's copy of the input, a
+// knob at a time, and says what each change frees.
+func describeCombo(tr *trials, ks []knob, idx []int, base Bytes) *Combination {
 	c := &Combination{}
-	*t = *in
+	t := tr.t
+	*t = *tr.in
 	for i, r := range idx {
 		if r == 0 {
 			continue
 		}
-		before := evalTotal(t)
+		before := tr.total(t)
 		ks[i].rungs[r-1].applyTo(t)
 		c.Changes = append(c.Changes, Lever{Knob: ks[i].name, From: ks[i].from, To: ks[i].rungs[r-1].value(),
-			Frees: before - evalTotal(t)})
+			Frees: before - tr.total(t)})
 	}
-	c.Frees = base - evalTotal(t)
+	c.Frees = base - tr.total(t)
 	for i := range c.Changes {
 		c.Changes[i].Fits = true
 	}

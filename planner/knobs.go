@@ -51,9 +51,8 @@ func seqLenKnob(in *Input) knob {
 	set := func(t *Input, v int) { t.Limits.MaxSeqLen = v }
 	return knob{name: KnobMaxSeqLen, from: strconv.Itoa(in.Limits.MaxSeqLen),
 		rungs: intRungs(roundLadder(in.Limits.MaxSeqLen, 1), set),
-		exact: func(t *Input, budget Bytes) (rung, bool) {
-			sh, l := newShape(&t.Model, t.Limits.KVDtype), resolve(&t.Limits)
-			s := &sh
+		exact: func(t *Input, s *shape, budget Bytes) (rung, bool) {
+			l := resolve(&t.Limits)
 			n := maxLen(t, s, l, max(l.batch, 1), t.Limits.MaxSeqLen, budget)
 			return rung{n: n, set: set}, n > 0
 		}}
@@ -67,9 +66,8 @@ func batchKnob(in *Input) knob {
 	}
 	set := func(t *Input, v int) { t.Limits.MaxBatch = v }
 	k.rungs = intRungs(roundLadder(b, 1), set)
-	k.exact = func(t *Input, budget Bytes) (rung, bool) {
-		sh, l := newShape(&t.Model, t.Limits.KVDtype), resolve(&t.Limits)
-		s := &sh
+	k.exact = func(t *Input, s *shape, budget Bytes) (rung, bool) {
+		l := resolve(&t.Limits)
 		n := min(maxBatch(t, s, l, budget), b-1)
 		return rung{n: n, set: set}, n > 0
 	}

@@ -16,6 +16,53 @@ type shape struct {
 	maxAttnRow   int64    // widest Q+K+V+O row of one layer, in elements
 	maxSSMRow    int64    // widest recurrent in-projection row, in elements
 	hasMoE       bool
+	// caches memoizes cacheBytes by policy, the index in WeightCaches:
+	// the lever search's trials change the policy, never the matrices.
+	caches     [4]Bytes
+	haveCaches [4]bool
+}
+
+// weightCache returns cacheBytes(m, p), summing m's matrices once per policy.
+func (s *shape) weightCache(m *Model, p WeightCache) Bytes {
+	i := 0
+	for i < len(WeightCaches)-1 && WeightCaches[i] != p {
+		i++
+	}
+	if !s.haveCaches[i] {
+		s.caches[i], s.haveCaches[i] = cacheBytes(m, p), true
+	}
+	return s.caches[i]
+}
+
+// shapes holds a model's shape in each KV format, each built on first use.
+// A failure report's trials change limits and features, never the model, so
+// a lever search builds at most one shape per format rather than one per
+// trial.
+type shapes struct {
+	m    *Model
+	of   [numKVDtypes]shape
+	have [numKVDtypes]bool
+}
+
+// numKVDtypes is the number of KV formats, len(KVDtypes).
+const numKVDtypes = 6
+
+// get returns m's shape in format d.
+func (c *shapes) get(d KVDtype) *shape {
+	i := kvDtypeIndex(d.normalize())
+	if !c.have[i] {
+		c.of[i], c.have[i] = newShape(c.m, d), true
+	}
+	return &c.of[i]
+}
+
+func kvDtypeIndex(d KVDtype) int {
+	for i, k := range KVDtypes {
+		if k == d {
+			return i
+		}
+	}
+	panic("planner: KV dtype " + string(d) + " passed validation but is not in KVDtypes")
 }
 
 // window is the sliding layers that share one window size.
@@ -62,6 +109,9 @@ func (s *shape) addGroup(m *Model, g *LayerGroup) {
 	}
 }
 
+// addWindow adds perToken bytes to the sliding layers of window tokens. Its
+// scan is bounded: Validate admits at most MaxWindows distinct windows, so a
+// shape costs at most MaxWindows steps per layer group.
 func (s *shape) addWindow(tokens int, perToken Bytes) {
 	s.maxWindow = max(s.maxWindow, tokens)
 	for i := range s.sliding {

@@ -161,7 +161,7 @@ func (p Parallel) String() string {
 // each kept as fitting only if it fits every rank, the budget each GPU
 // needs, and the layout levers.
 func layoutFailureLevers(in *Input, gs []rankGroup, bind int) ([]Lever, *Combination) {
-	ls, combo := levers(&gs[bind].in)
+	ls, combo := levers(newTrials(&gs[bind].in, nil))
 	out := make([]Lever, 0, len(ls))
 	for _, l := range ls {
 		if l.Knob == KnobBudget {

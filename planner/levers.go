@@ -85,28 +85,59 @@ type knob struct {
 	name  Knob
 	from  string
 	rungs []rung
-	exact func(*Input, Bytes) (rung, bool) // optional exact single-knob solution
+	exact func(*Input, *shape, Bytes) (rung, bool) // optional exact single-knob solution; the shape is the input's
 	// exactTo makes the exact solution the lever's To: for knobs people set
 	// to any integer, such as max_batch, rather than to round values.
 	exactTo bool
 }
 
-// evalTotal returns the total of a modified input, treating automatic batch
-// as one sequence: the admission floor is the question.
-func evalTotal(in *Input) Bytes {
-	sh, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
-	s := &sh
-	l.batch = max(l.batch, 1)
-	return compute(in, s, l).total
+// trials is what a failure report's lever search shares: the input, the
+// copy of it every trial modifies (see applied), the model's shape per KV
+// format, and the caller's stop check. A trials is used by one goroutine.
+type trials struct {
+	in, t   *Input
+	shapes  shapes
+	stop    func() bool
+	stopped bool
 }
 
-func levers(in *Input) ([]Lever, *Combination) {
-	budget, base := budgetOf(in), evalTotal(in)
+func newTrials(in *Input, stop func() bool) *trials {
+	return &trials{in: in, t: new(Input), shapes: shapes{m: &in.Model}, stop: stop}
+}
+
+// shape returns the shape of in, which has in's model.
+func (tr *trials) shape(in *Input) *shape { return tr.shapes.get(in.Limits.KVDtype) }
+
+// total returns the total of a modified input, treating automatic batch as
+// one sequence: the admission floor is the question. Once the stop check
+// reports true it plans nothing more and every trial fails to fit, so each
+// search ends at its next step.
+func (tr *trials) total(in *Input) Bytes {
+	if tr.stopped || tr.stop != nil && tr.stop() {
+		tr.stopped = true
+		return maxBudget + 1
+	}
+	l := resolve(&in.Limits)
+	l.batch = max(l.batch, 1)
+	return compute(in, tr.shape(in), l).total
+}
+
+// evalTotal is the total of one input as a trial sees it, for callers that
+// evaluate a few inputs rather than search.
+func evalTotal(in *Input) Bytes {
+	sh := newShape(&in.Model, in.Limits.KVDtype)
+	l := resolve(&in.Limits)
+	l.batch = max(l.batch, 1)
+	return compute(in, &sh, l).total
+}
+
+func levers(tr *trials) ([]Lever, *Combination) {
+	in := tr.in
+	budget, base := budgetOf(in), tr.total(in)
 	knobs := knobsFor(in)
 	out := make([]Lever, 0, len(knobs)+1)
-	t := new(Input) // every trial's copy of in; see applied
 	for i := range knobs {
-		if lv, ok := single(in, t, &knobs[i], base, budget); ok {
+		if lv, ok := single(tr, &knobs[i], base, budget); ok {
 			out = append(out, lv)
 		}
 	}
@@ -114,7 +145,7 @@ func levers(in *Input) ([]Lever, *Combination) {
 	var combo *Combination
 	if len(out) == 0 || !out[0].Fits {
 		var reachable bool
-		combo, reachable = combine(in, t, knobs, base, budget)
+		combo, reachable = combine(tr, knobs, base, budget)
 		if !reachable {
 			// Not even every knob at its strongest fits: no lever but the
 			// budget can matter, and one that frees some bytes would read
@@ -135,23 +166,24 @@ func clip(l []Lever) []Lever {
 }
 
 // single finds the mildest rung of k that fits, or its strongest rung,
-// trying each in t.
-func single(in, t *Input, k *knob, base, budget Bytes) (Lever, bool) {
+// trying each in tr's copy of the input.
+func single(tr *trials, k *knob, base, budget Bytes) (Lever, bool) {
 	if len(k.rungs) == 0 {
 		return Lever{}, false
 	}
+	in, t := tr.in, tr.t
 	lv := Lever{Knob: k.name, From: k.from}
 	for i, r := range k.rungs {
-		if total := evalTotal(applied(t, in, r)); total <= budget || i == len(k.rungs)-1 {
+		if total := tr.total(applied(t, in, r)); total <= budget || i == len(k.rungs)-1 {
 			lv.To, lv.Frees, lv.Fits = r.value(), base-total, total <= budget
 			break
 		}
 	}
-	if k.exact != nil {
-		if r, ok := k.exact(in, budget); ok {
+	if k.exact != nil && !tr.stopped {
+		if r, ok := k.exact(in, tr.shape(in), budget); ok {
 			lv.Limit = r.value()
 			if k.exactTo {
-				lv.To, lv.Frees, lv.Fits, lv.Limit = r.value(), base-evalTotal(applied(t, in, r)), true, ""
+				lv.To, lv.Frees, lv.Fits, lv.Limit = r.value(), base-tr.total(applied(t, in, r)), true, ""
 			}
 		}
 	}

@@ -14,6 +14,8 @@
 // last-but-scratch, and the forward-scratch high-water (T4).
 package planner
 
+import "errors"
+
 // PlanSchema identifies version 1 of the plan document.
 const PlanSchema = "vramplan.plan/v1"
 
@@ -217,8 +219,25 @@ func PlanMemory(in Input) (Plan, error) {
 
 // Report plans in and completes the plan with what a person reads: the
 // capacity of the KV pool and headroom and, when the plan does not fit, the
-// levers that would make it fit.
-func Report(in Input) (Plan, error) {
+// levers that would make it fit. It is ReportWith with zero Options.
+func Report(in Input) (Plan, error) { return ReportWith(in, Options{}) }
+
+// Options tune ReportWith. The zero value is the default.
+type Options struct {
+	// Stop, when not nil, is asked before each trial plan of a failure
+	// report's lever search (a few thousand at most); once it reports true,
+	// the search ends and ReportWith returns ErrStopped. A server passes
+	// one that reports whether the request was cancelled. It keeps the
+	// planner free of clocks and contexts: the caller decides what stops it.
+	Stop func() bool `json:"-"`
+}
+
+// ErrStopped is the error ReportWith returns when its Options.Stop
+// reported true before the report was complete.
+var ErrStopped = errors.New("planner: report stopped before it was complete")
+
+// ReportWith is Report with options.
+func ReportWith(in Input, o Options) (Plan, error) {
 	if err := Validate(&in); err != nil {
 		return Plan{}, err
 	}
@@ -234,7 +253,11 @@ func Report(in Input) (Plan, error) {
 	c := capacity(&in)
 	p.Capacity = &c
 	if !p.Fits {
-		p.Levers, p.Combination = levers(&in)
+		tr := newTrials(&in, o.Stop)
+		p.Levers, p.Combination = levers(tr)
+		if tr.stopped {
+			return Plan{}, ErrStopped
+		}
 		p.Levers = withLayoutLevers(&in, p.Levers)
 		noteGPUs(&p)
 	}

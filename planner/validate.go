@@ -6,14 +6,21 @@ import (
 )
 
 // Bounds on inputs. They are far beyond any real model or server and keep
-// every product the planner forms inside int64.
+// every product the planner forms inside int64. The structural bounds
+// (layers, distinct windows, matrices, weight classes) also bound the work
+// of a failure report: its few thousand trial plans each cost a step per
+// window and per matrix, so a report costs milliseconds, not minutes, on
+// any input that validates (docs/benchmarks.md, "worst-case report").
 const (
 	maxSeqLen     = 1 << 27 // 134M tokens
 	maxBatchLimit = 1 << 20
 	maxBudget     = 1 << 50 // 1 PiB
 	maxDim        = 1 << 20
 	maxHeads      = 1 << 16
-	maxLayers     = 1 << 16
+	maxLayers     = 1 << 12 // the GGUF reader's bound on block_count; the catalog's deepest model has 94
+	maxWindows    = 64      // distinct sliding windows; real models have one or two
+	maxMatrices   = 1 << 10 // weight matrices (the readers list one per role: at most 17 in the catalog)
+	maxClasses    = 64      // weight classes (the readers name seven)
 	maxSpecK      = 64
 	maxSnapshots  = 1 << 16
 )

@@ -31,7 +31,11 @@ func validateLayers(m *Model) error {
 	if len(m.Layers) == 0 {
 		return bad("model.layers", "no layers")
 	}
+	if len(m.Layers) > maxLayers {
+		return bad("model.layers", "%d layer groups, more than %d layers", len(m.Layers), maxLayers)
+	}
 	total := 0
+	var w windowSet
 	for i := range m.Layers {
 		g := &m.Layers[i]
 		if g.Count < 1 || g.Count > maxLayers {
@@ -43,8 +47,32 @@ func validateLayers(m *Model) error {
 		if err := validateLayer(i, &g.Layer); err != nil {
 			return err
 		}
+		if g.Kind == LayerSliding && !w.add(g.Window) {
+			return bad(layerField(i, "window"), "more than %d distinct sliding windows", maxWindows)
+		}
 	}
 	return nil
+}
+
+// windowSet is the distinct sliding windows seen so far, at most maxWindows.
+type windowSet struct {
+	w [maxWindows]int
+	n int
+}
+
+// add adds w and reports whether the set still holds at most maxWindows.
+func (s *windowSet) add(w int) bool {
+	for _, v := range s.w[:s.n] {
+		if v == w {
+			return true
+		}
+	}
+	if s.n == maxWindows {
+		return false
+	}
+	s.w[s.n] = w
+	s.n++
+	return true
 }
 
 // layerField names a field of layer group i; it is built only for an error.
@@ -100,6 +128,12 @@ func validateRecurrent(field string, r *Recurrent) error {
 func validateWeights(w *Weights) error {
 	if w.Bytes < 0 || w.Bytes > maxBudget {
 		return bad("model.weights.bytes", "%d is out of range [0, 1 PiB]", w.Bytes)
+	}
+	if len(w.Matrices) > maxMatrices {
+		return bad("model.weights.matrices", "%d matrices, more than %d", len(w.Matrices), maxMatrices)
+	}
+	if len(w.Classes) > maxClasses {
+		return bad("model.weights.classes", "%d classes, more than %d", len(w.Classes), maxClasses)
 	}
 	for i, x := range w.Matrices {
 		for _, d := range []struct {
