@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/vramplan/vramplan/gpuagent/agent"
 	"github.com/vramplan/vramplan/gpuagent/client"
@@ -54,7 +53,7 @@ func liveReport(listen string, asJSON bool, stdout, stderr io.Writer) int {
 }
 
 func planReport(path string, asJSON bool, stdout, stderr io.Writer) int {
-	data, err := os.ReadFile(path)
+	data, err := readPlanFile(path)
 	if err == nil {
 		var p planner.Plan
 		if p, err = planner.ParsePlan(data); err == nil {

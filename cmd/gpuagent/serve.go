@@ -123,7 +123,7 @@ func sidecarFlag(v string, def bool) (bool, error) {
 // load reads the plan and loads it onto the backend. It returns nil and
 // an exit code when it cannot.
 func load(f *serveFlags, kind backendKind, stderr io.Writer) (*agent.Agent, int) {
-	data, err := os.ReadFile(f.plan)
+	data, err := readPlanFile(f.plan)
 	if err != nil {
 		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
 		return nil, exitUsage

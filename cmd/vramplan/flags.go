@@ -93,7 +93,15 @@ func (f *inputFlags) base() (planner.Input, error) {
 	return in, nil
 }
 
+// readLimited reads a plan or input document: a regular file (a device or
+// FIFO is refused before it is opened) of at most planner.MaxDocument bytes,
+// read through a limit whatever its size said.
 func readLimited(path string) ([]byte, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -82,7 +82,7 @@ var badFiles = []struct {
 	{"bad type", header(0, 1, str("k"), u32(99), make([]byte, 64)), "invalid metadata value type"},
 	{"5 dims", header(1, 0, str("t"), u32(5), make([]byte, 64)), "dimensions"},
 	{"unknown ggml type", header(1, 0, str("t"), u32(1), u64(4), u32(999), u64(0), make([]byte, 64)), "unknown type"},
-	{"lying size", header(1, 0, str("t"), u32(1), u64(1<<30), u32(0), u64(0), make([]byte, 64)), "follow the header"},
+	{"lying size", header(1, 0, str("t"), u32(1), u64(1<<30), u32(0), u64(0), make([]byte, 64)), "is it truncated"},
 	{"overflowing dims", header(1, 0, str("t"), u32(4), u64(1<<40), u64(1<<40), u64(1<<40), u64(1<<40), u32(0), u64(0), make([]byte, 64)), "malformed GGUF"},
 	{"truncated tiny", tiny()[:100], "truncated"},
 	{"no architecture", header(0, 0, make([]byte, 64)), "general.architecture"},

@@ -32,6 +32,7 @@ const (
 	maxArray       = 1 << 24 // items of one metadata array
 	maxTensors     = 1 << 20 // tensor infos of one file
 	maxDepth       = 4       // nesting of arrays of arrays
+	maxLayerValues = 1 << 12 // items of a per-layer array: block_count's bound (meta.go)
 )
 
 // errTruncated reports a header that runs past the end of its file.
@@ -203,8 +204,10 @@ func scalar(t parser.GGUFMetadataValueType, p []byte, bo binary.ByteOrder) any {
 // keeping their length, offset and size.
 var keptArrays = []string{".feed_forward_length", ".attention.head_count", ".attention.head_count_kv", ".attention.sliding_window_pattern"}
 
+// keep reports whether the array at key is decoded: a per-layer array, not
+// an array nested in another.
 func keep(key string) bool {
-	return key == "" || slices.ContainsFunc(keptArrays, func(s string) bool { return strings.HasSuffix(key, s) })
+	return key != "" && slices.ContainsFunc(keptArrays, func(s string) bool { return strings.HasSuffix(key, s) })
 }
 
 // skip moves past n bytes without reading them.
@@ -310,7 +313,13 @@ func (b *blockReader) array(depth int, key string) (parser.GGUFMetadataKVArrayVa
 		v.Size = b.pos - start
 		return v, err
 	}
-	v.Array = make([]any, 0, min(v.Len, 1<<20))
+	// A per-layer array holds one number per layer: bounded by the layer
+	// count's own bound, not by the bytes left (a 64 MiB file of one
+	// array took 1.19 GB as boxed values).
+	if _, num := scalarSize[v.Type]; !num || v.Len > maxLayerValues {
+		return v, fmt.Errorf("per-layer array of %d items of type %d, want at most %d numbers (one per layer)", v.Len, v.Type, maxLayerValues)
+	}
+	v.Array = make([]any, 0, v.Len)
 	for i := uint64(0); i < v.Len; i++ {
 		x, err := b.value(v.Type, depth)
 		if err != nil {

@@ -31,7 +31,7 @@ func decode(parts []Part, block int) (gf *parser.GGUFFile, err error) {
 			return nil, err
 		}
 	}
-	if err := checkTensorData(gf, len(parts)); err != nil {
+	if err := uniqueNames(gf.TensorInfos); err != nil {
 		return nil, err
 	}
 	gf.ModelParameters = parser.GGUFParametersScalar(gf.TensorInfos.Elements())
@@ -51,11 +51,16 @@ func decodePart(gf *parser.GGUFFile, p Part, block int, single bool) error {
 	if err := b.metadata(gf, kvs); err != nil {
 		return err
 	}
+	first := len(gf.TensorInfos)
 	if err := b.tensorInfos(gf, tensors); err != nil {
 		return err
 	}
-	b.layout(gf, single)
-	return nil
+	align, err := alignment(gf)
+	if err != nil {
+		return err
+	}
+	start := b.layout(gf, align, single)
+	return checkLayout(gf.TensorInfos[first:], start, b.size, align)
 }
 
 // preamble reads magic, version and the two counts.
@@ -91,13 +96,21 @@ func (b *blockReader) preamble(gf *parser.GGUFFile) (tensors, kvs uint64, err er
 	return tensors, kvs, nil
 }
 
+// metadata reads n metadata entries, refusing a key repeated within the
+// file, as llama.cpp does (ggml/src/gguf.cpp, gguf_init_from_file_impl:
+// "duplicate key"): which of two values a reader takes is not defined.
 func (b *blockReader) metadata(gf *parser.GGUFFile, n uint64) error {
 	gf.Header.MetadataKVCount += n
+	seen := make(map[string]struct{}, min(n, 1<<10))
 	for i := uint64(0); i < n; i++ {
 		kv, err := b.kv()
 		if err != nil {
 			return fmt.Errorf("read metadata kv %d: %w", i, err)
 		}
+		if _, dup := seen[kv.Key]; dup {
+			return fmt.Errorf("metadata key %.200q appears twice", kv.Key)
+		}
+		seen[kv.Key] = struct{}{}
 		if kv.Key == "split.no" {
 			gf.Header.MetadataKVCount--
 			continue
@@ -170,14 +183,23 @@ func (b *blockReader) tensorInfo() (ti parser.GGUFTensorInfo, err error) {
 	return ti, err
 }
 
-// layout records the padding, data offset and sizes of the part just read.
-func (b *blockReader) layout(gf *parser.GGUFFile, single bool) {
-	align := int64(32)
-	if v, ok := gf.Header.MetadataKV.Get("general.alignment"); ok {
-		if a, ok := v.Value.(uint32); ok && a > 0 {
-			align = int64(a)
-		}
+// alignment is the file's general.alignment, 32 when absent; like
+// llama.cpp it must be a power of two.
+func alignment(gf *parser.GGUFFile) (int64, error) {
+	v, ok := gf.Header.MetadataKV.Get("general.alignment")
+	if !ok {
+		return 32, nil
 	}
+	a, ok := v.Value.(uint32)
+	if !ok || a == 0 || a&(a-1) != 0 || a > 1<<20 {
+		return 0, fmt.Errorf("general.alignment %v is not a power of two up to 1 MiB", v.Value)
+	}
+	return int64(a), nil
+}
+
+// layout records the padding, data offset and sizes of the part just read,
+// and returns where its tensor data starts.
+func (b *blockReader) layout(gf *parser.GGUFFile, align int64, single bool) int64 {
 	padding := (align - b.pos%align) % align
 	start := b.pos + padding
 	if single {
@@ -187,19 +209,47 @@ func (b *blockReader) layout(gf *parser.GGUFFile, single bool) {
 	gf.SplitTensorDataStartOffsets = append(gf.SplitTensorDataStartOffsets, start)
 	gf.Size += parser.GGUFBytesScalar(b.size)
 	gf.SplitSizes = append(gf.SplitSizes, parser.GGUFBytesScalar(b.size))
-	gf.ModelSize += parser.GGUFBytesScalar(b.size - start)
-	gf.SplitModelSizes = append(gf.SplitModelSizes, parser.GGUFBytesScalar(b.size-start))
+	data := max(b.size-start, 0)
+	gf.ModelSize += parser.GGUFBytesScalar(data)
+	gf.SplitModelSizes = append(gf.SplitModelSizes, parser.GGUFBytesScalar(data))
+	return start
 }
 
-// checkTensorData refuses a single file whose tensors need more bytes than
-// follow its header, as gguf-parser-go does.
-func checkTensorData(gf *parser.GGUFFile, parts int) error {
-	if parts != 1 || gf.TensorDataStartOffset < 0 || uint64(gf.TensorDataStartOffset) > uint64(gf.Size) {
-		return nil
+// checkLayout refuses tensor data a file does not hold, as llama.cpp does:
+// each tensor's data must start where the one before it ends, padded to the
+// alignment (ggml/src/gguf.cpp, gguf_init_from_file_impl: "tensor '%s' has
+// offset %d, expected %d"), and lie inside the file (src/llama-model-loader.cpp,
+// llama_tensor_weight: "tensor data is not within the file bounds"). So a
+// header with no data behind it, an offset of 2^40, or two tensors sharing
+// bytes is an error, not an exact weight count.
+func checkLayout(tis parser.GGUFTensorInfos, start, size, align int64) error {
+	var want uint64
+	for i := range tis {
+		ti := &tis[i]
+		if ti.Offset != want {
+			return fmt.Errorf("tensor %.200q has data offset %d, want %d (where the tensor before it ends)", ti.Name, ti.Offset, want)
+		}
+		n := min(ti.Bytes(), satBytes)
+		if end := uint64(start) + ti.Offset + n; end > uint64(size) {
+			return fmt.Errorf("tensor %.200q needs bytes %d to %d but the file ends at %d (is it truncated?)",
+				ti.Name, uint64(start)+ti.Offset, end, size)
+		}
+		want = min(want+(n+uint64(align)-1)/uint64(align)*uint64(align), satBytes)
 	}
-	held := uint64(gf.Size) - uint64(gf.TensorDataStartOffset)
-	if want := totalBytes(gf.TensorInfos); want > held {
-		return fmt.Errorf("tensor data needs %d bytes but only %d follow the header (is the file truncated?)", want, held)
+	return nil
+}
+
+// uniqueNames refuses a tensor named twice, in one file or across the
+// splits of a model, as llama.cpp does (gguf.cpp: "duplicate tensor name";
+// llama-model-loader.cpp: "tensor '%s' is duplicated"): it would be counted
+// twice.
+func uniqueNames(tis parser.GGUFTensorInfos) error {
+	seen := make(map[string]struct{}, len(tis))
+	for i := range tis {
+		if _, dup := seen[tis[i].Name]; dup {
+			return fmt.Errorf("tensor %.200q appears twice", tis[i].Name)
+		}
+		seen[tis[i].Name] = struct{}{}
 	}
 	return nil
 }

@@ -5,20 +5,24 @@
 // weight bytes from the tensor infos. It reads split models and vision
 // projector (mmproj) files.
 //
-// Read parses a path with gguf-parser-go's own parser. ReadAt decodes the
-// same header from an io.ReaderAt in large blocks, for a file a browser
-// holds, into gguf-parser-go's GGUFFile; both then share one conversion.
+// Read and ReadAt decode the header, from a path or from an io.ReaderAt in
+// large blocks (a file a browser holds), into gguf-parser-go's GGUFFile with
+// this package's decoder, which checks every count against the bytes left
+// before allocating (gguf-parser-go's own ParseGGUFFile sizes its tensor
+// table from the header's count first, file.go, so a 183-byte file could
+// exhaust memory); both then share one conversion.
 // The package is kept apart from the planner core, which imports the
 // standard library only.
 package gguf
 
 import (
 	"fmt"
-	"os"
+	"path/filepath"
 
 	parser "github.com/gpustack/gguf-parser-go"
 
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/internal/osfile"
 )
 
 // Options tune ReadAt. The zero value reads ahead in 1 MiB blocks.
@@ -36,11 +40,12 @@ func (o Options) block() int {
 	return min(o.BlockSize, 1<<28)
 }
 
-// Read reads the model in the GGUF file at path with gguf-parser-go. For the
-// first file of a split model (-00001-of-0000N.gguf) it reads every split.
-// The tokenizer's arrays are skipped, not decoded: no model needs them.
+// Read reads the model in the GGUF file at path. For the first file of a
+// split model (-00001-of-0000N.gguf) it reads every split. The tokenizer's
+// arrays are skipped, not decoded: no model needs them. A path that is not
+// a regular file (a device, a FIFO, a directory) is refused unread.
 func Read(path string) (planner.Model, error) {
-	gf, err := parse(path)
+	gf, err := readPath(path)
 	if err != nil {
 		return planner.Model{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -65,7 +70,7 @@ func ReadAt(parts []Part, opts Options) (planner.Model, error) {
 // ReadVision reads a vision projector (mmproj) GGUF file: the vision tower
 // a multimodal model keeps resident, with its image geometry.
 func ReadVision(path string) (*planner.Vision, error) {
-	gf, err := parse(path)
+	gf, err := readPath(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -81,11 +86,28 @@ func ReadVisionAt(p Part, opts Options) (*planner.Vision, error) {
 	return toVision(gf)
 }
 
-// parse runs gguf-parser-go on a path, turning its panics into errors.
-func parse(path string) (gf *parser.GGUFFile, err error) {
-	defer recoverInto(&err)
-	if _, err := os.Stat(path); err != nil {
-		return nil, err
+// maxSplits bounds the files of one split model (gguf-split names them
+// with five digits).
+const maxSplits = 1024
+
+// readPath decodes the GGUF file at path, with every split when it names the
+// first of a split model, as ParseGGUFFile would find them.
+func readPath(path string) (*parser.GGUFFile, error) {
+	paths := []string{path}
+	if rs := parser.CompleteShardGGUFFilename(path); rs != nil && filepath.Clean(rs[0]) == filepath.Clean(path) {
+		paths = rs
 	}
-	return parser.ParseGGUFFile(path, readOptions()...)
+	if len(paths) > maxSplits {
+		return nil, fmt.Errorf("a model split in %d files, more than %d", len(paths), maxSplits)
+	}
+	parts := make([]Part, len(paths))
+	for i, p := range paths {
+		f, size, err := osfile.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		parts[i] = Part{f, size}
+	}
+	return decode(parts, 1<<20)
 }

@@ -34,6 +34,7 @@ var elemBits = map[string]int64{
 	"BOOL": 8, "U8": 8, "I8": 8, "F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8,
 	"I16": 16, "U16": 16, "F16": 16, "BF16": 16,
 	"I32": 32, "U32": 32, "F32": 32, "I64": 64, "U64": 64, "F64": 64, "F4": 4,
+	"F6_E2M3": 6, "F6_E3M2": 6, "C64": 64,
 }
 
 // dtypes maps each dtype's name to itself, so a header's dtype is looked
@@ -75,17 +76,21 @@ func ReadSafetensors(r io.ReaderAt, size int64) ([]Tensor, error) {
 	}
 	data := size - 8 - int64(len(header))
 	out := make([]Tensor, 0, bytes.Count(header, []byte(`"data_offsets"`)))
+	spans := make([]span, 0, cap(out))
 	sc := &scanner{data: header}
 	err = sc.object(func(name string) error {
 		if name == "__metadata__" {
 			return sc.skip()
 		}
-		t, err := readEntry(sc, name, data)
-		out = append(out, t)
+		t, off, err := readEntry(sc, name, data)
+		out, spans = append(out, t), append(spans, span{off, len(spans)})
 		return err
 	})
 	if err == nil {
 		err = sc.end()
+	}
+	if err == nil {
+		err = contiguous(spans, out, data)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("safetensors header: %w", err)
@@ -97,6 +102,20 @@ func ReadSafetensors(r io.ReaderAt, size int64) ([]Tensor, error) {
 		}
 	}
 	return out, nil
+}
+
+// headerLength returns the header length a safetensors file of size bytes
+// declares, capped at MaxHeader (ReadSafetensors refuses more), or 0 when
+// it cannot be read.
+func headerLength(r io.ReaderAt, size int64) int64 {
+	var lenBuf [8]byte
+	if size < 8 {
+		return 0
+	}
+	if _, err := r.ReadAt(lenBuf[:], 0); err != nil {
+		return 0
+	}
+	return int64(min(binary.LittleEndian.Uint64(lenBuf[:]), MaxHeader, uint64(size)))
 }
 
 // readHeader reads the header into *buf, growing it as needed. The tensors
@@ -124,7 +143,41 @@ func readHeader(r io.ReaderAt, size int64, buf *[]byte) ([]byte, error) {
 	return header, nil
 }
 
-func readEntry(sc *scanner, name string, data int64) (Tensor, error) {
+// span is one tensor's data_offsets and its index in the header's order.
+type span struct {
+	off [2]int64
+	i   int
+}
+
+// contiguous checks that the tensors' byte ranges tile the data section:
+// in offset order each starts where the one before it ends, and the last
+// ends at the end of the file, as the safetensors library requires
+// (safetensors/src/tensor.rs, Metadata::validate: InvalidOffset and
+// MetadataIncompleteBuffer). Overlapping ranges would count bytes twice.
+func contiguous(spans []span, ts []Tensor, data int64) error {
+	slices.SortFunc(spans, func(a, b span) int { return cmpSpan(a.off, b.off) })
+	var end int64
+	for _, s := range spans {
+		if s.off[0] != end {
+			return fmt.Errorf("tensor %.200q: data_offsets %v, want it to start at %d, where the tensor before it ends",
+				ts[s.i].Name, s.off, end)
+		}
+		end = s.off[1]
+	}
+	if end != data {
+		return fmt.Errorf("the tensors' data ends at %d of the %d data bytes", end, data)
+	}
+	return nil
+}
+
+func cmpSpan(a, b [2]int64) int {
+	if a[0] != b[0] {
+		return int(min(max(a[0]-b[0], -1), 1))
+	}
+	return int(min(max(a[1]-b[1], -1), 1))
+}
+
+func readEntry(sc *scanner, name string, data int64) (Tensor, [2]int64, error) {
 	var e entry
 	err := sc.objectRaw(func(key []byte) (err error) {
 		switch string(key) {
@@ -140,13 +193,13 @@ func readEntry(sc *scanner, name string, data int64) (Tensor, error) {
 		return err
 	})
 	if err != nil {
-		return Tensor{}, fmt.Errorf("tensor %.200q: %w", name, err)
+		return Tensor{}, e.Offsets, fmt.Errorf("tensor %.200q: %w", name, err)
 	}
 	if e.Offsets[0] < 0 || e.Offsets[1] < e.Offsets[0] || e.Offsets[1] > data {
-		return Tensor{}, fmt.Errorf("tensor %.200q: data_offsets %v are outside the %d data bytes", name, e.Offsets, data)
+		return Tensor{}, e.Offsets, fmt.Errorf("tensor %.200q: data_offsets %v are outside the %d data bytes", name, e.Offsets, data)
 	}
 	t := Tensor{Name: name, Dtype: e.Dtype, Shape: e.Shape, Bytes: e.Offsets[1] - e.Offsets[0]}
-	return t, checkShape(&t)
+	return t, e.Offsets, checkShape(&t)
 }
 
 // dtypeOf reads a dtype, sharing the string of a known one.
@@ -175,9 +228,12 @@ func checkShape(t *Tensor) error {
 		n = lo
 	}
 	b, ok := elemBits[t.Dtype]
-	if ok && (n*uint64(b)+7)/8 != uint64(t.Bytes) {
-		return fmt.Errorf("safetensors: tensor %.200q: %s%v is %d bytes but data_offsets hold %d",
-			t.Name, t.Dtype, t.Shape, (n*uint64(b)+7)/8, t.Bytes)
+	if !ok {
+		return fmt.Errorf("safetensors: tensor %.200q has unknown dtype %.40q", t.Name, t.Dtype)
+	}
+	if hi, bitsN := bits.Mul64(n, uint64(b)); hi != 0 || (bitsN+7)/8 != uint64(t.Bytes) {
+		return fmt.Errorf("safetensors: tensor %.200q: data_offsets hold %d bytes, not the size of %s%v",
+			t.Name, t.Bytes, t.Dtype, t.Shape)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/vramplan/vramplan/planner/catalog"
 	"github.com/vramplan/vramplan/planner/gguf"
 	"github.com/vramplan/vramplan/planner/hf"
+	"github.com/vramplan/vramplan/planner/internal/osfile"
 )
 
 // Options are the choices that go with a model name. The zero value reads
@@ -109,13 +110,4 @@ func decodeShape(path string, data []byte) (planner.Model, error) {
 	return m, nil
 }
 
-func readBounded(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > maxShapeFile {
-		return nil, fmt.Errorf("%s: %d bytes is more than %d", path, st.Size(), maxShapeFile)
-	}
-	return os.ReadFile(path)
-}
+func readBounded(path string) ([]byte, error) { return osfile.ReadFile(path, maxShapeFile) }

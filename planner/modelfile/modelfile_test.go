@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/catalog"
@@ -79,6 +81,32 @@ func TestOpenErrors(t *testing.T) {
 		_, err := Open(tt.name, tt.opts)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Open(%q, %+v) = %v, want an error containing %q", tt.name, tt.opts, err, tt.want)
+		}
+	}
+}
+
+// TestNonRegularFiles holds finding 6 for --model and --mmproj: a device or
+// a FIFO is refused unread, whatever its name says it is. The guard only
+// keeps a regression from hanging the run.
+func TestNonRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "shape.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{{"/dev/zero", Options{}}, {fifo, Options{}}, {"qwen3-8b-q8_0", Options{Mmproj: "/dev/zero"}}} {
+		done := make(chan error, 1)
+		go func() { _, err := Open(tc.name, tc.opts); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("Open(%s, %+v) = %v, want it refused as not a regular file", tc.name, tc.opts, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("Open(%s) did not return", tc.name)
 		}
 	}
 }

@@ -26,7 +26,15 @@ func (s *Spec) GGUFMetadata() []KV {
 		a = "llama"
 	}
 	kv := []KV{{"general.architecture", a}}
-	put := func(k string, v any) { kv = append(kv, KV{a + "." + k, v}) }
+	put := func(k string, v any) { // a later value replaces an earlier one: a GGUF names each key once
+		for i := range kv {
+			if kv[i].Key == a+"."+k {
+				kv[i].Value = v
+				return
+			}
+		}
+		kv = append(kv, KV{a + "." + k, v})
+	}
 	put("block_count", u(len(d.plan)))
 	put("context_length", u(d.maxCtx))
 	put("embedding_length", u(d.hidden))
