@@ -34,3 +34,29 @@ func TestPlanFileBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintable holds part of finding 13: names from a plan are printed
+// with their control characters escaped.
+func TestPrintable(t *testing.T) {
+	got := printable("qwen\x1b[2J\x1b[31m\ngpuagent: serving evil · on")
+	if strings.ContainsAny(got, "\x1b\n\r") || !strings.Contains(got, `\x1b[2J`) || !strings.Contains(got, "·") {
+		t.Errorf("printable = %q, want escapes for the controls and the rest kept", got)
+	}
+}
+
+// TestSocketDir holds part of finding 10: the default socket lives in a
+// directory of the user's, owner-only, not in /tmp.
+func TestSocketDir(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	dir, err := socketDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || !strings.HasPrefix(dir, home) || fi.Mode().Perm() != 0o700 {
+		t.Errorf("socketDir() = %s (%v, %v), want an owner-only directory under %s", dir, fi.Mode().Perm(), err, home)
+	}
+}

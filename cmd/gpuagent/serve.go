@@ -9,7 +9,9 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -36,7 +38,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.rank, "rank", -1, "serve this `rank` of a multi-GPU plan (required for one)")
 	fs.Var(&f.blas, "blas-dir", "`directory` holding cuBLAS for the start-up library measurement (repeatable)")
 	fs.StringVar(&f.kind, "backend", "vmm", "backend: "+strings.Join(slices.Sorted(mapsKeys(backends)), ", "))
-	fs.StringVar(&f.listen, "listen", "", "unix:`PATH` or loopback HOST:PORT (default unix:/tmp/gpuagent-<device>.sock)")
+	fs.StringVar(&f.listen, "listen", "", "unix:`PATH` or loopback HOST:PORT (default unix:$XDG_RUNTIME_DIR/gpuagent-<device>.sock, or in ~/.cache/gpuagent)")
 	fs.StringVar(&f.sidecar, "sidecar", "auto", "the agent is a second CUDA context beside an engine: true, false, or auto (true for real backends)")
 	fs.Float64Var(&f.cfg.Tolerance, "tolerance", 0.10, "refuse when the measured context or library reserve differ from the calibration by more than this `fraction`")
 	fs.DurationVar(&f.cfg.LeaseTTL, "lease-ttl", 10*time.Second, "default lease TTL")
@@ -157,7 +159,12 @@ func load(f *serveFlags, kind backendKind, stderr io.Writer) (*agent.Agent, int)
 func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
 	listen := f.listen
 	if listen == "" {
-		listen = fmt.Sprintf("unix:/tmp/gpuagent-%d.sock", f.device)
+		dir, err := socketDir()
+		if err != nil {
+			fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+			return exitUsage
+		}
+		listen = fmt.Sprintf("unix:%s/gpuagent-%d.sock", dir, f.device)
 	}
 	l, err := server.Listen(listen)
 	if err != nil {
@@ -189,12 +196,38 @@ func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// socketDir is the directory of the default socket: the user's runtime
+// directory, or ~/.cache/gpuagent made owner-only; never a directory every
+// user can write, where another could plant or race the socket.
+func socketDir() (string, error) {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return d, nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no directory for the socket (give --listen): %w", err)
+	}
+	dir := filepath.Join(cache, "gpuagent")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, os.Chmod(dir, 0o700)
+}
+
+// printable returns s with control characters escaped, so a name read
+// from a plan (a model's, a device's) cannot move the cursor, recolour or
+// forge lines of the terminal it is printed on.
+func printable(s string) string {
+	q := strconv.QuoteToGraphic(s)
+	return q[1 : len(q)-1]
+}
+
 // announce says what is being served, and whether the agent is a sidecar.
 func announce(a *agent.Agent, listen string, w io.Writer) {
 	p := a.Plan()
 	r := a.Report()
 	fmt.Fprintf(w, "gpuagent: serving %s (%d KV blocks of %d tokens, base %#x) on %s, listening on %s\n",
-		r.Plan, p.KV.Blocks, p.KV.BlockTokens, uint64(a.KVBase()), r.Device, listen)
+		printable(r.Plan), p.KV.Blocks, p.KV.BlockTokens, uint64(a.KVBase()), printable(r.Device), printable(listen))
 	if st := a.Stats().Sharing; st.Shared {
 		fmt.Fprintf(w, "gpuagent: the KV pool is shared with engine processes on the Unix socket (GET /v1/pool); it shrinks after %d ms and %d steps idle, keeping %d spare chunk(s)\n",
 			st.Shrink.IdleMs, st.Shrink.IdleSteps, st.Shrink.KeepChunks)
@@ -206,6 +239,6 @@ func announce(a *agent.Agent, listen string, w io.Writer) {
 		fmt.Fprintln(w, "gpuagent: not a sidecar: no second CUDA context is charged")
 	}
 	for _, warn := range a.Warnings() {
-		fmt.Fprintf(w, "gpuagent: warning: %s\n", warn)
+		fmt.Fprintf(w, "gpuagent: warning: %s\n", printable(warn))
 	}
 }

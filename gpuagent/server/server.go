@@ -72,6 +72,9 @@ type Server struct {
 
 type connKey struct{}
 
+// tcpKey marks a request that came over TCP, which a browser can reach.
+type tcpKey struct{}
+
 // New returns a server for a.
 func New(a *agent.Agent, cfg Config) *Server {
 	cfg.defaults()
@@ -100,12 +103,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/frames", s.upgrade)
 	mux.HandleFunc("GET /v1/pool", s.pool)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
-	return mux
+	return guard(mux)
 }
 
 func (s *Server) connContext(ctx context.Context, c net.Conn) context.Context {
 	id := s.next.Add(1)
 	s.conns.Store(c, id)
+	ctx = context.WithValue(ctx, tcpKey{}, c.LocalAddr().Network() == "tcp")
 	return context.WithValue(ctx, connKey{}, id)
 }
 
@@ -162,14 +166,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// Listen opens the listener spec names: "unix:PATH" (a stale socket file
-// is replaced) or "HOST:PORT" on a loopback address.
+// Listen opens the listener spec names: "unix:PATH" or "HOST:PORT" on a
+// loopback address. A Unix socket is refused when an agent already answers
+// on it, rather than unlinked from under that agent (which orphaned it with
+// its memory and leases); a socket file nobody answers on is stale and is
+// replaced. The socket is made owner-only (0600), whatever the umask.
 func Listen(spec string) (net.Listener, error) {
 	if path, ok := strings.CutPrefix(spec, "unix:"); ok {
-		if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			os.Remove(path)
-		}
-		return net.Listen("unix", path)
+		return listenUnix(path)
 	}
 	host, _, err := net.SplitHostPort(spec)
 	if err != nil {
@@ -179,6 +183,28 @@ func Listen(spec string) (net.Listener, error) {
 		return nil, fmt.Errorf("--listen %q: TCP only on a loopback address; the API has no authentication", spec)
 	}
 	return net.Listen("tcp", spec)
+}
+
+func listenUnix(path string) (net.Listener, error) {
+	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+		c.Close()
+		return nil, fmt.Errorf("--listen unix:%s: another agent is serving on this socket; stop it or choose another path", path)
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("--listen unix:%s: the path exists and is not a socket", path)
+		}
+		os.Remove(path) // stale: nothing answered
+	}
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("--listen unix:%s: %w", path, err)
+	}
+	return l, nil
 }
 
 // limitListener closes connections over the cap as soon as it accepts

@@ -3,6 +3,7 @@ package wire
 import (
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Error codes.
@@ -15,6 +16,8 @@ const (
 	CodeCapacity    = "capacity"    // admission refused: the plan cannot guarantee the blocks (I6)
 	CodeUnavailable = "unavailable" // the agent is not serving or has too many leases/connections
 	CodeInternal    = "internal"    // a bug; the agent logs it
+	CodeForbidden   = "forbidden"   // a browser's request, a foreign Host, or a missing or wrong token
+	CodeMediaType   = "media_type"  // a POST whose body is not declared application/json
 )
 
 // statusOf maps codes to HTTP statuses.
@@ -23,6 +26,7 @@ var statusOf = map[string]int{
 	CodeNoLease: http.StatusNotFound, CodeNoSequence: http.StatusNotFound,
 	CodeOverLimit: http.StatusUnprocessableEntity, CodeCapacity: http.StatusServiceUnavailable,
 	CodeUnavailable: http.StatusServiceUnavailable, CodeInternal: http.StatusInternalServerError,
+	CodeForbidden: http.StatusForbidden, CodeMediaType: http.StatusUnsupportedMediaType,
 }
 
 // Error is a typed failure. Capacity errors carry the block arithmetic.
@@ -46,7 +50,17 @@ func (e *Error) Status() int {
 	return http.StatusInternalServerError
 }
 
-// Errorf returns an *Error with code and a formatted message.
+// MaxMessage bounds an error's message: the formatted text is cut there, so
+// an error about a hostile request never echoes the request back whole (a
+// 100 KB op name came back in full).
+const MaxMessage = 512
+
+// Errorf returns an *Error with code and a formatted message, cut to
+// MaxMessage bytes.
 func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	msg := fmt.Sprintf(format, args...)
+	if len(msg) > MaxMessage {
+		msg = fmt.Sprintf("%s… (%d bytes more)", strings.ToValidUTF8(msg[:MaxMessage], ""), len(msg)-MaxMessage)
+	}
+	return &Error{Code: code, Message: msg}
 }

@@ -48,10 +48,12 @@ func AppendFrame(dst, head, body []byte) []byte {
 }
 
 // ReadFrame reads one frame's payload from r into buf (grown as needed)
-// and returns it. A frame larger than max is an error and the stream is
+// and returns it. A frame larger than limit is an error and the stream is
 // then unusable. Once buf has grown to the stream's largest frame,
-// ReadFrame does not allocate.
-func ReadFrame(r io.Reader, buf []byte, max int) ([]byte, error) {
+// ReadFrame does not allocate. buf grows with the bytes that arrive, not
+// with the size a frame declares, so a peer that declares a megabyte and
+// sends a byte costs a few kilobytes (1,000 such frames took 1 GB).
+func ReadFrame(r io.Reader, buf []byte, limit int) ([]byte, error) {
 	if cap(buf) < 4 {
 		buf = make([]byte, 4, 512)
 	}
@@ -60,13 +62,27 @@ func ReadFrame(r io.Reader, buf []byte, max int) ([]byte, error) {
 		return nil, err
 	}
 	size := int(binary.BigEndian.Uint32(head))
-	if size > max || size < 1 {
-		return nil, fmt.Errorf("frame of %d bytes, want 1 to %d", size, max)
+	if size > limit || size < 1 {
+		return nil, fmt.Errorf("frame of %d bytes, want 1 to %d", size, limit)
 	}
-	if cap(buf) < size {
-		buf = make([]byte, size)
+	if cap(buf) >= size {
+		buf = buf[:size]
+		_, err := io.ReadFull(r, buf)
+		return buf, err
 	}
-	buf = buf[:size]
-	_, err := io.ReadFull(r, buf)
-	return buf, err
+	buf = buf[:0]
+	for len(buf) < size {
+		if len(buf) == cap(buf) {
+			buf = append(buf, make([]byte, min(max(cap(buf), 4096), size-len(buf)))...)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):min(cap(buf), size)])
+		buf = buf[:len(buf)+n]
+		if err != nil && len(buf) < size {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+	return buf, nil
 }
