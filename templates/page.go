@@ -41,6 +41,16 @@ type Boot struct {
 	Model        *planner.Model        `json:"model,omitempty"`
 }
 
+// description is every page's summary, for search results and link previews.
+const description = "Plan GPU memory for serving an LLM: model, batch, context length and KV dtype against a measured GPU calibration, every charge named; what to change when it does not fit."
+
+// favicon is the site's icon, inline, so no page asks for a /favicon.ico
+// the server does not have: a bar of three tiers.
+const favicon = "data:image/svg+xml," +
+	"%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E" +
+	"%3Crect x='1' y='4' width='5' height='8' fill='%238a939c'/%3E%3Crect x='6' y='4' width='5' height='8' fill='%232f6fd0'/%3E" +
+	"%3Crect x='11' y='4' width='4' height='8' fill='%231f9a6a'/%3E%3C/svg%3E"
+
 // KVDtypes and WeightCaches are the choices of the dtype and cache pickers.
 var (
 	KVDtypes     = planner.KVDtypes

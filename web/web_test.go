@@ -465,3 +465,16 @@ func TestServerOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadMetadata checks that every page has an icon of its own (browsers
+// asked for a /favicon.ico that answered 404) and a description.
+func TestHeadMetadata(t *testing.T) {
+	for _, url := range []string{"/?" + b1Query, "/embed", "/docs"} {
+		doc := page(t, url, http.StatusOK)
+		icon, _ := doc.Find(`link[rel="icon"]`).Attr("href")
+		desc, _ := doc.Find(`meta[name="description"]`).Attr("content")
+		if !strings.HasPrefix(icon, "data:image/svg+xml,") || !strings.Contains(desc, "GPU memory") {
+			t.Errorf("GET %s: icon %q, description %q", url, icon, desc)
+		}
+	}
+}
