@@ -24,8 +24,13 @@ type GPUCount struct {
 	Headroom Bytes    `json:"headroom_bytes"` // the binding rank's
 }
 
-// maxGPUEvals bounds the fewest-GPUs search, in layouts tried.
-const maxGPUEvals = 4096
+// maxGPUWork bounds the fewest-GPUs search, in work units (layoutWork). A
+// model at the input bounds (4,096 layers) under a budget that no layout
+// fits would otherwise try 4,096 layouts of up to 4,096 GPUs each, and a
+// failure report on it did not finish in minutes; with the bound, a
+// search does about a million units, and a layout it did not reach is
+// reported as no fit. Real models (under ~200 layers) never reach it.
+const maxGPUWork = 1 << 20
 
 // MinGPUs reports the fewest GPUs of the input's calibration, one replica
 // with neither data nor expert parallelism, that fit the input's limits,
@@ -46,32 +51,44 @@ func minGPUs(in *Input) GPUCount {
 	if room <= 0 {
 		return GPUCount{}
 	}
-	evals := 0
-	for n := max(1, int(min(ceilDiv(int64(t.Model.Weights.Bytes), int64(room)), maxWorld))); n <= maxWorld && evals < maxGPUEvals; n++ {
-		if best, ok := bestOfCount(&t, n, &evals); ok {
+	work := 0
+	for n := max(1, int(min(ceilDiv(int64(t.Model.Weights.Bytes), int64(room)), maxWorld))); n <= maxWorld && work < maxGPUWork; n++ {
+		if best, ok := bestOfCount(&t, n, &work); ok {
 			return best
 		}
 	}
 	return GPUCount{}
 }
 
-// bestOfCount tries every tensor × pipeline layout of n GPUs.
-func bestOfCount(t *Input, n int, evals *int) (GPUCount, bool) {
+// bestOfCount tries every tensor × pipeline layout of n GPUs, adding the
+// work each costs to *work and stopping once it passes maxGPUWork.
+func bestOfCount(t *Input, n int, work *int) (GPUCount, bool) {
 	var best GPUCount
 	found := false
-	for tp := 1; tp <= n; tp++ {
+	layers := t.Model.NumLayers()
+	for tp := 1; tp <= n && *work < maxGPUWork; tp++ {
 		if n%tp != 0 {
 			continue
 		}
+		cost := layoutWork(n, n/tp, layers)
+		if *work+cost > maxGPUWork {
+			*work = maxGPUWork
+			break
+		}
+		*work += cost
 		p := Parallel{Tensor: tp, Pipeline: n / tp}
 		over, ok := tryLayout(t, p)
-		*evals++
 		if ok && over <= 0 && (!found || -over > best.Headroom) {
 			best, found = GPUCount{GPUs: n, Parallel: p.sizes(), Headroom: -over}, true
 		}
 	}
 	return best, found
 }
+
+// layoutWork is what trying a layout of n GPUs in pp stages costs: each
+// rank is matched against the distinct ranks found so far (one per stage),
+// and the stages' models copy the layers between them.
+func layoutWork(n, pp, layers int) int { return n*pp + layers }
 
 // tryLayout plans in under layout p; ok is false when p is not a valid layout.
 func tryLayout(in *Input, p Parallel) (over Bytes, ok bool) {
