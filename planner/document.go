@@ -10,8 +10,9 @@ import (
 // Model shapes with per-tensor matrices stay far below it.
 const MaxDocument = 8 << 20
 
-// ParseInput decodes and validates an input document. Unknown fields are
-// an error, so a misspelled knob cannot silently take its default.
+// ParseInput decodes and validates an input document. Unknown fields and
+// a key repeated in one object are errors, so a misspelled or doubled knob
+// cannot silently take a value the writer did not mean.
 func ParseInput(data []byte) (Input, error) {
 	var in Input
 	if err := decodeStrict(data, &in); err != nil {
@@ -73,7 +74,19 @@ func decodeStrict(data []byte, v any) error {
 	if dec.More() {
 		return fmt.Errorf("decoding: trailing data after the document")
 	}
+	if k, dup := DuplicateKey(data); dup {
+		return fmt.Errorf("decoding: key %q appears twice in one object", truncate(k, 64))
+	}
 	return nil
+}
+
+// truncate returns s cut to at most n bytes, marked when cut, so that an
+// error never echoes a whole hostile document.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // JSON returns the canonical encoding of p: two-space indented, newline

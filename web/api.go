@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"slices"
 
@@ -20,11 +19,22 @@ func (a *app) planQuery(c echo.Context) error {
 		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
 	}
 	in, field, err := k.input(c.QueryString())
+	var nf *notFound
+	if errors.As(err, &nf) {
+		return jsonError(c, http.StatusNotFound, field, err)
+	}
 	if err != nil {
 		return jsonError(c, http.StatusBadRequest, field, err)
 	}
 	return a.report(c, in)
 }
+
+// notFound is a query naming a model or calibration the table lacks.
+type notFound struct{ err error }
+
+func (e *notFound) Unwrap() error { return e.err }
+
+func (e *notFound) Error() string { return e.err.Error() }
 
 // input resolves a query into a planner input, naming the key at fault.
 func (k *catalog) input(query string) (planner.Input, string, error) {
@@ -35,7 +45,7 @@ func (k *catalog) input(query string) (planner.Input, string, error) {
 	}
 	m, cal, fe := k.resolve(&s)
 	if fe != nil {
-		return planner.Input{}, fe.Key, fe
+		return planner.Input{}, fe.Key, &notFound{fe}
 	}
 	in := planner.Input{Model: m, Calibration: cal}
 	s.Apply(&in)
@@ -45,9 +55,9 @@ func (k *catalog) input(query string) (planner.Input, string, error) {
 // planInput answers POST /api/plan: the body is the input object a plan
 // document carries.
 func (a *app) planInput(c echo.Context) error {
-	data, err := io.ReadAll(io.LimitReader(c.Request().Body, planner.MaxDocument+1))
+	data, err := a.lim.readBody(c)
 	if err != nil {
-		return jsonError(c, http.StatusBadRequest, "", err)
+		return err
 	}
 	in, err := planner.ParseInput(data)
 	if err != nil {
@@ -60,9 +70,18 @@ func (a *app) planInput(c echo.Context) error {
 	return a.report(c, in)
 }
 
-// report writes the plan document of in, fitting or not.
+// report writes the plan document of in, fitting or not, planning in one
+// of the app's planning slots and stopping if the client leaves.
 func (a *app) report(c echo.Context, in planner.Input) error {
-	p, err := planner.Report(in)
+	ctx := c.Request().Context()
+	var p planner.Plan
+	err := a.lim.plan(ctx, func() (err error) {
+		p, err = report(ctx, in)
+		return err
+	})
+	if errors.Is(err, errGone) {
+		return err
+	}
 	var f *planner.Failure
 	if err != nil && !errors.As(err, &f) {
 		var ie *planner.InputError
@@ -82,7 +101,10 @@ func (a *app) view(c echo.Context) error {
 	if k.err != nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
 	}
-	p, status := a.pageFor(k, c.QueryString())
+	p, status, err := a.pageIn(c, k)
+	if err != nil {
+		return err
+	}
 	if status != http.StatusOK {
 		return jsonError(c, status, "", errors.New(p.Error))
 	}

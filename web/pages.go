@@ -24,10 +24,22 @@ func (a *app) page(embed bool) echo.HandlerFunc {
 		if k.err != nil {
 			return echo.NewHTTPError(http.StatusServiceUnavailable, k.err.Error())
 		}
-		p, status := a.pageFor(k, c.QueryString())
+		p, status, err := a.pageIn(c, k)
+		if err != nil {
+			return err
+		}
 		p.Embed, p.ServerOnly = embed, a.serverOnly
 		return render(c, status, templates.Calculator(p))
 	}
+}
+
+// pageIn builds the page of the request's query in a planning slot.
+func (a *app) pageIn(c echo.Context, k *catalog) (p templates.Page, status int, err error) {
+	err = a.lim.plan(c.Request().Context(), func() error {
+		p, status = a.pageFor(k, c.QueryString())
+		return nil
+	})
+	return p, status, err
 }
 
 // pageFor builds the page of a query. A query that cannot be read, or that
@@ -35,6 +47,8 @@ func (a *app) page(embed bool) echo.HandlerFunc {
 // the controls as the query set them and says what is wrong, with a 400 or
 // 404 status, and plans nothing: a plan of some other setup would read as
 // the answer.
+// A state the planner refuses (a negative length) is a 400 too, as on
+// /api/plan.
 func (a *app) pageFor(k *catalog, query string) (templates.Page, int) {
 	p := templates.Page{Models: modelOptions(k), GPUs: gpuOptions(k), Boot: templates.Boot{Calibrations: k.cals}}
 	s, err := calc.ParseQuery(query)
@@ -48,6 +62,9 @@ func (a *app) pageFor(k *catalog, query string) (templates.Page, int) {
 	p.View = calc.Calculate(s, m, cal)
 	p.Boot.Model = &m
 	p.Title = p.View.Title
+	if p.View.Error != "" {
+		return p, http.StatusBadRequest
+	}
 	return p, http.StatusOK
 }
 

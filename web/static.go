@@ -11,6 +11,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 )
@@ -29,67 +30,105 @@ func exists(fsys fs.FS, name string) bool {
 	return err == nil
 }
 
-// assets serves one asset tree and caches the gzip encoding and the ETag
-// of each file, made on first request or, for the large build outputs, when
-// the app starts. It is safe for concurrent use.
+// assets serves one asset tree. It reads each file once and keeps its
+// bytes, their gzip encoding and an ETag for each (the two encodings are
+// different representations, so they carry different tags), made on first
+// request or, for the large build outputs, when the app starts; requests
+// serve these bytes and none copies them (each request copied the 11 MB
+// gguf.wasm, so 100 slow readers pinned 1.17 GB). Names that are not files
+// of the tree get no entry, so made-up names cannot grow the cache. It is
+// safe for concurrent use.
 type assets struct {
 	root    fs.FS
 	encoded sync.Map // name → *asset
 }
 
 type asset struct {
-	once sync.Once
-	gzip []byte
-	etag string
+	once     sync.Once
+	data     []byte // nil when the file cannot be read
+	gzip     []byte
+	etag     string // of data
+	gzipEtag string // of gzip
+	compress bool   // whether a client that takes gzip gets it
 }
 
 // warm encodes the build outputs in the background, so the first page
 // load does not wait for gzip to squeeze a few megabytes of WebAssembly.
 func (s *assets) warm() {
 	for name := range built {
-		if data, err := fs.ReadFile(s.root, name); err == nil {
-			go s.encodedOf(name, data)
-		}
+		go s.assetOf(name)
 	}
 }
 
 func (s *assets) handler() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := strings.TrimPrefix(path.Clean("/"+c.Param("*")), "/")
-		data, err := fs.ReadFile(s.root, name)
-		if err != nil || strings.HasSuffix(name, "README.md") {
+		a := s.assetOf(name)
+		if a.data == nil || strings.HasSuffix(name, "README.md") {
 			if built[name] {
 				return echo.NewHTTPError(http.StatusServiceUnavailable, name+" is not built: run `make wasm`")
 			}
 			return echo.NewHTTPError(http.StatusNotFound)
 		}
-		a := s.encodedOf(name, data)
 		h := c.Response().Header()
 		h.Set("Cache-Control", "no-cache") // revalidate: the ETag makes it a 304
 		h.Set("Vary", "Accept-Encoding")
-		h.Set("ETag", a.etag)
-		if c.Request().Header.Get("If-None-Match") == a.etag {
+		h.Set("Content-Type", mime.TypeByExtension(path.Ext(name)))
+		data, etag := a.data, a.etag
+		if a.compress && strings.Contains(c.Request().Header.Get("Accept-Encoding"), "gzip") {
+			h.Set("Content-Encoding", "gzip")
+			data, etag = a.gzip, a.gzipEtag
+		}
+		h.Set("ETag", etag)
+		r := c.Request()
+		if r.Header.Get("Range") != "" { // rare: net/http does ranges and their conditions
+			http.ServeContent(c.Response(), r, name, time.Time{}, bytes.NewReader(data))
+			return nil
+		}
+		if matches(r.Header.Get("If-None-Match"), etag) {
 			return c.NoContent(http.StatusNotModified)
 		}
-		if len(data) > 1024 && strings.Contains(c.Request().Header.Get("Accept-Encoding"), "gzip") {
-			h.Set("Content-Encoding", "gzip")
-			data = a.gzip
-		}
-		return c.Blob(http.StatusOK, mime.TypeByExtension(path.Ext(name)), data)
+		return c.Blob(http.StatusOK, h.Get("Content-Type"), data)
 	}
 }
 
-func (s *assets) encodedOf(name string, data []byte) *asset {
+// matches reports whether an If-None-Match list names etag, or is "*".
+func matches(list, etag string) bool {
+	for t := range strings.SplitSeq(list, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+// assetOf returns the asset name, reading and encoding it on first use.
+func (s *assets) assetOf(name string) *asset {
+	if v, ok := s.encoded.Load(name); ok {
+		return v.(*asset)
+	}
+	if fi, err := fs.Stat(s.root, name); err != nil || !fi.Mode().IsRegular() {
+		return &asset{}
+	}
 	v, _ := s.encoded.LoadOrStore(name, &asset{})
 	a := v.(*asset)
 	a.once.Do(func() {
+		data, err := fs.ReadFile(s.root, name)
+		if err != nil {
+			return
+		}
+		a.data, a.compress = data, len(data) > 1024
 		sum := sha256.Sum256(data)
 		a.etag = `"` + hex.EncodeToString(sum[:12]) + `"`
-		var b bytes.Buffer
-		w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-		w.Write(data)
-		w.Close()
-		a.gzip = b.Bytes()
+		a.gzipEtag = `"` + hex.EncodeToString(sum[:12]) + `-gzip"`
+		if a.compress {
+			var b bytes.Buffer
+			w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+			w.Write(data)
+			w.Close()
+			a.gzip = b.Bytes()
+		}
 	})
 	return a
 }

@@ -22,10 +22,15 @@
 //	GET  /api/calibrations/:id  one calibration (:id as --gpu takes it)
 //	GET  /static/…          Deps.Static; the built wasm is 503 until `make wasm`
 //
-// Every GET route answers HEAD too, with the same status and headers.
+// Every GET route answers HEAD too, with the same status and headers; the
+// API and assets answer a CORS preflight (OPTIONS) and any origin, and a
+// method a route does not take is 405. An unreadable query or input is
+// 400 on every route, a model or calibration not in the table 404, and a
+// request whose client left stops planning (logged as 499).
 package web
 
 import (
+	"errors"
 	"io/fs"
 	"net/http"
 	"sync"
@@ -54,38 +59,57 @@ type Deps struct {
 	Store store.Store
 	// Uploads configures the upload API; the zero value is the default.
 	Uploads UploadOptions
+	// Limits bound the work requests can make the app do at once.
+	Limits Limits
 }
 
 // New returns the app's handler. It is safe for concurrent use and keeps no
 // state between requests beyond the caches of its deps' results.
 func New(d Deps) http.Handler {
+	h, _ := newApp(d)
+	return h
+}
+
+func newApp(d Deps) (http.Handler, *app) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.Use(middleware.Recover())
-	a := &app{deps: d, opts: d.Uploads.withDefaults(),
+	e.Use(middleware.Recover(), secure)
+	e.HTTPErrorHandler = func(err error, c echo.Context) {
+		if errors.Is(err, errGone) {
+			c.NoContent(statusClientClosed)
+			return
+		}
+		e.DefaultHTTPErrorHandler(err, c)
+	}
+	a := &app{deps: d, opts: d.Uploads.withDefaults(), lim: newLimiter(d.Limits),
 		serverOnly: d.Static != nil && !exists(d.Static, "dist/planner.wasm")}
-	e.Match(getOrHead, "/", a.page(false))
-	e.Match(getOrHead, "/embed", a.page(true))
-	e.Match(getOrHead, "/docs", a.docs)
-	api := e.Group("/api", cors)
-	api.Match(getOrHead, "/plan", a.planQuery)
-	api.POST("/plan", a.planInput)
-	api.Match(getOrHead, "/view", a.view)
-	api.Match(getOrHead, "/models", a.models)
-	api.Match(getOrHead, "/models/:id", a.model)
-	api.Match(getOrHead, "/calibrations", a.calibrations)
-	api.POST("/uploads", a.upload)
-	api.Match(getOrHead, "/uploads.jsonl", a.exportUploads)
-	api.Match(getOrHead, "/uploads/:id", a.getUpload)
-	api.DELETE("/uploads/:id", a.deleteUpload)
-	api.Match(getOrHead, "/community", a.communityList)
-	api.Match(getOrHead, "/calibrations/:id", a.calibration)
+	scripts := inlineHashes()
+	site, framable := pageHeaders(cspFor(scripts, false), false), pageHeaders(cspFor(scripts, true), true)
+	e.Match(getOrHead, "/", a.page(false), site)
+	e.Match(getOrHead, "/embed", a.page(true), framable)
+	e.Match(getOrHead, "/docs", a.docs, site)
+	e.Match(getOrHead, "/api/plan", a.planQuery, cors)
+	e.POST("/api/plan", a.planInput, cors)
+	e.OPTIONS("/api/plan", preflight("GET, HEAD, POST"), cors)
+	for path, h := range map[string]echo.HandlerFunc{"/view": a.view, "/models": a.models,
+		"/models/:id": a.model, "/calibrations": a.calibrations} {
+		e.Match(getOrHead, "/api"+path, h, cors)
+		e.OPTIONS("/api"+path, preflight("GET, HEAD"), cors)
+	}
+	e.POST("/api/uploads", a.upload, cors)
+	e.Match(getOrHead, "/api/uploads.jsonl", a.exportUploads, cors)
+	e.Match(getOrHead, "/api/uploads/:id", a.getUpload, cors)
+	e.DELETE("/api/uploads/:id", a.deleteUpload, cors)
+	e.Match(getOrHead, "/api/community", a.communityList, cors)
+	e.Match(getOrHead, "/api/calibrations/:id", a.calibration, cors)
+	e.OPTIONS("/api/calibrations/:id", preflight("GET, HEAD"), cors)
 	if d.Static != nil {
 		s := &assets{root: d.Static}
 		e.Match(getOrHead, "/static/*", s.handler(), cors)
+		e.OPTIONS("/static/*", preflight("GET, HEAD"), cors)
 		s.warm()
 	}
-	return e
+	return e, a
 }
 
 // getOrHead are the methods of a route that reads: net/http's server
@@ -95,6 +119,7 @@ var getOrHead = []string{http.MethodGet, http.MethodHead}
 // app holds the deps and the catalog read from them once.
 type app struct {
 	deps Deps
+	lim  *limiter
 	once sync.Once
 	cat  catalog
 	// The upload API's options, address salt, last sweep and aggregates.
@@ -105,15 +130,6 @@ type app struct {
 	// serverOnly is an asset tree without the planner's WebAssembly (a
 	// plain go build): pages are planned on the server and say so.
 	serverOnly bool
-}
-
-// cors lets documentation pages on other origins load the API and assets
-// that the <vram-calculator> element needs.
-func cors(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		c.Response().Header().Set("Access-Control-Allow-Origin", "*")
-		return next(c)
-	}
 }
 
 // apiError is the body of every API error.

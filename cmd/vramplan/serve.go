@@ -30,6 +30,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `host:port`")
 	var sf storeFlags
 	sf.register(fs)
+	maxConns := fs.Int("max-conns", 512, "close connections past `n` open at once")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitFits
@@ -52,7 +53,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if dbPath != "" {
 		fmt.Fprintf(stdout, "vramplan: calibration uploads in %s\n", dbPath)
 	}
-	srv := &http.Server{Handler: web.New(d), ReadHeaderTimeout: 10 * time.Second}
+	srv := newServer(web.New(d), serveLimits{})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -61,7 +62,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		defer cancel()
 		srv.Shutdown(shut)
 	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(limitConns(ln, *maxConns)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(stderr, "vramplan serve: %v\n", err)
 		return 1
 	}

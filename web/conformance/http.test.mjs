@@ -101,12 +101,12 @@ test('bad input is a 4xx naming its field, the same on both', async () => {
     [`/api/plan?${q}&len=-5`, {}, 400, 'limits.max_seq_len'],
     [`/api/plan?${q}&batch=99999999999`, {}, 400, 'limits.max_batch'],
     [`/api/plan?${q}&kv=fp3`, {}, 400, 'limits.kv_dtype'],
-    ['/api/plan?model=nosuch', {}, 400, ''],
+    ['/api/plan?model=nosuch', {}, 404, 'model'], // as the page: a name the server does not have
     ['/api/plan', { method: 'POST', body: '{"model":' }, 400, ''],
     ['/api/plan', { method: 'POST', body: '[]' }, 400, ''],
     ['/api/plan', { method: 'POST', body: JSON.stringify({ model: { id: 'x' }, limits: { max_batch: -1 } }) }, 400, ''],
     ['/api/plan', { method: 'POST', body: 'x'.repeat(3 << 20) }, 400, ''],
-    ['/api/plan', { method: 'DELETE' }, 404, ''],
+    ['/api/plan', { method: 'DELETE' }, 405, ''],
   ];
   for (const [path, init, status, field] of cases) {
     const what = `${init.method ?? 'GET'} ${path.slice(0, 80)}`;

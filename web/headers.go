@@ -1,0 +1,108 @@
+package web
+
+// This file sets the headers every response carries: what the browser may
+// run and load on the app's pages (a Content-Security-Policy that allows
+// the app's own scripts, its inline start-up script by hash, and
+// WebAssembly), who may frame them (nobody for / and /docs, anyone for
+// /embed, which exists to be framed), no MIME sniffing and no referrer;
+// and CORS for the API and assets that documentation pages on other
+// origins load, with its preflight.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/vramplan/vramplan/templates"
+)
+
+// cspFor returns the Content-Security-Policy of a page; framable pages
+// (/embed) may be framed by any origin, the others by none.
+func cspFor(scripts string, framable bool) string {
+	ancestors := "'none'"
+	if framable {
+		ancestors = "*"
+	}
+	return "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'" + scripts +
+		"; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'" +
+		"; base-uri 'none'; form-action 'self'; frame-ancestors " + ancestors
+}
+
+// inlineScript matches an executable inline script: a <script> element
+// with no attributes (data blocks carry a type; loaded scripts a src).
+var inlineScript = regexp.MustCompile(`(?s)<script>(.*?)</script>`)
+
+// inlineHashes returns the CSP sources of the layout's inline scripts,
+// " 'sha256-…'" each, hashed from the layout as it renders, so an edit of
+// the script cannot leave the policy blocking it.
+func inlineHashes() string {
+	var b bytes.Buffer
+	ctx := templ.WithChildren(context.Background(), templ.NopComponent)
+	if err := templates.Layout("", false).Render(ctx, &b); err != nil {
+		panic("web: the layout does not render: " + err.Error())
+	}
+	return scriptHashes(b.Bytes())
+}
+
+// scriptHashes returns the CSP hash sources of the inline scripts in html.
+func scriptHashes(html []byte) string {
+	var out strings.Builder
+	for _, m := range inlineScript.FindAllSubmatch(html, -1) {
+		sum := sha256.Sum256(m[1])
+		out.WriteString(" 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'")
+	}
+	return out.String()
+}
+
+// secure sets the headers every response carries.
+func secure(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		return next(c)
+	}
+}
+
+// pageHeaders sets a page's policy: csp is cspFor's, framable or not.
+func pageHeaders(csp string, framable bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			h := c.Response().Header()
+			h.Set("Content-Security-Policy", csp)
+			if !framable {
+				h.Set("X-Frame-Options", "DENY")
+			}
+			return next(c)
+		}
+	}
+}
+
+// cors lets documentation pages on other origins load the API and assets
+// that the <vram-calculator> element needs. Nothing the app serves depends
+// on cookies or credentials, so any origin may read it.
+func cors(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Header().Set("Access-Control-Allow-Origin", "*")
+		return next(c)
+	}
+}
+
+// preflight answers a CORS preflight for a route that takes methods.
+func preflight(methods string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Access-Control-Allow-Methods", methods)
+		h.Set("Access-Control-Allow-Headers", "Content-Type")
+		h.Set("Access-Control-Max-Age", "86400")
+		h.Set("Allow", methods+", OPTIONS")
+		return c.NoContent(http.StatusNoContent)
+	}
+}
