@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/vramplan/vramplan/calibrations"
 	models "github.com/vramplan/vramplan/planner/catalog"
@@ -62,5 +64,24 @@ func TestBodyBudget(t *testing.T) {
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusRequestEntityTooLarge {
 		t.Errorf("POST declaring 9 MiB = %d, want 413", rec.Code)
+	}
+}
+
+// TestAssetWhileWarming: a request that arrives while warm is still
+// encoding an asset waits for it, and never serves a half-made one (the
+// first page load got an empty planner.wasm that way).
+func TestAssetWhileWarming(t *testing.T) {
+	data := []byte(strings.Repeat("wasm bytes ", 50_000))
+	for range 50 {
+		s := &assets{root: fstest.MapFS{"dist/planner.wasm": {Data: data}}}
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				if a := s.assetOf("dist/planner.wasm"); len(a.data) != len(data) || !a.compress || len(a.gzip) == 0 || a.gzipEtag == "" {
+					t.Errorf("assetOf while warming = %d bytes, gzip %d, compress %v", len(a.data), len(a.gzip), a.compress)
+				}
+			})
+		}
+		wg.Wait()
 	}
 }

@@ -103,32 +103,37 @@ func matches(list, etag string) bool {
 	return false
 }
 
-// assetOf returns the asset name, reading and encoding it on first use.
+// assetOf returns the asset name, reading and encoding it on first use;
+// every caller waits for that first use to finish (warm runs it in the
+// background while requests arrive).
 func (s *assets) assetOf(name string) *asset {
-	if v, ok := s.encoded.Load(name); ok {
-		return v.(*asset)
+	v, ok := s.encoded.Load(name)
+	if !ok {
+		if fi, err := fs.Stat(s.root, name); err != nil || !fi.Mode().IsRegular() {
+			return &asset{}
+		}
+		v, _ = s.encoded.LoadOrStore(name, &asset{})
 	}
-	if fi, err := fs.Stat(s.root, name); err != nil || !fi.Mode().IsRegular() {
-		return &asset{}
-	}
-	v, _ := s.encoded.LoadOrStore(name, &asset{})
 	a := v.(*asset)
-	a.once.Do(func() {
-		data, err := fs.ReadFile(s.root, name)
-		if err != nil {
-			return
-		}
-		a.data, a.compress = data, len(data) > 1024
-		sum := sha256.Sum256(data)
-		a.etag = `"` + hex.EncodeToString(sum[:12]) + `"`
-		a.gzipEtag = `"` + hex.EncodeToString(sum[:12]) + `-gzip"`
-		if a.compress {
-			var b bytes.Buffer
-			w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-			w.Write(data)
-			w.Close()
-			a.gzip = b.Bytes()
-		}
-	})
+	a.once.Do(func() { a.load(s.root, name) })
 	return a
+}
+
+// load reads the file and makes its encodings and tags.
+func (a *asset) load(root fs.FS, name string) {
+	data, err := fs.ReadFile(root, name)
+	if err != nil {
+		return
+	}
+	sum := sha256.Sum256(data)
+	a.etag = `"` + hex.EncodeToString(sum[:12]) + `"`
+	a.gzipEtag = `"` + hex.EncodeToString(sum[:12]) + `-gzip"`
+	if len(data) > 1024 {
+		var b bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		w.Write(data)
+		w.Close()
+		a.gzip, a.compress = b.Bytes(), true
+	}
+	a.data = data
 }
