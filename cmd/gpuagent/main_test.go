@@ -30,6 +30,8 @@ func TestRun(t *testing.T) {
 		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--fake-total-mib", "900"}, exitFail, "over by"},
 		{[]string{"serve", "--plan", "missing.json", "--backend", "fake"}, exitUsage, "no such file"},
 		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--listen", "0.0.0.0:9999"}, exitUsage, "loopback"},
+		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--socket-mode", "rw"}, exitUsage, "want an octal mode"},
+		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--socket-mode", "0066"}, exitUsage, "let the owner read and write"},
 		{[]string{"report"}, exitUsage, "give --listen"},
 		{[]string{"report", "--plan", tinyPlan}, exitOK, "planned side only"},
 		{[]string{"soak"}, exitUsage, "--listen is required"},

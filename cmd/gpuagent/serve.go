@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log"
 	"os"
 	"os/signal"
@@ -25,6 +26,7 @@ import (
 // serveFlags are serve's flags.
 type serveFlags struct {
 	plan, kind, listen, sidecar string
+	socketMode                  string
 	device, rank                int
 	blas                        dirs
 	cfg                         agent.Config
@@ -39,6 +41,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.blas, "blas-dir", "`directory` holding cuBLAS for the start-up library measurement (repeatable)")
 	fs.StringVar(&f.kind, "backend", "vmm", "backend: "+strings.Join(slices.Sorted(mapsKeys(backends)), ", "))
 	fs.StringVar(&f.listen, "listen", "", "unix:`PATH` or loopback HOST:PORT (default unix:$XDG_RUNTIME_DIR/gpuagent-<device>.sock, or in ~/.cache/gpuagent)")
+	fs.StringVar(&f.socketMode, "socket-mode", "0600", "permission `mode` of the Unix socket, in octal; 0660 lets its group connect, and so map the KV pool")
 	fs.StringVar(&f.sidecar, "sidecar", "auto", "the agent is a second CUDA context beside an engine: true, false, or auto (true for real backends)")
 	fs.Float64Var(&f.cfg.Tolerance, "tolerance", 0.10, "refuse when the measured context or library reserve differ from the calibration by more than this `fraction`")
 	fs.DurationVar(&f.cfg.LeaseTTL, "lease-ttl", 10*time.Second, "default lease TTL")
@@ -166,7 +169,12 @@ func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
 		}
 		listen = fmt.Sprintf("unix:%s/gpuagent-%d.sock", dir, f.device)
 	}
-	l, err := server.Listen(listen)
+	mode, err := strconv.ParseUint(f.socketMode, 8, 32)
+	if err != nil {
+		fmt.Fprintf(stderr, "gpuagent serve: --socket-mode %q: want an octal mode such as 0600 or 0660\n", f.socketMode)
+		return exitUsage
+	}
+	l, err := server.ListenMode(listen, iofs.FileMode(mode))
 	if err != nil {
 		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
 		return exitUsage

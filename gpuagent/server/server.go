@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -171,9 +172,24 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // on it, rather than unlinked from under that agent (which orphaned it with
 // its memory and leases); a socket file nobody answers on is stale and is
 // replaced. The socket is made owner-only (0600), whatever the umask.
-func Listen(spec string) (net.Listener, error) {
+func Listen(spec string) (net.Listener, error) { return ListenMode(spec, SocketMode) }
+
+// SocketMode is the permission a Unix socket is given by Listen: the owner
+// alone may connect. Whoever may connect and holds a lease id can map the
+// whole KV pool (its descriptors are of whole chunks), so widening it is
+// granting that.
+const SocketMode fs.FileMode = 0o600
+
+// ListenMode is Listen with the Unix socket's permission mode: 0660 lets
+// the socket's group connect too. A mode that does not let the owner read
+// and write, or that names more than permission bits, is refused. mode is
+// ignored for TCP.
+func ListenMode(spec string, mode fs.FileMode) (net.Listener, error) {
 	if path, ok := strings.CutPrefix(spec, "unix:"); ok {
-		return listenUnix(path)
+		if mode&^fs.ModePerm != 0 || mode&0o600 != 0o600 {
+			return nil, fmt.Errorf("--socket-mode %#o: want permission bits that let the owner read and write (0600, 0660, ...)", uint32(mode))
+		}
+		return listenUnix(path, mode)
 	}
 	host, _, err := net.SplitHostPort(spec)
 	if err != nil {
@@ -185,7 +201,7 @@ func Listen(spec string) (net.Listener, error) {
 	return net.Listen("tcp", spec)
 }
 
-func listenUnix(path string) (net.Listener, error) {
+func listenUnix(path string, mode fs.FileMode) (net.Listener, error) {
 	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
 		c.Close()
 		return nil, fmt.Errorf("--listen unix:%s: another agent is serving on this socket; stop it or choose another path", path)
@@ -200,7 +216,7 @@ func listenUnix(path string) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err := os.Chmod(path, mode); err != nil {
 		l.Close()
 		return nil, fmt.Errorf("--listen unix:%s: %w", path, err)
 	}
