@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net"
 
 	"github.com/vramplan/vramplan/gpuagent/backend/cudamalloc"
 	"os"
@@ -32,6 +33,8 @@ func TestRun(t *testing.T) {
 		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--listen", "0.0.0.0:9999"}, exitUsage, "loopback"},
 		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--socket-mode", "rw"}, exitUsage, "want an octal mode"},
 		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--socket-mode", "0066"}, exitUsage, "let the owner read and write"},
+		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--listen", "127.0.0.1:0"}, exitUsage, "TCP requires --token-file"},
+		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--listen", "unix:x.sock", "--token-file", tinyPlan}, exitUsage, "--token-file is for a TCP --listen"},
 		{[]string{"report"}, exitUsage, "give --listen"},
 		{[]string{"report", "--plan", tinyPlan}, exitOK, "planned side only"},
 		{[]string{"soak"}, exitUsage, "--listen is required"},
@@ -88,6 +91,49 @@ func TestServeReportSoak(t *testing.T) {
 	}
 	if !strings.Contains(serveOut.String(), "not a sidecar") {
 		t.Errorf("serve did not say whether it is a sidecar:\n%s", serveOut.String())
+	}
+}
+
+// TestServeTCPWithToken: serve on loopback TCP with --token-file; report
+// with the token is served, without it is refused, saying why.
+func TestServeTCPWithToken(t *testing.T) {
+	tokFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokFile, []byte(strings.Repeat("5eed", 10)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	var serveOut, serveErr bytes.Buffer
+	done := make(chan int)
+	go func() {
+		done <- run([]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--listen", addr, "--token-file", tokFile}, &serveOut, &serveErr)
+	}()
+	for i := 0; ; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if i == 500 {
+			t.Fatalf("nothing listening on %s after 5 s", addr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var out bytes.Buffer
+	if code := run([]string{"report", "--listen", addr}, &out, &out); code != exitFail || !strings.Contains(out.String(), "unauthorized") {
+		t.Errorf("report without the token = %d\n%s", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"report", "--listen", addr, "--token-file", tokFile}, &out, &out); code != exitOK || !strings.Contains(out.String(), "attribution") {
+		t.Errorf("report with the token = %d\n%s", code, out.String())
+	}
+	p, _ := os.FindProcess(os.Getpid())
+	p.Signal(os.Interrupt)
+	if code := <-done; code != exitOK {
+		t.Errorf("serve = %d: %s", code, serveErr.String())
 	}
 }
 

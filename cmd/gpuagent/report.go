@@ -9,6 +9,7 @@ import (
 
 	"github.com/vramplan/vramplan/gpuagent/agent"
 	"github.com/vramplan/vramplan/gpuagent/client"
+	"github.com/vramplan/vramplan/gpuagent/server"
 	"github.com/vramplan/vramplan/planner"
 )
 
@@ -20,12 +21,13 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	listen := fs.String("listen", "", "the agent's unix:`PATH` or HOST:PORT")
 	plan := fs.String("plan", "", "without --listen: print the planned side of this plan `file`")
 	asJSON := fs.Bool("json", false, "print the report document")
+	tokenFile := fs.String("token-file", "", "`file` holding the agent's bearer token (for a TCP --listen)")
 	if code := parse(fs, args); code >= 0 {
 		return code
 	}
 	switch {
 	case *listen != "":
-		return liveReport(*listen, *asJSON, stdout, stderr)
+		return liveReport(*listen, *tokenFile, *asJSON, stdout, stderr)
 	case *plan != "":
 		return planReport(*plan, *asJSON, stdout, stderr)
 	}
@@ -33,8 +35,17 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
-func liveReport(listen string, asJSON bool, stdout, stderr io.Writer) int {
-	c, err := client.Dial(context.Background(), listen)
+func liveReport(listen, tokenFile string, asJSON bool, stdout, stderr io.Writer) int {
+	var o client.Options
+	if tokenFile != "" {
+		tok, err := server.ReadTokenFile(tokenFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "gpuagent report: %v\n", err)
+			return exitUsage
+		}
+		o.Token = string(tok)
+	}
+	c, err := client.DialWith(context.Background(), listen, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "gpuagent report: %v\n", err)
 		return exitFail

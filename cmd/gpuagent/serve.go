@@ -26,7 +26,7 @@ import (
 // serveFlags are serve's flags.
 type serveFlags struct {
 	plan, kind, listen, sidecar string
-	socketMode                  string
+	socketMode, tokenFile       string
 	device, rank                int
 	blas                        dirs
 	cfg                         agent.Config
@@ -49,6 +49,11 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.cfg.MaxLeases, "max-leases", 4096, "open leases at most")
 	fs.DurationVar(&f.cfg.MapTimeout, "map-timeout", 5*time.Second, "how long a client mapping the KV pool has to map or unmap a chunk before it loses its lease")
 	fs.IntVar(&f.srv.MaxConns, "max-conns", 1024, "open connections at most; more are closed at accept")
+	fs.IntVar(&f.srv.MetricsConns, "metrics-conns", 4, "connections past --max-conns kept for one GET /metrics each, so a scrape is served under a flood (-1: none)")
+	fs.IntVar(&f.cfg.ConnLeases, "conn-leases", 64, "open leases per connection at most")
+	fs.IntVar(&f.cfg.LeaseSeqs, "lease-seqs", 0, "open sequences per lease at most (0: as many as the KV pool has blocks)")
+	fs.Int64Var(&f.cfg.LeaseBlocks, "lease-blocks", 0, "KV blocks admission may promise one lease at most (0: the whole pool, for one engine per agent)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "`file` holding the bearer token TCP clients must send (required with a TCP --listen; mode 0600)")
 	fs.Int64Var(&f.fakeTotal, "fake-total-mib", 0, "fake backend: device total in MiB (default: the calibration's)")
 	fs.Int64Var(&f.fakeCtx, "fake-context-mib", 0, "fake backend: measured CUDA context in MiB (default: the calibration's)")
 	fs.Int64Var(&f.fakeLib, "fake-library-mib", 0, "fake backend: measured library reserve in MiB (default: the calibration's)")
@@ -174,6 +179,10 @@ func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gpuagent serve: --socket-mode %q: want an octal mode such as 0600 or 0660\n", f.socketMode)
 		return exitUsage
 	}
+	if f.srv.Token, err = tokenFor(listen, f.tokenFile); err != nil {
+		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		return exitUsage
+	}
 	l, err := server.ListenMode(listen, iofs.FileMode(mode))
 	if err != nil {
 		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
@@ -202,6 +211,22 @@ func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// tokenFor reads the token a TCP listener requires: any user of the
+// machine can reach a loopback port, so TCP without a token is refused. A
+// Unix socket is guarded by its permission (--socket-mode) and takes none.
+func tokenFor(listen, file string) ([]byte, error) {
+	if strings.HasPrefix(listen, "unix:") {
+		if file != "" {
+			return nil, fmt.Errorf("--token-file is for a TCP --listen; the Unix socket is guarded by its permission (--socket-mode)")
+		}
+		return nil, nil
+	}
+	if file == "" {
+		return nil, fmt.Errorf("--listen %s: TCP requires --token-file: every user of this machine can reach a loopback port (create one with: umask 077; openssl rand -hex 32 > FILE)", listen)
+	}
+	return server.ReadTokenFile(file)
 }
 
 // socketDir is the directory of the default socket: the user's runtime

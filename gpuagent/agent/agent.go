@@ -54,6 +54,14 @@ type Config struct {
 	MaxLeaseTTL time.Duration `json:"max_lease_ttl"`
 	// MaxLeases caps the open leases; 0 means 4096.
 	MaxLeases int `json:"max_leases"`
+	// ConnLeases caps the leases one connection holds open; 0 means 64.
+	ConnLeases int `json:"conn_leases"`
+	// LeaseSeqs caps the sequences one lease holds open; 0 means as many
+	// as the global KV pool has blocks.
+	LeaseSeqs int `json:"lease_seqs"`
+	// LeaseBlocks caps the global KV blocks admission promises to one
+	// lease's sequences; 0 means the whole pool (one engine per agent).
+	LeaseBlocks int64 `json:"lease_blocks"`
 	// MapTimeout is how long a client mapping the KV pool has to answer a
 	// map or unmap before it loses its lease; 0 means 5 s.
 	MapTimeout time.Duration `json:"map_timeout"`
@@ -102,6 +110,7 @@ type Agent struct {
 	swa      *kvPool // nil without sliding-window layers
 	kv       *kv.Manager
 	geometry geometry
+	quota    quotas
 
 	leases   map[string]*lease
 	seqs     int

@@ -20,6 +20,8 @@ type lease struct {
 	seqs    map[uint64]*seqState
 	next    uint64     // last handle given out
 	pins    int64      // hashes this lease pinned
+	credits int64      // global blocks promised to its sequences
+	salt    uint64     // cache salt key (saltOf); 0: the shared cache
 	pool    PoolClient // the client mapping the KV pool for this lease, or nil
 	doomed  string     // why the lease ends when the current call returns
 	gone    bool       // doomed because its pool connection closed
@@ -40,14 +42,18 @@ func (a *Agent) OpenLease(conn Conn, req wire.OpenLease) (wire.Lease, *wire.Erro
 	if len(a.leases) >= a.cfg.MaxLeases {
 		return wire.Lease{}, wire.Errorf(wire.CodeUnavailable, "%d leases open, the most this agent holds", len(a.leases))
 	}
-	if req.TTLms < 0 || req.TTLms > wire.MaxTTLms || len(req.Name) > 128 {
-		return wire.Lease{}, wire.Errorf(wire.CodeBadRequest, "ttl_ms %d or name of %d bytes out of bounds", req.TTLms, len(req.Name))
+	if err := a.connFull(conn); err != nil {
+		return wire.Lease{}, err
+	}
+	if req.TTLms < 0 || req.TTLms > wire.MaxTTLms || len(req.Name) > 128 || len(req.CacheSalt) > 256 {
+		return wire.Lease{}, wire.Errorf(wire.CodeBadRequest, "ttl_ms %d, name of %d bytes or cache_salt of %d bytes out of bounds",
+			req.TTLms, len(req.Name), len(req.CacheSalt))
 	}
 	ttl := a.cfg.LeaseTTL
 	if req.TTLms > 0 {
 		ttl = min(time.Duration(req.TTLms)*time.Millisecond, a.cfg.MaxLeaseTTL)
 	}
-	l := &lease{id: newLeaseID(), name: req.Name, conn: conn, ttl: ttl, seqs: map[uint64]*seqState{}}
+	l := &lease{id: newLeaseID(), name: req.Name, conn: conn, ttl: ttl, seqs: map[uint64]*seqState{}, salt: saltOf(req.CacheSalt)}
 	l.expires = a.cfg.Now().Add(ttl)
 	a.leases[l.id] = l
 	return a.describe(l), nil
@@ -64,6 +70,7 @@ func (a *Agent) describe(l *lease) wire.Lease {
 	return wire.Lease{Lease: l.id, TTLms: l.ttl.Milliseconds(), Limits: wire.Limits{
 		MaxSeqLen: g.maxSeqLen, MaxBatch: g.maxBatch, BlockTokens: g.blockTokens,
 		BlockBytes: int64(a.global.stride), Blocks: int64(a.global.ids.Blocks()), KVBase: uint64(a.global.r.Base()),
+		LeaseSeqs: a.quota.leaseSeqs, LeaseBlocks: a.quota.leaseBlocks, Salted: l.salt != 0,
 	}}
 }
 

@@ -39,6 +39,7 @@ func Load(p planner.Plan, b backend.Backend, g *backend.PhaseGuard, dev Device, 
 		a.release()
 		return nil, &LoadError{Reason: ReasonAcquire, Message: err.Error(), Err: err}
 	}
+	a.resolveQuotas()
 	return a, nil
 }
 

@@ -14,6 +14,7 @@ type seqState struct {
 	credits  int64 // global blocks promised: ⌈max / block_tokens⌉
 	swaCred  int64 // SWA blocks promised
 	swaFirst int   // first SWA slot not yet evicted
+	owner    *lease
 }
 
 // makeRoom grows st's block tables to the blocks it was promised, so its
@@ -31,10 +32,13 @@ func (a *Agent) promise(max int) (global, swa int64) {
 	return global, swa
 }
 
-// reserve promises the blocks for a sequence of max tokens, or refuses
-// with a capacity error carrying the arithmetic (I6).
-func (a *Agent) reserve(max int) (*seqState, *wire.Error) {
+// reserve promises l the blocks for a sequence of max tokens, or refuses
+// with a capacity error carrying the arithmetic (I6), or a quota error.
+func (a *Agent) reserve(l *lease, max int) (*seqState, *wire.Error) {
 	g, s := a.promise(max)
+	if err := a.leaseFull(l, g); err != nil {
+		return nil, err
+	}
 	pinned := int64(a.kv.Stats().PinnedBlocks)
 	if avail := a.global.available(pinned); g > avail {
 		return nil, a.capacity("global", g, avail, int64(a.global.ids.Blocks()))
@@ -46,7 +50,8 @@ func (a *Agent) reserve(max int) (*seqState, *wire.Error) {
 		a.swa.credits += s
 	}
 	a.global.credits += g
-	return &seqState{max: max, credits: g, swaCred: s}, nil
+	l.credits += g
+	return &seqState{max: max, credits: g, swaCred: s, owner: l}, nil
 }
 
 func (a *Agent) capacity(pool string, need, avail, total int64) *wire.Error {
@@ -77,6 +82,7 @@ func (a *Agent) endSeq(l *lease, h uint64, st *seqState) {
 // unreserve returns st's promise.
 func (a *Agent) unreserve(st *seqState) {
 	a.global.credits -= st.credits
+	st.owner.credits -= st.credits
 	if a.swa != nil {
 		a.swa.credits -= st.swaCred
 	}
@@ -103,7 +109,7 @@ func (a *Agent) grow(st *seqState, n int, hashes []uint64, out []int32) ([]int32
 	for pos := first; pos < want; pos++ {
 		var h kv.Hash
 		if k := pos - first; k < len(hashes) {
-			h = kv.Hash(hashes[k])
+			h = salted(hashes[k], st.owner.salt)
 		}
 		if pos < have {
 			if h != 0 {

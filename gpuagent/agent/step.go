@@ -122,7 +122,7 @@ func (a *Agent) admit(l *lease, op *wire.Op) (wire.Result, *wire.Error) {
 	if op.Tokens > op.MaxTokens {
 		return wire.Result{}, wire.Errorf(wire.CodeOverLimit, "prompt of %d tokens over max_tokens %d", op.Tokens, op.MaxTokens)
 	}
-	st, err := a.reserve(op.MaxTokens)
+	st, err := a.reserve(l, op.MaxTokens)
 	if err != nil {
 		return wire.Result{}, err
 	}
@@ -166,7 +166,7 @@ func (a *Agent) fork(l *lease, op *wire.Op) (wire.Result, *wire.Error) {
 	if err := a.commitFor(int64(p.s.SWALen() + 1)); err != nil {
 		return wire.Result{}, err
 	}
-	st, err := a.reserve(maxTok)
+	st, err := a.reserve(l, maxTok)
 	if err != nil {
 		return wire.Result{}, err
 	}
@@ -214,7 +214,7 @@ func (a *Agent) pin(l *lease, hashes []uint64) (int, *wire.Error) {
 	}
 	hs := make([]kv.Hash, len(hashes))
 	for i, h := range hashes {
-		hs[i] = kv.Hash(h)
+		hs[i] = salted(h, l.salt)
 	}
 	got := a.kv.Pin(l.id, hs...)
 	l.pins += int64(got)

@@ -49,6 +49,21 @@ type Client struct {
 // Dial connects to the agent at spec ("unix:PATH" or "HOST:PORT") and
 // upgrades the connection to frames (wire.FramesProtocol).
 func Dial(ctx context.Context, spec string) (*Client, error) {
+	return DialWith(ctx, spec, Options{})
+}
+
+// Options configures DialWith. Its zero value is Dial's.
+type Options struct {
+	// Token is the agent's bearer token, which its TCP listener requires
+	// (gpuagent serve --token-file); a Unix socket needs none.
+	Token string
+}
+
+// DialWith is Dial with options.
+func DialWith(ctx context.Context, spec string, o Options) (*Client, error) {
+	if strings.ContainsAny(o.Token, "\r\n") {
+		return nil, errors.New("gpuagent client: the token holds a line break")
+	}
 	network, addr := "tcp", spec
 	if p, ok := strings.CutPrefix(spec, "unix:"); ok {
 		network, addr = "unix", p
@@ -59,17 +74,21 @@ func Dial(ctx context.Context, spec string) (*Client, error) {
 		return nil, fmt.Errorf("gpuagent client: %w", err)
 	}
 	cl := &Client{spec: spec, c: c, r: bufio.NewReaderSize(c, 64<<10), stop: make(chan struct{})}
-	if err := cl.upgrade(); err != nil {
+	if err := cl.upgrade(o.Token); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("gpuagent client: upgrading to %s: %w", wire.FramesProtocol, err)
 	}
 	return cl, nil
 }
 
-func (c *Client) upgrade() error {
+func (c *Client) upgrade(token string) error {
 	c.c.SetDeadline(time.Now().Add(10 * time.Second))
 	defer c.c.SetDeadline(time.Time{})
-	req := "GET /v1/frames HTTP/1.1\r\nHost: gpuagent\r\nConnection: Upgrade\r\nUpgrade: " + wire.FramesProtocol + "\r\n\r\n"
+	auth := ""
+	if token != "" {
+		auth = "Authorization: Bearer " + token + "\r\n"
+	}
+	req := "GET /v1/frames HTTP/1.1\r\nHost: gpuagent\r\n" + auth + "Connection: Upgrade\r\nUpgrade: " + wire.FramesProtocol + "\r\n\r\n"
 	if _, err := io.WriteString(c.c, req); err != nil {
 		return err
 	}
@@ -77,8 +96,12 @@ func (c *Client) upgrade() error {
 	if err != nil {
 		return err
 	}
-	resp.Body.Close()
+	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusSwitchingProtocols {
+		var e wire.Error
+		if json.NewDecoder(io.LimitReader(resp.Body, 4<<10)).Decode(&e) == nil && e.Code != "" {
+			return fmt.Errorf("HTTP %d: %w", resp.StatusCode, &e)
+		}
 		return fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
 	return nil

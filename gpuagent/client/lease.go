@@ -10,8 +10,15 @@ import (
 // default) and renews it in the background every third of its TTL until
 // the Client is closed. Every call through the lease renews it as well.
 func (c *Client) Open(ttl time.Duration, name string) (wire.Lease, error) {
+	return c.OpenLease(wire.OpenLease{TTLms: ttl.Milliseconds(), Name: name})
+}
+
+// OpenLease is Open with every field of the request, such as a cache
+// salt (wire.OpenLease.CacheSalt), which keeps this lease's prefix-cache
+// hits apart from leases of another salt.
+func (c *Client) OpenLease(req wire.OpenLease) (wire.Lease, error) {
 	var l wire.Lease
-	if err := c.call(wire.CallOpenLease, wire.OpenLease{TTLms: ttl.Milliseconds(), Name: name}, &l); err != nil {
+	if err := c.call(wire.CallOpenLease, req, &l); err != nil {
 		return l, err
 	}
 	c.mu.Lock()

@@ -19,13 +19,33 @@ import (
 	"github.com/vramplan/vramplan/gpuagent/wire"
 )
 
-// guard wraps h with the checks above for requests that came over TCP.
-func guard(h http.Handler) http.Handler {
+// guard wraps h with the checks above, and the bearer token when one is
+// set, for requests that came over TCP.
+func (s *Server) guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if tcp, _ := r.Context().Value(tcpKey{}).(bool); tcp {
 			if err := fromBrowser(r); err != nil {
 				w.Header().Set("Connection", "close")
 				reply(w, err)
+				return
+			}
+			if s.token != nil && !s.token.allows(r) {
+				s.token.refuse(w, r)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// metricsOnly answers GET /metrics alone on a connection accepted past the
+// cap, and closes it after one request.
+func metricsOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if only, _ := r.Context().Value(metricsOnlyKey{}).(bool); only {
+			w.Header().Set("Connection", "close")
+			if r.Method != http.MethodGet || r.URL.Path != "/metrics" {
+				reply(w, wire.Errorf(wire.CodeUnavailable, "the agent is at its connection cap; a connection past it may only GET /metrics"))
 				return
 			}
 		}

@@ -6,7 +6,10 @@
 // opened it, and when that connection closes every lease it opened ends.
 // The server bounds what a client can make it hold: request bodies
 // (wire.MaxBody), connections (Config.MaxConns; the excess is closed at
-// accept), header and body read time, write time and idle time.
+// accept), header and body read time, write time and idle time. A few
+// connections past the cap are held for /metrics alone
+// (Config.MetricsConns), so a flood of idle clients does not blind the
+// scraper. On TCP a bearer token can be required (Config.Token).
 //
 // A Server is safe for concurrent use; the agent serializes the KV work.
 package server
@@ -37,6 +40,15 @@ type Config struct {
 	WriteTimeout time.Duration // one response; 0 means 5 s
 	IdleTimeout  time.Duration // between requests on a connection; 0 means 2 min
 	ReapEvery    time.Duration // lease expiry sweep; 0 means 250 ms
+	// MetricsConns is how many connections past MaxConns are accepted to
+	// serve one GET /metrics each (anything else there is refused with
+	// 503), for at most MetricsTimeout; 0 means 4, -1 none.
+	MetricsConns   int
+	MetricsTimeout time.Duration // 0 means 2 s
+	// Token, when set, must come with every request over TCP as
+	// "Authorization: Bearer TOKEN" (ReadTokenFile reads one). A Unix
+	// socket is guarded by its permission instead.
+	Token []byte
 }
 
 func (c *Config) defaults() {
@@ -47,6 +59,13 @@ func (c *Config) defaults() {
 	c.WriteTimeout = orDur(c.WriteTimeout, 5*time.Second)
 	c.IdleTimeout = orDur(c.IdleTimeout, 2*time.Minute)
 	c.ReapEvery = orDur(c.ReapEvery, 250*time.Millisecond)
+	c.MetricsTimeout = orDur(c.MetricsTimeout, 2*time.Second)
+	switch {
+	case c.MetricsConns == 0:
+		c.MetricsConns = 4
+	case c.MetricsConns < 0:
+		c.MetricsConns = 0
+	}
 }
 
 func orDur(d, def time.Duration) time.Duration {
@@ -67,6 +86,7 @@ type Server struct {
 	open   atomic.Int64
 	shed   atomic.Uint64
 	reg    *prometheus.Registry
+	token  *tokenCheck // nil: no token asked for
 	stop   chan struct{}
 	once   sync.Once
 }
@@ -76,10 +96,13 @@ type connKey struct{}
 // tcpKey marks a request that came over TCP, which a browser can reach.
 type tcpKey struct{}
 
+// metricsOnlyKey marks a connection accepted past the cap, for /metrics.
+type metricsOnlyKey struct{}
+
 // New returns a server for a.
 func New(a *agent.Agent, cfg Config) *Server {
 	cfg.defaults()
-	s := &Server{a: a, cfg: cfg, reg: prometheus.NewRegistry(), stop: make(chan struct{})}
+	s := &Server{a: a, cfg: cfg, reg: prometheus.NewRegistry(), token: newTokenCheck(cfg.Token), stop: make(chan struct{})}
 	s.reg.MustRegister(newCollector(s))
 	s.http = &http.Server{
 		Handler:           s.Handler(),
@@ -104,13 +127,16 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/frames", s.upgrade)
 	mux.HandleFunc("GET /v1/pool", s.pool)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
-	return guard(mux)
+	return s.guard(metricsOnly(mux))
 }
 
 func (s *Server) connContext(ctx context.Context, c net.Conn) context.Context {
 	id := s.next.Add(1)
 	s.conns.Store(c, id)
 	ctx = context.WithValue(ctx, tcpKey{}, c.LocalAddr().Network() == "tcp")
+	if cc, ok := c.(*countedConn); ok && cc.metricsOnly {
+		ctx = context.WithValue(ctx, metricsOnlyKey{}, true)
+	}
 	return context.WithValue(ctx, connKey{}, id)
 }
 
@@ -224,7 +250,8 @@ func listenUnix(path string, mode fs.FileMode) (net.Listener, error) {
 }
 
 // limitListener closes connections over the cap as soon as it accepts
-// them, so a flood cannot starve the agent of descriptors.
+// them, so a flood cannot starve the agent of descriptors; the first
+// MetricsConns past the cap are kept for one scrape each.
 type limitListener struct {
 	net.Listener
 	s *Server
@@ -236,8 +263,14 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		if l.s.open.Add(1) <= int64(l.s.cfg.MaxConns) {
+		cfg := &l.s.cfg
+		switch n := l.s.open.Add(1); {
+		case n <= int64(cfg.MaxConns):
 			return &countedConn{Conn: c, s: l.s}, nil
+		case n <= int64(cfg.MaxConns+cfg.MetricsConns):
+			cc := &countedConn{Conn: c, s: l.s, metricsOnly: true, until: time.Now().Add(cfg.MetricsTimeout)}
+			cc.Conn.SetDeadline(cc.until)
+			return cc, nil
 		}
 		l.s.open.Add(-1)
 		l.s.shed.Add(1)
@@ -245,10 +278,28 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	}
 }
 
+// countedConn is an accepted connection, counted until it closes. One
+// accepted past the cap serves /metrics alone, and no deadline set on it
+// reaches past until.
 type countedConn struct {
 	net.Conn
-	s    *Server
-	once sync.Once
+	s           *Server
+	once        sync.Once
+	metricsOnly bool
+	until       time.Time
+}
+
+func (c *countedConn) clamp(t time.Time) time.Time {
+	if c.metricsOnly && (t.IsZero() || t.After(c.until)) {
+		return c.until
+	}
+	return t
+}
+
+func (c *countedConn) SetDeadline(t time.Time) error     { return c.Conn.SetDeadline(c.clamp(t)) }
+func (c *countedConn) SetReadDeadline(t time.Time) error { return c.Conn.SetReadDeadline(c.clamp(t)) }
+func (c *countedConn) SetWriteDeadline(t time.Time) error {
+	return c.Conn.SetWriteDeadline(c.clamp(t))
 }
 
 func (c *countedConn) Close() error {

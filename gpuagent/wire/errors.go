@@ -8,16 +8,17 @@ import (
 
 // Error codes.
 const (
-	CodeBadRequest  = "bad_request" // malformed, out of bounds or unknown
-	CodeTooLarge    = "too_large"   // body, batch or list beyond a limit
-	CodeNoLease     = "no_lease"    // unknown, expired, closed or another connection's lease
-	CodeNoSequence  = "no_sequence" // the handle names no sequence of this lease
-	CodeOverLimit   = "over_limit"  // tokens beyond the sequence's max_tokens or the plan's max_seq_len
-	CodeCapacity    = "capacity"    // admission refused: the plan cannot guarantee the blocks (I6)
-	CodeUnavailable = "unavailable" // the agent is not serving or has too many leases/connections
-	CodeInternal    = "internal"    // a bug; the agent logs it
-	CodeForbidden   = "forbidden"   // a browser's request, a foreign Host, or a missing or wrong token
-	CodeMediaType   = "media_type"  // a POST whose body is not declared application/json
+	CodeBadRequest   = "bad_request"  // malformed, out of bounds or unknown
+	CodeTooLarge     = "too_large"    // body, batch or list beyond a limit
+	CodeNoLease      = "no_lease"     // unknown, expired, closed or another connection's lease
+	CodeNoSequence   = "no_sequence"  // the handle names no sequence of this lease
+	CodeOverLimit    = "over_limit"   // tokens beyond the sequence's max_tokens or the plan's max_seq_len
+	CodeCapacity     = "capacity"     // admission refused: the plan cannot guarantee the blocks (I6)
+	CodeUnavailable  = "unavailable"  // the agent is not serving or has too many leases/connections
+	CodeInternal     = "internal"     // a bug; the agent logs it
+	CodeForbidden    = "forbidden"    // a browser's request or a foreign Host
+	CodeUnauthorized = "unauthorized" // a TCP request without the agent's bearer token
+	CodeMediaType    = "media_type"   // a POST whose body is not declared application/json
 )
 
 // statusOf maps codes to HTTP statuses.
@@ -27,6 +28,7 @@ var statusOf = map[string]int{
 	CodeOverLimit: http.StatusUnprocessableEntity, CodeCapacity: http.StatusServiceUnavailable,
 	CodeUnavailable: http.StatusServiceUnavailable, CodeInternal: http.StatusInternalServerError,
 	CodeForbidden: http.StatusForbidden, CodeMediaType: http.StatusUnsupportedMediaType,
+	CodeUnauthorized: http.StatusUnauthorized,
 }
 
 // Error is a typed failure. Capacity errors carry the block arithmetic.

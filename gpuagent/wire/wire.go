@@ -61,6 +61,10 @@ const (
 type OpenLease struct {
 	TTLms int64  `json:"ttl_ms,omitempty"`
 	Name  string `json:"name,omitempty"` // for logs and metrics only
+	// CacheSalt, when set, keeps the lease's prefix blocks apart from
+	// those of leases with another salt: a prefix hit then says only that
+	// a lease with the same salt processed the prefix. At most 256 bytes.
+	CacheSalt string `json:"cache_salt,omitempty"`
 }
 
 // Lease describes an open lease and the limits its calls must respect.
@@ -78,6 +82,11 @@ type Limits struct {
 	BlockBytes  int64  `json:"block_bytes"`
 	Blocks      int64  `json:"blocks"`
 	KVBase      uint64 `json:"kv_base"` // the KV pool's base address; it never moves
+	// The lease's quotas: open sequences, and global blocks promised to
+	// them. Admission past either is refused.
+	LeaseSeqs   int   `json:"lease_seqs"`
+	LeaseBlocks int64 `json:"lease_blocks"`
+	Salted      bool  `json:"salted,omitempty"` // opened with a cache_salt
 }
 
 // LeaseRef names a lease.
