@@ -108,3 +108,18 @@ func (p *kvPool) close(b backend.Backend) {
 		b.Release(p.r)
 	}
 }
+
+// HostBytesPerBlock is the host memory the agent keeps for each block of
+// its KV pools, whatever the backend: the id space's free list, reference
+// count and generation, and the chunk a block lies in (4 bytes each).
+const HostBytesPerBlock backend.Bytes = 16
+
+// HostMetadata returns the host memory p's KV pools take for their block
+// metadata: 8 GiB for a plan of 2^29 blocks.
+func HostMetadata(p *planner.Plan) backend.Bytes {
+	n := p.KV.Blocks + 1
+	if p.KV.SWA != nil {
+		n += p.KV.SWA.Blocks + 1
+	}
+	return backend.Bytes(n) * HostBytesPerBlock
+}

@@ -120,8 +120,12 @@ func (d *Device) MemAlloc(n, align backend.Bytes) (backend.Addr, error) {
 	if err := d.checkSize("cuMemAlloc", n); err != nil {
 		return 0, err
 	}
+	mem, err := hostAlloc(int(n))
+	if err != nil { // the host, not the fake device, is out of memory
+		return 0, fail("cuMemAlloc", n, fmt.Errorf("%w: %v", backend.ErrOutOfMemory, err))
+	}
 	va := d.takeVA(n, max(align, 256))
-	d.allocs[va] = hostAlloc(int(n))
+	d.allocs[va] = mem
 	d.used += n
 	return va, nil
 }
@@ -169,8 +173,12 @@ func (d *Device) MemCreate(n backend.Bytes) (uint64, error) {
 	if err := d.checkSize("cuMemCreate", n); err != nil {
 		return 0, err
 	}
+	mem, err := hostAlloc(int(n))
+	if err != nil {
+		return 0, fail("cuMemCreate", n, fmt.Errorf("%w: %v", backend.ErrOutOfMemory, err))
+	}
 	d.nextHandle++
-	d.handles[d.nextHandle] = &handle{size: n, mem: hostAlloc(int(n)), fd: -1}
+	d.handles[d.nextHandle] = &handle{size: n, mem: mem, fd: -1}
 	d.used += n
 	return d.nextHandle, nil
 }

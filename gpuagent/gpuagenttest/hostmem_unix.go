@@ -13,13 +13,14 @@ import (
 	"syscall"
 )
 
-// hostAlloc returns n zeroed bytes mapped outside the Go heap.
-func hostAlloc(n int) []byte {
+// hostAlloc returns n zeroed bytes mapped outside the Go heap, or an
+// error when the host will not map them.
+func hostAlloc(n int) ([]byte, error) {
 	b, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 	if err != nil {
-		panic(fmt.Sprintf("gpuagenttest: mapping %d bytes of fake device memory: %v", n, err))
+		return nil, fmt.Errorf("mapping %d bytes of host memory for the fake device: %w", n, err)
 	}
-	return b
+	return b, nil
 }
 
 // hostFree unmaps memory hostAlloc returned. Nothing may use it after.
