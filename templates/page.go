@@ -224,3 +224,23 @@ func sliderClass(name string) string {
 // and what a person reads.
 var EngineChoices = []Option{{ID: "", Label: "vramplan (gpuagent)"}, {ID: string(planner.EngineLlamaCpp), Label: "llama.cpp"},
 	{ID: string(planner.EngineVLLM), Label: "vLLM"}, {ID: string(planner.EngineSGLang), Label: "SGLang"}}
+
+// gpuCount names a number of GPUs.
+func gpuCount(n int) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return itoa(n) + " GPUs"
+}
+
+func rankClass(r calc.RankView) string {
+	c := "rank"
+	if r.Binding {
+		c += " binding"
+	}
+	if !r.Fits {
+		c += " nofit"
+	}
+	return c
+}
+

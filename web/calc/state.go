@@ -32,6 +32,11 @@ type State struct {
 	Budget  planner.Bytes       `json:"budget,omitempty"` // 0 means the device total
 	// Engine is the engine profile the plan follows; "" is vramplan's own.
 	Engine planner.EngineName `json:"engine,omitempty"`
+	// TP, PP, EP and DP are the parallel layout's sizes (layout.go); 0 is 1.
+	TP int `json:"tp,omitempty"`
+	PP int `json:"pp,omitempty"`
+	EP int `json:"ep,omitempty"`
+	DP int `json:"dp,omitempty"`
 }
 
 // Default limits of a state that names none.
@@ -68,6 +73,9 @@ func ParseQuery(query string) (State, error) {
 		}
 	}
 	if err := parseEngine(q, &s.Engine); err != nil {
+		return s, err
+	}
+	if err := parseLayout(q, &s); err != nil {
 		return s, err
 	}
 	for _, f := range []struct {
@@ -165,6 +173,7 @@ func (s State) Encode() string {
 	set("spec", strconv.Itoa(s.Spec), s.Spec == 0)
 	set("graphs", "1", !s.Graphs)
 	set("budget", formatBudget(s.Budget), s.Budget == 0)
+	s.encodeLayout(set)
 	return b.String()
 }
 
@@ -183,6 +192,7 @@ func (s State) Apply(in *planner.Input) {
 	in.Features = planner.Features{WeightCache: s.Cache, Vision: s.Vision, SpecDecodeK: s.Spec,
 		CUDAGraphs: s.Graphs}
 	in.Budget = s.Budget
+	in.Parallel = s.parallel()
 	if e := s.Engine; e != "" && e != planner.EngineSeed {
 		// The engines have none of the seed's features: the page keeps
 		// their controls but plans without them.
@@ -233,7 +243,7 @@ func (s State) WithLever(l planner.Lever) (State, bool) {
 	case planner.KnobBudget:
 		s.Budget = planner.Bytes(n)
 	default:
-		return s, false
+		return s.withLayoutLever(l)
 	}
 	return s, true
 }

@@ -47,6 +47,10 @@ type View struct {
 	Engine string `json:"engine"`
 	Answer string `json:"answer,omitempty"`
 	Launch string `json:"launch,omitempty"`
+
+	// Layout is the plan per rank of a layout of more than one GPU; the
+	// figures above are then sums over its GPUs.
+	Layout *LayoutView `json:"layout,omitempty"`
 }
 
 // Bar is one tier's segment of the stacked bar, as a share of the scale.
@@ -111,7 +115,11 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 		return v
 	}
 	v.fill(&p)
-	v.Engine, v.Answer, v.Launch = engineOf(&p)
+	b := bindingPlan(&p)
+	if p.Layout != nil {
+		v.Layout, v.Verdict = layoutView(&p), layoutVerdict(&p, b)
+	}
+	v.Engine, v.Answer, v.Launch = engineOf(b)
 	if s.Engine != "" && !offers(s.Engine, s.KV) {
 		v.Warnings = append(v.Warnings, fmt.Sprintf("%s offers no KV dtype %s (it offers %v); planned with %s",
 			s.Engine, s.KV, s.Engine.KVDtypes(), p.KV.Dtype))
@@ -120,7 +128,7 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 	v.Title = "vramplan · " + v.Subject + " · " + v.Verdict
 	v.Levers, v.Combination = actions(s, &p)
 	v.Chart = chart(k.frontierOf(in, s, m, c), s, &p)
-	v.Sliders = sliders(s, &p)
+	v.Sliders = sliders(s, b)
 	return v
 }
 
@@ -160,7 +168,11 @@ func subject(s State, m *planner.Model, c *planner.Calibration, kv planner.KVDty
 	if s.Batch == 0 {
 		batch = "batch as many as fit"
 	}
-	return cmp.Or(m.Name, m.ID) + " on " + cmp.Or(c.GPU, c.ID) + " · " + batch + " · " +
+	gpu := cmp.Or(c.GPU, c.ID)
+	if s.GPUs() > 1 || s.EP > 1 {
+		gpu = strconv.Itoa(s.GPUs()) + " × " + gpu + " (" + s.parallel().String() + ")"
+	}
+	return cmp.Or(m.Name, m.ID) + " on " + gpu + " · " + batch + " · " +
 		strconv.Itoa(s.Len) + " tokens · KV " + string(kv)
 }
 
@@ -221,6 +233,7 @@ var knobLabels = map[planner.Knob]string{
 	planner.KnobWeightCache: "weight cache", planner.KnobVision: "vision tower", planner.KnobSpecDecodeK: "speculative k",
 	planner.KnobCUDAGraphs: "CUDA graphs", planner.KnobBlockTokens: "tokens per block",
 	planner.KnobPrefillTokens: "prefill chunk", planner.KnobBudget: "budget",
+	planner.KnobTensorParallel: "tensor parallel", planner.KnobPipelineParallel: "pipeline stages", planner.KnobGPUs: "GPUs",
 }
 
 func leverLabel(l planner.Lever) string {

@@ -151,6 +151,7 @@ function query() {
 // update plans the form's state and paints it. It is the hot path of a
 // slider move: one call into WebAssembly and a repaint.
 export function update() {
+  paintGPUs();
   const p = query();
   let view;
   try {
@@ -292,6 +293,7 @@ function applyState(s) {
   f.cache.value = s.cache || 'none'; f.spec.value = s.spec || 0;
   f.vision.checked = !!s.vision; f.graphs.checked = !!s.graphs;
   f.budget.value = s.budget ? Math.floor(s.budget / 2 ** 20) : '';
+  for (const k of ['tp', 'pp', 'ep', 'dp']) f[k].value = s[k] || 1;
   for (const n of ['batch', 'len', 'budget']) syncSlider(n);
 }
 
@@ -416,6 +418,38 @@ function paint(v) {
   paintChart(v.chart);
   paintSliders(v);
   paintEngine(r, v);
+  paintRanks(r, v.layout);
+}
+
+// paintGPUs writes how many GPUs the layout controls add up to.
+function paintGPUs() {
+  const f = form.elements;
+  const n = ['tp', 'pp', 'dp'].reduce((m, k) => m * Math.max(1, Math.trunc(+f[k].value) || 1), 1);
+  setText(byTest('gpu-count'), n === 1 ? '1 GPU' : `${n} GPUs`);
+}
+
+// paintRanks writes a layout's bar per distinct rank, as
+// templates/parallel.templ renders it, and hides the section for one GPU.
+// It rebuilds the ranks only when their view changed.
+function paintRanks(r, l) {
+  const box = byTest('ranks', r);
+  if (box.hidden !== !l) box.hidden = !l;
+  const key = l ? JSON.stringify(l) : '';
+  if (box.vramplanKey === key) return;
+  box.vramplanKey = key;
+  box.replaceChildren(el('h2', {}, 'Per GPU'), ...(l ? [el('p', { class: 'layout-label', 'data-testid': 'layout-label' }, l.label),
+    ...l.ranks.map(rankBox)] : []));
+}
+
+function rankBox(k) {
+  const bar = el('div', { class: 'bar', role: 'img', 'aria-label': `${k.label}: memory by tier against the budget` },
+    ...k.bars.map((b) => el('span', { class: `seg ${b.tier}`, style: `width:${b.pct}`, title: `${b.label} ${b.mib} MiB` })),
+    el('span', { class: 'budget-mark', style: `left:${k.budget_pct}`, title: 'budget' }));
+  const tag = k.binding ? [' ', el('strong', { class: 'binding-tag', 'data-testid': 'binding' }, 'binding rank')] : [];
+  return el('div', { class: `rank${k.binding ? ' binding' : ''}${k.fits ? '' : ' nofit'}`, 'data-testid': 'rank',
+    'data-binding': String(k.binding), 'data-fits': String(k.fits) },
+  el('p', { class: 'rank-label' }, el('span', { 'data-testid': 'rank-label' }, k.label), ...tag),
+  bar, el('p', { class: 'rank-figures', 'data-testid': 'rank-figures' }, k.figures));
 }
 
 // paintEngine writes the engine the plan follows, its answer and the

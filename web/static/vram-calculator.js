@@ -6,7 +6,8 @@
 // and the calibration table: an id, in any case, or an unambiguous prefix
 // ("rtx5090"). Optional attributes: batch, len, kv, budget (MiB, or with a
 // unit: 24GiB), engine (llama.cpp, vllm or sglang: plan as that engine
-// allocates, and show its launch command). Changing any attribute re-plans. A name that matches
+// allocates, and show its launch command), tp, pp, ep and dp (a parallel
+// layout: a bar per distinct rank, the binding rank marked). Changing any attribute re-plans. A name that matches
 // nothing, or a value that cannot be read, shows what is wrong and no plan:
 // the element never shows a plan of something its author did not ask for.
 
@@ -44,7 +45,7 @@ function named(kind, name) {
 // what is wrong, not where.
 const words = (err) => String(err?.message ?? err).replace(/^vramplan\.\w+: /, '');
 
-const attrs = ['model', 'gpu', 'batch', 'len', 'kv', 'budget', 'engine'];
+const attrs = ['model', 'gpu', 'batch', 'len', 'kv', 'budget', 'engine', 'tp', 'pp', 'ep', 'dp'];
 
 const css = `
 :host { display: block; font: 14px/1.4 system-ui, sans-serif; color: #1b1f24; border: 1px solid #d9dde1; border-radius: 8px; padding: .8rem; max-width: 34rem; background: #fff; }
@@ -60,6 +61,8 @@ const css = `
 .warning { color: #8a5a00; font-size: .85rem; margin: .2rem 0; }
 label { display: block; margin-top: .5rem; color: #5b6570; } input { width: 100%; }
 dl { display: flex; gap: 1.2rem; margin: .5rem 0; } dt { font-size: .8rem; color: #5b6570; } dd { margin: 0; font-weight: 600; }
+.rank { margin: .3rem 0; } .rank .bar { height: .7rem; } .rank p { margin: .1rem 0; font-size: .8rem; }
+.rank.binding p { font-weight: 600; }
 :host([data-state="error"]) .plan, :host([data-state="loading"]) .plan { display: none; }
 :host(:not([data-state="error"])) .error { display: none; }
 `;
@@ -88,6 +91,7 @@ class VramCalculator extends HTMLElement {
         <p class="verdict" data-testid="wc-verdict"></p>
         <div class="bar" data-testid="wc-bar" role="img"></div>
         <ul class="legend" data-testid="wc-legend"></ul>
+        <div data-testid="wc-ranks"></div>
         <div data-testid="wc-warnings"></div>
         <label>Max batch: <output data-testid="wc-batch-value"></output>
           <input type="range" min="1" max="256" data-testid="wc-batch" aria-label="Max batch"></label>
@@ -181,6 +185,7 @@ class VramCalculator extends HTMLElement {
       p.className = 'warning'; p.textContent = w;
       return p;
     }));
+    this.$('wc-ranks').replaceChildren(...(v.layout?.ranks ?? []).map((k) => rank(k)));
     this.$('wc-batch-value').textContent = this.state.batch;
     this.$('wc-len-value').textContent = this.state.len;
     this.$('wc-total').textContent = v.total_mib;
@@ -189,6 +194,28 @@ class VramCalculator extends HTMLElement {
     this.$('wc-link').href = new URL(`?${v.query}`, base).href;
     return true;
   }
+}
+
+// rank is one distinct rank of a layout: its ranks, its bar on the
+// layout's scale, its figures; the binding rank says so.
+function rank(k) {
+  const box = document.createElement('div');
+  box.className = k.binding ? 'rank binding' : 'rank';
+  box.dataset.testid = 'wc-rank';
+  box.dataset.binding = String(k.binding);
+  const label = document.createElement('p');
+  label.textContent = `${k.label}${k.binding ? ' · binding rank' : ''}: ${k.figures}`;
+  const bar = document.createElement('div');
+  bar.className = 'bar';
+  bar.setAttribute('role', 'img');
+  bar.setAttribute('aria-label', `${k.label}: ${k.figures}`);
+  bar.replaceChildren(...k.bars.map((b) => {
+    const s = document.createElement('span');
+    s.className = b.tier; s.style.width = b.pct; s.title = `${b.label} ${b.mib} MiB`;
+    return s;
+  }));
+  box.append(label, bar);
+  return box;
 }
 
 customElements.define('vram-calculator', VramCalculator);
