@@ -243,4 +243,3 @@ func rankClass(r calc.RankView) string {
 	}
 	return c
 }
-
