@@ -1,0 +1,168 @@
+// End-to-end tests of multi-GPU layouts in Debian's chromium: a model too
+// big for one GPU offers a layout lever that applies in the page; the
+// layout controls re-plan; a bar per distinct rank with the binding rank
+// marked; the URL carries the layout (with and without JavaScript) and a
+// bad size is the 400 page; the iframe embed and <vram-calculator> carry it
+// too. Every figure is checked against `vramplan plan --json`.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, mib, text } from './harness.mjs';
+
+// One RTX 5090 does not hold Llama-3.3-70B's Q4_K_M weights; two do.
+const llama = 'model=llama-3.3-70b-instruct-q4_k_m&gpu=rtx5090-wsl2-cuda13.3&batch=1&len=8192';
+// DeepSeek-V3 in FP8 on H200s at TP8 × EP8: 8 GPUs, then two stages.
+const deepseek = 'model=deepseek-v3-fp8&gpu=h200-linux-cuda13.0&batch=16&len=16384&kv=fp8&tp=8&ep=8';
+let server, chrome;
+
+before(async () => { [server, chrome] = await Promise.all([serve(), browser()]); });
+after(async () => { await chrome?.close(); server?.stop(); });
+
+async function open(query, { path = '', ...opts } = {}) {
+  const ctx = await chrome.newContext(opts);
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.response = await page.goto(`${server.url}${path}?${query}`);
+  if (opts.javaScriptEnabled !== false) await page.waitForSelector('#calc[data-ready="true"]');
+  page.errors = errors;
+  return page;
+}
+
+// settled returns the page's query once the URL has held still for 300 ms
+// (app.js writes it 100 ms after the last input, later under load).
+async function settled(page) {
+  let last = page.url();
+  for (let still = 0; still < 3; still++) {
+    await page.waitForTimeout(100);
+    if (page.url() !== last) { last = page.url(); still = -1; }
+  }
+  return new URL(last).search.slice(1);
+}
+
+// ranksOf reads the per-rank section: each rank's label, figures and
+// whether it is marked binding.
+function ranksOf(page) {
+  return page.evaluate(() => [...document.querySelectorAll('[data-testid="rank"]')].map((r) => ({
+    label: r.querySelector('[data-testid="rank-label"]').textContent.trim(),
+    figures: r.querySelector('[data-testid="rank-figures"]').textContent.trim(),
+    binding: r.dataset.binding === 'true', marked: !!r.querySelector('[data-testid="binding"]'),
+    segs: r.querySelectorAll('.bar .seg').length })));
+}
+
+// wantRanks is what ranksOf should read for the CLI's plan of query.
+function wantRanks(plan) {
+  return plan.layout.ranks.map((rp) => {
+    const p = rp.plan;
+    const spare = p.fits ? `${mib(p.headroom_bytes)} MiB to spare` : `over by ${mib(p.total_bytes - p.budget_bytes)} MiB`;
+    const binding = rp.ranks[0] === plan.layout.binding_rank;
+    return { figures: `${mib(p.total_bytes)} of ${mib(p.budget_bytes)} MiB, ${spare}`, binding, marked: binding, segs: p.tiers.length };
+  });
+}
+
+async function assertLayoutMatchesCLI(page, what) {
+  const query = await settled(page);
+  const plan = planJSON(cliFlags(query));
+  const want = planFigures(plan);
+  const got = await figures(page);
+  for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], `${what}: ${k}`);
+  const ranks = (await ranksOf(page)).map(({ label, ...r }) => r);
+  assert.deepEqual(ranks, wantRanks(plan), `${what}: the ranks`);
+  assert.equal(await text(page, 'gpu-count'), `${plan.layout.gpus} GPUs`, `${what}: the GPU count`);
+  return { query, plan };
+}
+
+test('a model too big for one GPU: the tensor-parallel lever applies a layout, a bar per rank', async () => {
+  const page = await open(llama);
+  assert.equal(await page.getAttribute('[data-testid="verdict"]', 'data-fits'), 'false');
+  assert.equal(await page.locator('[data-testid="ranks"]').isHidden(), true, 'one GPU: no per-rank section');
+  assert.match(await text(page, 'verdict'), /tensor_parallel 1 -> 2 fits/);
+  const lever = page.locator('[data-testid="lever"]', { hasText: 'tensor parallel 1 → 2' });
+  await lever.click();
+  await page.waitForSelector('[data-testid="rank"][data-binding="true"]');
+  assert.equal(await page.getAttribute('[data-testid="verdict"]', 'data-fits'), 'true');
+  assert.equal(await page.inputValue('[data-testid="tp"]'), '2');
+  const { query } = await assertLayoutMatchesCLI(page, 'after the tensor-parallel lever');
+  assert.match(query, /&tp=2$/);
+  assert.match(await text(page, 'rank-label'), /^ranks 0-1 · stage 0 · layers 0-79$/);
+  await shot(page, 'layout-lever.png', { fullPage: true });
+  assert.deepEqual(page.errors, []);
+});
+
+test('the layout controls re-plan; the shared URL reproduces the layout with and without JavaScript', async () => {
+  const page = await open(deepseek);
+  await assertLayoutMatchesCLI(page, 'TP8 × EP8');
+  await page.fill('[data-testid="pp"]', '2');
+  await page.waitForFunction(() => document.querySelector('[data-testid="gpu-count"]').textContent === '16 GPUs');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="rank"]').length === 2);
+  const { query, plan } = await assertLayoutMatchesCLI(page, 'TP8 × PP2 × EP8');
+  assert.match(query, /&tp=8&pp=2&ep=8$/);
+  const labels = (await ranksOf(page)).map((r) => r.label);
+  assert.deepEqual(labels.map((l) => l.split(' · ')[0]), ['ranks 0-7', 'ranks 8-15']);
+  assert.equal((await ranksOf(page)).filter((r) => r.binding).length, 1);
+  assert.match(await text(page, 'verdict'), new RegExp(`binding rank ${plan.layout.binding_rank}\\b`));
+  await shot(page, 'layout-pp2.png', { fullPage: true });
+
+  const noJS = await open(query, { javaScriptEnabled: false });
+  assert.deepEqual(await ranksOf(noJS), await ranksOf(page), 'the server renders the shared URL\'s ranks');
+  assert.equal(await noJS.inputValue('[data-testid="pp"]'), '2');
+  assert.equal(await text(noJS, 'gpu-count'), '16 GPUs');
+  const live = await open(query);
+  assert.deepEqual(await ranksOf(live), await ranksOf(page));
+  await live.dispatchEvent('[data-testid="pp"]', 'input'); // repaint from wasm, no change
+  assert.deepEqual(await ranksOf(live), await ranksOf(page), 'wasm repaints the server\'s ranks unchanged');
+
+  await page.fill('[data-testid="pp"]', '1');
+  await page.fill('[data-testid="tp"]', '1');
+  await page.fill('[data-testid="ep"]', '1');
+  await page.waitForFunction(() => document.querySelector('[data-testid="ranks"]').hidden);
+  assert.equal(await text(page, 'gpu-count'), '1 GPU');
+  assert.doesNotMatch(await settled(page), /tp=|pp=|ep=/);
+  assert.deepEqual(page.errors, []);
+});
+
+test('a bad layout is the 400 page, and in the page says what is wrong', async () => {
+  for (const [q, want] of [['tp=0', /^tp: /], ['pp=two', /^pp: /], ['tp=3', /parallel\.tensor_parallel/]]) {
+    const page = await open(`${llama}&${q}`, { javaScriptEnabled: false });
+    assert.equal(page.response.status(), 400, q);
+    assert.match(await text(page, 'error'), want, q);
+    assert.equal(await page.locator('[data-testid="verdict"]').isVisible(), false, `${q}: no plan shown`);
+  }
+  const page = await open(`${llama}&tp=2`);
+  await page.fill('[data-testid="tp"]', '3');
+  await page.waitForSelector('#result[data-planned="false"] [data-testid="error"]');
+  assert.match(await text(page, 'error'), /parallel\.tensor_parallel/);
+  assert.match(await settled(page), /&tp=3$/);
+  assert.deepEqual(page.errors, []);
+});
+
+test('the iframe embed and <vram-calculator> carry the layout', async () => {
+  const embed = await open(`${llama}&tp=2`, { path: 'embed' });
+  await assertLayoutMatchesCLI(embed, 'the iframe embed');
+
+  const ctx = await chrome.newContext();
+  const page = await ctx.newPage();
+  await page.goto(`${server.url}docs`);
+  await page.evaluate(() => {
+    const wc = document.createElement('vram-calculator');
+    wc.id = 'layout-wc';
+    for (const [k, v] of Object.entries({ model: 'llama-3.3-70b', gpu: 'rtx5090-wsl2', batch: '1', len: '8192', tp: '2', engine: 'vllm' })) wc.setAttribute(k, v);
+    document.body.append(wc);
+  });
+  const wc = page.locator('#layout-wc[data-ready="true"]');
+  await wc.waitFor();
+  const link = new URL(await wc.locator('[data-testid="wc-link"]').getAttribute('href'));
+  assert.equal(link.searchParams.get('tp'), '2');
+  const plan = planJSON([...cliFlags(link.search.slice(1)), '--engine', 'vllm']);
+  assert.equal(await wc.locator('[data-testid="wc-total"]').innerText(), String(mib(plan.total_bytes)));
+  assert.equal(await wc.locator('[data-testid="wc-rank"]').count(), plan.layout.ranks.length);
+  assert.equal(await wc.locator('[data-testid="wc-rank"][data-binding="true"]').count(), 1);
+  assert.match(await wc.locator('[data-testid="wc-rank"]').first().innerText(), /binding rank/);
+  assert.match(await wc.locator('[data-testid="wc-engine"]').innerText(), /--tensor-parallel-size 2/);
+  await wc.evaluate((el) => el.setAttribute('tp', '1'));
+  await page.waitForFunction(() => document.getElementById('layout-wc').shadowRoot.querySelectorAll('[data-testid="wc-rank"]').length === 0);
+  await wc.evaluate((el) => el.setAttribute('tp', '0'));
+  await page.waitForFunction(() => document.getElementById('layout-wc').dataset.state === 'error');
+  assert.match(await wc.locator('[data-testid="wc-error"]').innerText(), /tp: /);
+  await shot(page, 'layout-wc.png', { fullPage: true });
+});
