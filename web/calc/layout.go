@@ -204,3 +204,16 @@ func rankFigures(r *RankView) string {
 	}
 	return fmt.Sprintf("%d of %d MiB, %s", r.TotalMiB, r.BudgetMiB, spare)
 }
+
+// layoutLeverLabel names a lever as a link; a layout lever says how many
+// GPUs the layout it leads to (t) uses.
+func layoutLeverLabel(l planner.Lever, t State) string {
+	gpus := strconv.Itoa(t.GPUs()) + " GPUs"
+	switch l.Knob {
+	case planner.KnobGPUs:
+		return gpus + ": " + t.parallel().String()
+	case planner.KnobTensorParallel, planner.KnobPipelineParallel:
+		return knobLabels[l.Knob] + " " + l.From + " → " + l.To + ": " + gpus
+	}
+	return leverLabel(l)
+}

@@ -2,6 +2,7 @@ package calc
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,6 +95,9 @@ func TestLayoutLevers(t *testing.T) {
 			continue
 		}
 		layouts++
+		if want := strconv.Itoa(t2.GPUs()) + " GPUs"; !strings.Contains(l.Label, want) {
+			t.Errorf("lever %q does not say it uses %s", l.Label, want)
+		}
 		w := Calculate(t2, in.Model, in.Calibration)
 		if w.Fits != l.Fits || w.Layout == nil || w.Layout.GPUs != t2.GPUs() {
 			t.Errorf("lever %q (%s): fits %v on %v, lever says %v", l.Label, l.Query, w.Fits, w.Layout, l.Fits)

@@ -208,7 +208,7 @@ func actions(s State, p *planner.Plan) ([]Action, *Action) {
 	var out []Action
 	for _, l := range p.Levers {
 		if t, ok := s.WithLever(l); ok {
-			out = append(out, Action{Label: leverLabel(l), Query: t.Encode(), Fits: l.Fits})
+			out = append(out, Action{Label: layoutLeverLabel(l, t), Query: t.Encode(), Fits: l.Fits})
 		}
 	}
 	if p.Combination == nil {

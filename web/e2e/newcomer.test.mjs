@@ -215,7 +215,8 @@ test('weights that cannot fit say so first, by how much, with only the levers th
     assert.match(await page.locator('[data-testid="verdict"]').innerText(), /^The weights alone are 40503 MiB, 7896 MiB more than the 32607 MiB budget/);
     assert.equal(plan.failure.reason, 'weights_exceed_budget');
     const levers = await page.locator('[data-testid="levers"] a').allInnerTexts();
-    assert.deepEqual(levers, ['budget 32607 MiB → 128617 MiB'], 'only the budget can matter');
+    assert.deepEqual(levers, ['tensor parallel 1 → 8: 8 GPUs', '5 GPUs: tensor_parallel 1 × pipeline_parallel 5',
+      'budget 32607 MiB → 128617 MiB'], 'only more GPUs or the budget can matter');
     assert.equal(await page.locator('[data-testid="frontier-path"]').getAttribute('d'), '', 'no frontier drawn along the floor');
     assert.equal(await page.locator('[data-testid="chart-note"]').textContent(), 'Nothing fits at any batch');
     if (javaScriptEnabled) await shot(page, 'weights-exceed.png', { fullPage: true });
