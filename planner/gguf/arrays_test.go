@@ -1,8 +1,13 @@
 package gguf
 
 import (
+	"bytes"
+	"encoding/binary"
 	"reflect"
+	"strings"
 	"testing"
+
+	parser "github.com/gpustack/gguf-parser-go"
 
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/gguf/gguftest"
@@ -51,6 +56,58 @@ func TestPerLayerArrays(t *testing.T) {
 		m, err := ReadAt([]Part{{r, size}}, Options{})
 		if err != nil || !reflect.DeepEqual(m.Layers, tt.want) {
 			t.Errorf("ReadAt(%s).Layers = %+v, %v; want %+v", tt.name, m.Layers, err, tt.want)
+		}
+	}
+}
+
+// perLayerArray is a GGUF array value of n uint32 items, each over 255 (so
+// none could be boxed without an allocation).
+func perLayerArray(n int) []byte {
+	p := binary.LittleEndian.AppendUint32(nil, uint32(parser.GGUFMetadataValueTypeUint32))
+	p = binary.LittleEndian.AppendUint64(p, uint64(n))
+	for i := range n {
+		p = binary.LittleEndian.AppendUint32(p, uint32(14336+i))
+	}
+	return p
+}
+
+func decodeArray(data []byte) (any, error) {
+	b := &blockReader{r: bytes.NewReader(data), size: int64(len(data)), block: 1 << 20, bo: binary.LittleEndian, v: parser.GGUFVersionV3}
+	defer b.release()
+	return b.array(0, "llama.feed_forward_length")
+}
+
+// TestPerLayerArrayUnboxed holds the rest of issue 13's finding 5: a
+// per-layer array is decoded into one slice of numbers, not a boxed value
+// per item, so its cost does not grow with allocations per layer; past
+// the layer bound it is refused.
+func TestPerLayerArrayUnboxed(t *testing.T) {
+	data := perLayerArray(maxLayerValues)
+	v, err := decodeArray(data)
+	la, ok := v.(layerArray)
+	if err != nil || !ok || len(la.Values) != maxLayerValues || la.Values[4095] != 14336+4095 || la.Array != nil {
+		t.Fatalf("decoding a %d-item per-layer array = %T, %v", maxLayerValues, v, err)
+	}
+	if la.Size != int64(len(data)-12) || la.Len != maxLayerValues {
+		t.Errorf("array size %d, len %d; want %d, %d", la.Size, la.Len, len(data)-12, maxLayerValues)
+	}
+	allocs := testing.AllocsPerRun(20, func() { decodeArray(data) })
+	if allocs > 8 {
+		t.Errorf("decoding a %d-item per-layer array: %.0f allocations, want a few (one slice), not one per item", maxLayerValues, allocs)
+	}
+	if _, err := decodeArray(perLayerArray(maxLayerValues + 1)); err == nil || !strings.Contains(err.Error(), "one per layer") {
+		t.Errorf("a per-layer array of %d items = %v, want it refused", maxLayerValues+1, err)
+	}
+}
+
+// BenchmarkPerLayerArray decodes a 4,096-item per-layer array.
+func BenchmarkPerLayerArray(b *testing.B) {
+	data := perLayerArray(maxLayerValues)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decodeArray(data); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

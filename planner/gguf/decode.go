@@ -294,7 +294,7 @@ func lengthAt(p []byte, w int64, little bool) uint64 {
 	return uint64(binary.BigEndian.Uint32(p))
 }
 
-func (b *blockReader) array(depth int, key string) (parser.GGUFMetadataKVArrayValue, error) {
+func (b *blockReader) array(depth int, key string) (any, error) {
 	v := parser.GGUFMetadataKVArrayValue{StartOffset: b.pos}
 	t, err := b.u32()
 	if err != nil {
@@ -315,18 +315,55 @@ func (b *blockReader) array(depth int, key string) (parser.GGUFMetadataKVArrayVa
 	}
 	// A per-layer array holds one number per layer: bounded by the layer
 	// count's own bound, not by the bytes left (a 64 MiB file of one
-	// array took 1.19 GB as boxed values).
-	if _, num := scalarSize[v.Type]; !num || v.Len > maxLayerValues {
+	// array took 1.19 GB as boxed values), and decoded into one slice of
+	// numbers, never a boxed value per item.
+	size, num := scalarSize[v.Type]
+	if !num || v.Len > maxLayerValues {
 		return v, fmt.Errorf("per-layer array of %d items of type %d, want at most %d numbers (one per layer)", v.Len, v.Type, maxLayerValues)
 	}
-	v.Array = make([]any, 0, v.Len)
-	for i := uint64(0); i < v.Len; i++ {
-		x, err := b.value(v.Type, depth)
-		if err != nil {
-			return v, fmt.Errorf("array item %d: %w", i, err)
-		}
-		v.Array = append(v.Array, x)
+	p, err := b.next(int64(v.Len) * size)
+	if err != nil {
+		return v, fmt.Errorf("per-layer array of %d items: %w", v.Len, err)
 	}
-	v.Size = b.pos - start
-	return v, nil
+	la := layerArray{GGUFMetadataKVArrayValue: v, Values: make([]float64, v.Len)}
+	for i := range la.Values {
+		la.Values[i] = number(v.Type, p[int64(i)*size:], b.bo)
+	}
+	la.Size = b.pos - start
+	return la, nil
+}
+
+// A layerArray is a per-layer metadata array, decoded straight into its
+// numbers: Array stays nil and Values holds one number per item (a bool
+// as 0 or 1). A float64 holds every integer a count may be exactly.
+type layerArray struct {
+	parser.GGUFMetadataKVArrayValue
+	Values []float64
+}
+
+// number reads the scalar of type t (numeric) at the start of p.
+func number(t parser.GGUFMetadataValueType, p []byte, bo binary.ByteOrder) float64 {
+	switch t {
+	case parser.GGUFMetadataValueTypeUint8:
+		return float64(p[0])
+	case parser.GGUFMetadataValueTypeInt8:
+		return float64(int8(p[0]))
+	case parser.GGUFMetadataValueTypeBool:
+		return float64(min(p[0], 1))
+	case parser.GGUFMetadataValueTypeUint16:
+		return float64(bo.Uint16(p))
+	case parser.GGUFMetadataValueTypeInt16:
+		return float64(int16(bo.Uint16(p)))
+	case parser.GGUFMetadataValueTypeUint32:
+		return float64(bo.Uint32(p))
+	case parser.GGUFMetadataValueTypeInt32:
+		return float64(int32(bo.Uint32(p)))
+	case parser.GGUFMetadataValueTypeFloat32:
+		return float64(math.Float32frombits(bo.Uint32(p)))
+	case parser.GGUFMetadataValueTypeUint64:
+		return float64(bo.Uint64(p))
+	case parser.GGUFMetadataValueTypeInt64:
+		return float64(int64(bo.Uint64(p)))
+	}
+	return math.Float64frombits(bo.Uint64(p))
 }

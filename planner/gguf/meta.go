@@ -101,7 +101,7 @@ func (m *meta) int(k string, def int) (int, error) {
 	if !ok {
 		return def, nil
 	}
-	if a, isArr := v.(parser.GGUFMetadataKVArrayValue); isArr {
+	if a, isArr := arrayValues(v); isArr {
 		return maxOf(key, a)
 	}
 	n, ok := num(v)
@@ -111,9 +111,22 @@ func (m *meta) int(k string, def int) (int, error) {
 	return n, check(key, n)
 }
 
-func maxOf(key string, a parser.GGUFMetadataKVArrayValue) (int, error) {
+// arrayValues returns the numbers of an array value: a per-layer array's
+// (layerArray), none for an array the decoder skipped; isArr is false for
+// a scalar.
+func arrayValues(v any) (vals []float64, isArr bool) {
+	switch a := v.(type) {
+	case layerArray:
+		return a.Values, true
+	case parser.GGUFMetadataKVArrayValue:
+		return nil, true
+	}
+	return nil, false
+}
+
+func maxOf(key string, a []float64) (int, error) {
 	best := 0
-	for _, x := range a.Array {
+	for _, x := range a {
 		n, ok := num(x)
 		if !ok {
 			return 0, fmt.Errorf("GGUF metadata %s: %v is not a count", key, x)
@@ -136,7 +149,7 @@ func (m *meta) need(k string) (int, error) {
 func (m *meta) perLayer(k string, n, def int) ([]int, error) {
 	key := m.key(k)
 	out := make([]int, n)
-	a, isArr := m.kv[key].(parser.GGUFMetadataKVArrayValue)
+	a, isArr := arrayValues(m.kv[key])
 	if !isArr {
 		v, err := m.int(k, def)
 		for i := range out {
@@ -144,10 +157,10 @@ func (m *meta) perLayer(k string, n, def int) ([]int, error) {
 		}
 		return out, err
 	}
-	if len(a.Array) != n {
-		return nil, fmt.Errorf("GGUF metadata %s: %d values for %d layers", key, len(a.Array), n)
+	if len(a) != n {
+		return nil, fmt.Errorf("GGUF metadata %s: %d values for %d layers", key, len(a), n)
 	}
-	for i, x := range a.Array {
+	for i, x := range a {
 		v, ok := num(x)
 		if !ok {
 			return nil, fmt.Errorf("GGUF metadata %s[%d]: %v is not a count", key, i, x)

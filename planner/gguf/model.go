@@ -183,10 +183,9 @@ func (lm *layerMeta) readWindows(md *meta, _ *planner.Model) error {
 		return err
 	}
 	lm.sliding = make([]bool, lm.n)
-	if a, ok := md.kv[md.key("%s.attention.sliding_window_pattern")].(parser.GGUFMetadataKVArrayValue); ok {
-		for i := 0; i < lm.n && i < len(a.Array); i++ {
-			v, _ := num(a.Array[i])
-			lm.sliding[i] = v != 0
+	if a, ok := arrayValues(md.kv[md.key("%s.attention.sliding_window_pattern")]); ok {
+		for i := 0; i < lm.n && i < len(a); i++ {
+			lm.sliding[i] = a[i] != 0
 		}
 		return nil
 	}
