@@ -7,8 +7,6 @@ package planner
 // `gpuagent calibrate` measures it for a GPU (Calibration.Comm), the plan
 // charges the published figures below, tagged SourceEstimated.
 
-import "fmt"
-
 // CommCost is the communication memory of one rank whose largest
 // communicator has GroupRanks ranks.
 type CommCost struct {
@@ -73,10 +71,10 @@ func commDetail(in *Input) string {
 	r := in.Rank
 	g := commGroup(&r.Layout)
 	if r.CommSource == SourceEstimated {
-		return fmt.Sprintf("largest group %d ranks: NCCL %s (AIConfigurator's tables) + custom all-reduce %s (vLLM), estimated",
-			g, (r.Comm - customAllReduce), customAllReduce)
+		return "largest group " + itoa(g) + " ranks: NCCL " + (r.Comm - customAllReduce).String() +
+			" (AIConfigurator's tables) + custom all-reduce " + customAllReduce.String() + " (vLLM), estimated"
 	}
-	return fmt.Sprintf("largest group %d ranks, measured: %s", g, in.Calibration.ID)
+	return "largest group " + itoa(g) + " ranks, measured: " + in.Calibration.ID
 }
 
 // commCharge charges a rank's communication memory, under every engine

@@ -110,7 +110,7 @@ func (s *split) stageShare(x int64) int64 {
 
 // weights is the rank's share of the weights, class by class.
 func (s *split) weights(m *Model) Weights {
-	w := Weights{Source: SourceFormula, Dtype: m.Weights.Dtype}
+	w := Weights{Source: SourceFormula, Dtype: m.Weights.Dtype, Classes: make([]WeightClass, 0, len(m.Weights.Classes))}
 	if s.tp == 1 && s.pp == 1 && s.local == s.experts {
 		w.Source = m.Weights.Source
 	}
@@ -223,7 +223,7 @@ func (s *split) expertShare(m *Model, params int64) (num, den int64) {
 
 // matrices is the rank's GEMM weights: the stage's instances, split by role.
 func (s *split) matrices(m *Model) []Matrix {
-	var out []Matrix
+	out := make([]Matrix, 0, len(m.Weights.Matrices))
 	for _, x := range m.Weights.Matrices {
 		if y, ok := s.matrix(m, x); ok {
 			out = append(out, y)

@@ -39,18 +39,30 @@ func (b Bytes) String() string {
 	case b >= MaxBytes:
 		return neg + "overflow"
 	case b >= 10*GiB || (b >= GiB && b%(GiB/10) == 0):
-		return neg + trimFloat(float64(b)/float64(GiB)) + " GiB"
+		return neg + tenths(b, GiB) + " GiB"
 	case b >= MiB:
-		return neg + trimFloat(float64(b)/float64(MiB)) + " MiB"
+		return neg + tenths(b, MiB) + " MiB"
 	case b >= KiB:
-		return neg + trimFloat(float64(b)/float64(KiB)) + " KiB"
+		return neg + tenths(b, KiB) + " KiB"
 	}
 	return neg + strconv.FormatInt(int64(b), 10) + " B"
 }
 
-func trimFloat(f float64) string {
-	s := strconv.FormatFloat(f, 'f', 1, 64)
-	return strings.TrimSuffix(s, ".0")
+// tenths renders b / unit to one decimal, as strconv.FormatFloat(…, 'f',
+// 1, 64) renders the quotient (rounded half to even), ".0" trimmed, in
+// integers: every
+// item of every rank of a layout plan states its bytes, and the float
+// formatting was a sixth of a layout plan's allocations.
+func tenths(b, unit Bytes) string {
+	q, rem := int64(b/unit), int64(b%unit)
+	t, r, u := q*10+rem*10/int64(unit), rem*10%int64(unit), int64(unit)
+	if 2*r > u || (2*r == u && t%2 == 1) {
+		t++
+	}
+	if t%10 == 0 {
+		return strconv.FormatInt(t/10, 10)
+	}
+	return strconv.FormatInt(t/10, 10) + "." + string(rune('0'+t%10))
 }
 
 var unitSuffixes = []struct {
