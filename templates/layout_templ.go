@@ -186,7 +186,7 @@ func Document(title string, embed, serverOnly bool) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<body><header class=\"site\"><a href=\"/\" class=\"brand\">vramplan</a> <span>GPU memory planner for LLM inference</span> <a href=\"/docs\">embed it</a></header>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<body><header class=\"site\"><a href=\"/\" class=\"brand\">vramplan</a> <span>GPU memory planner for LLM inference</span> <a href=\"/docs\">embed it</a> <a href=\"/calibrations\">calibrations</a></header>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -67,3 +67,22 @@ test('bad files and bad calls reject with Errors; the module survives', async ()
   writeGGUF(path, small);
   assert.equal(JSON.parse(await reader.read(await file(path, 'again.gguf'))).id, 'again');
 });
+
+test('checkCalibration checks a calibration as the server checks an upload, naming each field it refuses', async () => {
+  const measured = JSON.parse(await readFile(new URL('calibrations/h200-linux-cuda13.0.json', root), 'utf8'));
+  const good = JSON.parse(reader.checkCalibration(JSON.stringify(measured)));
+  assert.equal(good.ok, true);
+  assert.equal(good.group, 'h200-140gib-linux-r580-cuda13.0');
+  assert.match(good.id, /^[0-9a-f]{20}$/);
+  assert.equal(good.calibration.context_bytes, measured.context_bytes);
+  const refused = (doc) => JSON.parse(reader.checkCalibration(doc));
+  const bad = refused(JSON.stringify({ ...measured, vmm: { ...measured.vmm, granularity_bytes: 3000000 } }));
+  assert.equal(bad.ok, false);
+  assert.deepEqual(bad.reasons.map((r) => r.field), ['vmm.granularity_bytes']);
+  assert.equal(refused(JSON.stringify({ ...measured, context_bytes: 1e30 })).reasons[0].field, 'context_bytes');
+  assert.equal(refused(JSON.stringify({ ...measured, gpu: '<script>x</script>' })).reasons[0].field, 'gpu');
+  assert.equal(refused(JSON.stringify({ ...measured, extra: 1 })).reasons[0].field, 'extra');
+  assert.equal(refused(JSON.stringify(measured).replace('"gpu":', '"GPU":"x","gpu":')).reasons[0].field, 'gpu');
+  assert.equal(refused('{{').ok, false);
+  assert.ok(reader.checkCalibration(42) instanceof Error, 'a number is not a document');
+});

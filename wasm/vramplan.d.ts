@@ -86,6 +86,27 @@ export interface VramplanGGUF {
    * shards it names) whose tensors make the weight bytes exact.
    */
   readConfig(config: Blob, safetensors?: ArrayLike<Blob>): Promise<ModelJSON>;
+  /**
+   * Checks a calibration document's text as the server checks an upload
+   * (calibrations/community.Check, the same Go code): synchronous, returns
+   * the JSON of a CalibrationCheck, or an Error (returned, not thrown) when
+   * text is not a string.
+   */
+  checkCalibration(text: string): string | Error;
+}
+
+/** checkCalibration's answer. */
+export interface CalibrationCheck {
+  /** Whether the server will take the document (it may still hold it). */
+  ok: boolean;
+  /** Every refusal, each naming its field (empty for the whole document). */
+  reasons?: { field?: string; reason: string }[];
+  /** The upload's id, its content digest and its aggregation group. */
+  id?: string;
+  digest?: string;
+  group?: string;
+  /** The document as the server will store it. */
+  calibration?: object;
 }
 
 declare global {

@@ -263,14 +263,22 @@ var kindRank = map[string]int{planner.CalibrationMeasured: 0, planner.Calibratio
 // measured first, then community, then estimated; an estimate whose GPU and
 // platform a community calibration covers is left out.
 func (a *app) withCommunity(ctx context.Context, table []planner.Calibration) []planner.Calibration {
+	out, _ := a.merged(ctx, table)
+	return out
+}
+
+// merged is withCommunity, with the groups it merged.
+func (a *app) merged(ctx context.Context, table []planner.Calibration) ([]planner.Calibration, []communityGroup) {
 	out := slices.Clone(table)
+	var gs []communityGroup
 	if a.deps.Store != nil {
-		if gs, err := a.community(ctx, 0); err == nil {
+		var err error
+		if gs, err = a.community(ctx, 0); err == nil {
 			out = mergeCommunity(out, gs)
 		}
 	}
 	slices.SortStableFunc(out, func(x, y planner.Calibration) int { return kindRank[x.Kind()] - kindRank[y.Kind()] })
-	return out
+	return out, gs
 }
 
 func mergeCommunity(table []planner.Calibration, gs []communityGroup) []planner.Calibration {

@@ -62,9 +62,9 @@ func (a *app) clientHash(c echo.Context) string {
 }
 
 // limit counts the upload against its client's hour and the day. When
-// either is over its limit it answers 429 with Retry-After and reports
-// false.
-func (a *app) limit(c echo.Context) (bool, error) {
+// either is over its limit it sets Retry-After and returns 429 and why; a
+// store that cannot count is 503.
+func (a *app) limit(c echo.Context) (int, error) {
 	ctx := c.Request().Context()
 	now := a.opts.Now().Unix()
 	hour, day := now/3600, now/86400
@@ -82,16 +82,16 @@ func (a *app) limit(c echo.Context) (bool, error) {
 	} {
 		n, err := a.deps.Store.Hit(ctx, l.key, l.window)
 		if err != nil {
-			return false, jsonError(c, http.StatusServiceUnavailable, "", err)
+			return http.StatusServiceUnavailable, err
 		}
 		if n > l.max {
 			retry := l.resetAt - now
 			c.Response().Header().Set("Retry-After", strconv.FormatInt(retry, 10))
-			return false, jsonError(c, http.StatusTooManyRequests, "", fmt.Errorf("more than %d %s: retry in %d s", l.max, l.what, retry))
+			return http.StatusTooManyRequests, fmt.Errorf("more than %d %s: retry in %d s", l.max, l.what, retry)
 		}
 	}
 	a.sweep(c, day)
-	return true, nil
+	return 0, nil
 }
 
 // sweep forgets the counters of earlier days, once per day per instance.

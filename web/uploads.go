@@ -57,8 +57,10 @@ func (o UploadOptions) withDefaults() UploadOptions {
 
 // uploadAnswer is the body of POST /api/uploads.
 type uploadAnswer struct {
-	ID        string             `json:"id,omitempty"`
-	Status    string             `json:"status"` // accepted, held or rejected
+	ID string `json:"id,omitempty"`
+	// Status is accepted, held or rejected; empty when the upload was not
+	// looked at (a rate limit, a store that failed), as Error says.
+	Status    string             `json:"status,omitempty"`
 	Reasons   []community.Reason `json:"reasons,omitempty"`
 	Group     string             `json:"group,omitempty"`
 	Duplicate bool               `json:"duplicate,omitempty"`
@@ -73,22 +75,29 @@ var errNoStore = errors.New("web: uploads are not enabled on this server (it has
 
 // upload answers POST /api/uploads.
 func (a *app) upload(c echo.Context) error {
-	st := a.deps.Store
-	if st == nil {
+	if a.deps.Store == nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", errNoStore)
 	}
 	data, status, err := readUpload(c.Request())
 	if err != nil {
 		return jsonError(c, status, "", err)
 	}
-	if ok, err := a.limit(c); !ok || err != nil {
-		return err
+	status, ans := a.accept(c, data)
+	return c.JSON(status, ans)
+}
+
+// accept takes one uploaded document through the rate limits, the checks
+// and the store, and returns the HTTP status and the answer: the API
+// sends it as JSON, the calibrations page renders it.
+func (a *app) accept(c echo.Context, data []byte) (int, uploadAnswer) {
+	if status, err := a.limit(c); err != nil {
+		return status, uploadAnswer{Error: err.Error()}
 	}
 	ch, err := community.Check(data)
 	var rej *community.Rejection
 	if errors.As(err, &rej) {
 		r := rej.Reasons[0]
-		return c.JSON(http.StatusUnprocessableEntity, uploadAnswer{Status: "rejected", Reasons: rej.Reasons, Error: err.Error(), Field: r.Field})
+		return http.StatusUnprocessableEntity, uploadAnswer{Status: "rejected", Reasons: rej.Reasons, Error: err.Error(), Field: r.Field}
 	}
 	return a.store(c, ch)
 }
@@ -113,7 +122,7 @@ func readUpload(r *http.Request) ([]byte, int, error) {
 }
 
 // store stores a checked upload, held when it contradicts its group.
-func (a *app) store(c echo.Context, ch community.Checked) error {
+func (a *app) store(c echo.Context, ch community.Checked) (int, uploadAnswer) {
 	ctx := c.Request().Context()
 	key := ch.Group.String()
 	u := store.Upload{ID: ch.ID, Digest: ch.Digest, Group: key, Status: store.StatusAccepted,
@@ -127,7 +136,7 @@ func (a *app) store(c echo.Context, ch community.Checked) error {
 	u.TokenHash = hash
 	got, created, err := a.deps.Store.Put(ctx, u)
 	if err != nil {
-		return jsonError(c, http.StatusServiceUnavailable, "", err)
+		return http.StatusServiceUnavailable, uploadAnswer{Error: err.Error()}
 	}
 	ans := uploadAnswer{ID: got.ID, Status: string(got.Status), Group: got.Group, URL: "/api/uploads/" + got.ID}
 	for _, r := range got.Reasons {
@@ -135,10 +144,10 @@ func (a *app) store(c echo.Context, ch community.Checked) error {
 	}
 	if !created {
 		ans.Duplicate = true
-		return c.JSON(http.StatusOK, ans)
+		return http.StatusOK, ans
 	}
 	ans.Token = token
-	return c.JSON(http.StatusCreated, ans)
+	return http.StatusCreated, ans
 }
 
 // newToken returns a deletion token and the hash the store keeps of it.
@@ -157,26 +166,36 @@ func tokenHash(token string) string {
 // deleteUpload answers DELETE /api/uploads/:id; the token comes as
 // "Authorization: Bearer TOKEN" or ?token=TOKEN.
 func (a *app) deleteUpload(c echo.Context) error {
-	if a.deps.Store == nil {
-		return jsonError(c, http.StatusServiceUnavailable, "", errNoStore)
-	}
 	token, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
 	if !ok {
 		token = c.QueryParam("token")
 	}
-	if token == "" {
-		return jsonError(c, http.StatusUnauthorized, "token", errors.New("the deletion token is missing: Authorization: Bearer TOKEN"))
+	status, field, err := a.withdraw(c, c.Param("id"), token)
+	if err != nil {
+		return jsonError(c, status, field, err)
 	}
-	err := a.deps.Store.Delete(c.Request().Context(), c.Param("id"), tokenHash(token))
+	return c.NoContent(status)
+}
+
+// withdraw deletes the upload id with its deletion token and returns the
+// HTTP status, and on failure the field at fault and why.
+func (a *app) withdraw(c echo.Context, id, token string) (int, string, error) {
+	if a.deps.Store == nil {
+		return http.StatusServiceUnavailable, "", errNoStore
+	}
+	if token == "" {
+		return http.StatusUnauthorized, "token", errors.New("the deletion token is missing: Authorization: Bearer TOKEN")
+	}
+	err := a.deps.Store.Delete(c.Request().Context(), id, tokenHash(token))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return jsonError(c, http.StatusNotFound, "", fmt.Errorf("no upload %q", c.Param("id")))
+		return http.StatusNotFound, "", fmt.Errorf("no upload %q", id)
 	case errors.Is(err, store.ErrToken):
-		return jsonError(c, http.StatusForbidden, "token", errors.New("the deletion token does not match"))
+		return http.StatusForbidden, "token", errors.New("the deletion token does not match")
 	case err != nil:
-		return jsonError(c, http.StatusServiceUnavailable, "", err)
+		return http.StatusServiceUnavailable, "", err
 	}
-	return c.NoContent(http.StatusNoContent)
+	return http.StatusNoContent, "", nil
 }
 
 // publicUpload is an upload as the API publishes it: no client hash, no

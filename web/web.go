@@ -9,6 +9,9 @@
 //	GET  /                  the calculator, rendered from the URL's state
 //	GET  /embed             the same, iframe-friendly
 //	GET  /docs              how to embed it, with both embeddings live
+//	GET  /calibrations      every calibration with its provenance, and the
+//	                        upload form; POST /calibrations takes the form,
+//	                        POST /calibrations/withdraw deletes an upload
 //	GET  /api/plan          the plan document for the URL's state
 //	POST /api/plan          the plan document for an input document
 //	GET  /api/view          the calc.View for the URL's state
@@ -88,6 +91,9 @@ func newApp(d Deps) (http.Handler, *app) {
 	e.Match(getOrHead, "/", a.page(false), site)
 	e.Match(getOrHead, "/embed", a.page(true), framable)
 	e.Match(getOrHead, "/docs", a.docs, site)
+	e.Match(getOrHead, "/calibrations", a.calibrationsPage, site)
+	e.POST("/calibrations", a.uploadForm, site)
+	e.POST("/calibrations/withdraw", a.withdrawForm, site)
 	e.Match(getOrHead, "/api/plan", a.planQuery, cors)
 	e.POST("/api/plan", a.planInput, cors)
 	e.OPTIONS("/api/plan", preflight("GET, HEAD, POST"), cors)

@@ -12,10 +12,14 @@
 package community
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -74,6 +78,12 @@ func Check(data []byte) (Checked, error) {
 	if err != nil {
 		return ch, &Rejection{Reasons: []Reason{parseReason(err)}}
 	}
+	// encoding/json keeps the last of a repeated key and matches keys
+	// without regard to case, so "gpu" then "GPU" would store what a
+	// reader of the upload's first line does not see.
+	if k, dup := planner.DuplicateKey(bytes.ToLower(data)); dup {
+		return ch, reject(k, "appears twice in one object (keys match without regard to case)")
+	}
 	if rs := plausible(&c); len(rs) > 0 {
 		return ch, &Rejection{Reasons: rs}
 	}
@@ -98,6 +108,10 @@ var (
 
 func parseReason(err error) Reason {
 	msg := err.Error()
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) && typ.Field != "" {
+		return Reason{Field: typ.Field, Msg: fmt.Sprintf("%s is not a %s", typ.Value, typeName(typ.Type.Kind()))}
+	}
 	if m := unknownField.FindStringSubmatch(msg); m != nil {
 		return Reason{Field: m[1], Msg: "unknown field: the calibration schema has no such field"}
 	}
@@ -105,6 +119,23 @@ func parseReason(err error) Reason {
 		return Reason{Field: m[1], Msg: strings.TrimPrefix(msg, m[0])}
 	}
 	return Reason{Msg: msg}
+}
+
+// typeName says what kind of JSON value a Go kind decodes from.
+func typeName(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "whole number in range"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.String:
+		return "string"
+	case reflect.Slice:
+		return "list"
+	}
+	return "object"
 }
 
 // Key is an aggregation group: uploads of the same GPU model (normalized

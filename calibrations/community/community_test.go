@@ -1,6 +1,7 @@
 package community_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -69,8 +70,13 @@ func TestCheckRefuses(t *testing.T) {
 		{"trailing", "", append(h200(t), []byte(` {}`)...)},
 		{"too large", "", []byte(`{"notes":"` + strings.Repeat("x", community.MaxSize) + `"}`)},
 		{"huge number", "", edit(t, func(m map[string]any) { m["context_bytes"] = json.Number("1e400") })},
+		{"absurd number", "context_bytes", edit(t, func(m map[string]any) { m["context_bytes"] = json.Number("1e30") })},
+		{"string number", "vmm.granularity_bytes", edit(t, func(m map[string]any) { m["vmm"].(map[string]any)["granularity_bytes"] = "2097152" })},
+		{"doubled key", "gpu", bytes.Replace(h200(t), []byte(`"gpu": `), []byte(`"gpu": "x", "GPU": `), 1)},
+		{"markup in a name", "gpu", edit(t, func(m map[string]any) { m["gpu"] = "NVIDIA H200<img src=x onerror=alert(1)>" })},
+		{"control character", "driver", edit(t, func(m map[string]any) { m["driver"] = "580.159.04\u001b[31m" })},
 		{"negative", "context_bytes", edit(t, func(m map[string]any) { m["context_bytes"] = -1 })},
-		{"fraction", "", edit(t, func(m map[string]any) { m["context_bytes"] = 1.5 })},
+		{"fraction", "context_bytes", edit(t, func(m map[string]any) { m["context_bytes"] = 1.5 })},
 		{"context over total", "context_bytes", edit(t, func(m map[string]any) { m["context_bytes"] = 150109880321 })},
 		{"context tiny", "context_bytes", edit(t, func(m map[string]any) { m["context_bytes"] = 4096 })},
 		{"nothing left", "library_reserve_bytes", edit(t, func(m map[string]any) { m["library_reserve_bytes"] = 150000000000 })},

@@ -39,6 +39,7 @@ func plausible(c *planner.Calibration) []Reason {
 	checkVMM(&c.VMM, c.DeviceTotal, add)
 	checkModel(c, add)
 	checkIdentifying(c, add)
+	checkNames(c, add)
 	return rs
 }
 
@@ -159,6 +160,23 @@ func checkIdentifying(c *planner.Calibration, add adder) {
 				add(f.name, "holds what looks like %s; uploads carry nothing that identifies a machine or a person", id.what)
 				break
 			}
+		}
+	}
+}
+
+// markup matches what no device, driver or architecture name holds and a
+// page would have to escape: angle brackets and control characters. Pages
+// escape every upload's text anyway; refusing these names says so at once
+// rather than showing a card called "<script>".
+var markup = regexp.MustCompile(`[<>\x00-\x1f\x7f]`)
+
+func checkNames(c *planner.Calibration, add adder) {
+	for _, f := range []struct{ name, v string }{{"gpu", c.GPU}, {"driver", c.Driver}, {"arch", c.Arch}} {
+		switch {
+		case markup.MatchString(f.v):
+			add(f.name, "%q holds markup or control characters, which no device reports", f.v)
+		case len(f.v) > 96:
+			add(f.name, "%d bytes: longer than any device reports", len(f.v))
 		}
 	}
 }

@@ -5,7 +5,8 @@
 // and a Hugging Face config.json with its safetensors headers through
 // planner/hf. It installs globalThis.vramplanGGUF (see ../vramplan.d.ts),
 // whose functions take File objects and return a Promise of the model
-// shape as JSON, the planner's own model format.
+// shape as JSON, the planner's own model format; and checkCalibration,
+// the upload form's check of a calibration file (calibration_js.go).
 //
 // It is a module of its own because gguf-parser-go (with the net/http and
 // SSH code it pulls in) and the config.json templates would put the
@@ -28,6 +29,7 @@ func main() {
 	api := js.Global().Get("Object").New()
 	api.Set("read", export("read", readGGUF))
 	api.Set("readConfig", export("readConfig", readConfig))
+	api.Set("checkCalibration", js.FuncOf(checkCalibration))
 	api.Set("version", planner.PlanSchema)
 	js.Global().Set("vramplanGGUF", api)
 	select {}

@@ -12,10 +12,10 @@ export const bin = join(repo, 'bin', 'vramplan');
 export const shots = join(repo, 'test-output', 'e2e');
 mkdirSync(shots, { recursive: true });
 
-/** serve starts the server and resolves to its base URL and a stop function. */
-export function serve() {
+/** serve starts the server (with extra flags) and resolves to its base URL and a stop function. */
+export function serve(flags = []) {
   return new Promise((resolve, reject) => {
-    const p = spawn(bin, ['serve', '--addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(bin, ['serve', '--addr', '127.0.0.1:0', ...flags], { stdio: ['ignore', 'pipe', 'inherit'] });
     p.on('error', reject);
     p.stdout.on('data', (d) => {
       const m = /http:\/\/[^\s/]+\//.exec(String(d));
