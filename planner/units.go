@@ -74,9 +74,10 @@ var unitSuffixes = []struct {
 	{"t", TiB}, {"g", GiB}, {"m", MiB}, {"k", KiB}, {"b", 1},
 }
 
-// ParseBytes parses a memory quantity such as "30GiB", "32607 MiB", "1.5T"
-// or "1048576". Single-letter suffixes are binary (G means GiB), as
-// nvidia-smi and the seed use them; "GB" and friends are decimal.
+// ParseBytes parses a memory quantity such as "30GiB", "32607 MiB",
+// "32,607 MiB", "1.5T" or "1048576". Single-letter suffixes are binary (G
+// means GiB), as nvidia-smi and the seed use them; "GB" and friends are
+// decimal. Units are read in any case, with or without a space.
 func ParseBytes(s string) (Bytes, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	unit := Bytes(1)
@@ -86,8 +87,9 @@ func ParseBytes(s string) (Bytes, error) {
 			break
 		}
 	}
+	t, grouped := ungroup(t)
 	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	if err != nil || !grouped || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, fmt.Errorf("invalid size %q: want a number with an optional unit such as 30GiB", s)
 	}
 	v := f * float64(unit)
@@ -95,6 +97,26 @@ func ParseBytes(s string) (Bytes, error) {
 		return 0, fmt.Errorf("size %q out of range", s)
 	}
 	return Bytes(math.Round(v)), nil
+}
+
+// ungroup removes the thousands separators of a number written as the
+// calculator prints it ("32,607"). It reports false for commas that do not
+// group whole digits in threes ("1,5" is a decimal comma, and refused).
+func ungroup(t string) (string, bool) {
+	if !strings.Contains(t, ",") {
+		return t, true
+	}
+	whole, frac, _ := strings.Cut(t, ".")
+	groups := strings.Split(whole, ",")
+	for i, g := range groups {
+		if len(g) > 3 || len(g) < 3 && i > 0 || g == "" || strings.Trim(g, "0123456789") != "" {
+			return t, false
+		}
+	}
+	if strings.Contains(frac, ",") {
+		return t, false
+	}
+	return strings.Join(groups, "") + strings.TrimPrefix(t, whole), true
 }
 
 // satMul returns a*b, saturating at MaxBytes. Negative operands count as 0.

@@ -209,7 +209,7 @@ func budgetValue(s calc.State) string {
 	if s.Budget == 0 {
 		return ""
 	}
-	return i64(int64(s.Budget / planner.MiB))
+	return calc.BudgetText(s.Budget)
 }
 
 // sliderClass marks the budget slider, whose fitting side is the right.

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/catalog"
 	"github.com/vramplan/vramplan/web"
+	"github.com/vramplan/vramplan/web/calc"
 	"github.com/vramplan/vramplan/web/static"
 )
 
@@ -96,8 +96,8 @@ func TestPageNumbersEqualPlan(t *testing.T) {
 	checks := map[string]int64{"total-mib": p.Total.MiB(), "budget-mib": p.Budget.MiB(), "headroom-mib": p.Headroom.MiB(),
 		"max-seqs": int64(p.Capacity.MaxSeqsAtMaxLen), "max-len": int64(p.Capacity.MaxLenAtBatch)}
 	for id, want := range checks {
-		if got := strings.TrimSpace(testid(doc, id).Text()); got != strconv.FormatInt(want, 10) {
-			t.Errorf("[data-testid=%s] = %q, want %d", id, got, want)
+		if got := strings.TrimSpace(testid(doc, id).Text()); got != calc.Group(want) {
+			t.Errorf("[data-testid=%s] = %q, want %s", id, got, calc.Group(want))
 		}
 	}
 	if fits, _ := testid(doc, "verdict").Attr("data-fits"); fits != "true" {
@@ -105,8 +105,8 @@ func TestPageNumbersEqualPlan(t *testing.T) {
 	}
 	for _, it := range p.Items {
 		got := strings.TrimSpace(testid(doc, "item-"+it.Key).Find(`[data-testid="item-mib"]`).Text())
-		if got != strconv.FormatInt(it.Bytes.MiB(), 10) {
-			t.Errorf("item %s = %q MiB, want %d", it.Key, got, it.Bytes.MiB())
+		if got != calc.Group(it.Bytes.MiB()) {
+			t.Errorf("item %s = %q MiB, want %s", it.Key, got, calc.Group(it.Bytes.MiB()))
 		}
 	}
 	if n := testid(doc, "lever").Length(); n != 0 {
@@ -150,8 +150,8 @@ func TestPageControlsHoldState(t *testing.T) {
 			t.Errorf("%s has no label", id)
 		}
 	}
-	if got := testid(doc, "budget-mib").Text(); got != "20480" {
-		t.Errorf("budget-mib = %q, want 20480", got)
+	if got := testid(doc, "budget-mib").Text(); got != "20,480" {
+		t.Errorf("budget-mib = %q, want 20,480", got)
 	}
 }
 

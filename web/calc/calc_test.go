@@ -217,7 +217,7 @@ func TestEngineState(t *testing.T) {
 	s.Cache, s.Spec, s.Graphs = planner.WeightCacheFP8, 4, true // seed features: kept in the state, not planned
 	v := Calculate(s, m, c)
 	if v.Error != "" || !strings.HasPrefix(v.Engine, "planned as vLLM") || !strings.HasPrefix(v.Launch, "vllm serve ") ||
-		!strings.Contains(v.Answer, "concurrency at 32768 tokens") {
+		!strings.Contains(v.Answer, "concurrency at 32,768 tokens") {
 		t.Errorf("vLLM view: error %q, engine %q, launch %q, answer %q", v.Error, v.Engine, v.Launch, v.Answer)
 	}
 	s.KV = planner.KVDtypeQ4_0
@@ -239,7 +239,7 @@ func TestChartTrainedContext(t *testing.T) {
 	m, c := in.Model, in.Calibration
 	m.MaxContext = 40960
 	v := Calculate(State{Batch: 8, Len: 4096}, m, c)
-	if v.Chart.TrainedLabel != "trained context 40960" || v.Chart.TrainedY != LenY(40960) {
+	if v.Chart.TrainedLabel != "trained context 40,960" || v.Chart.TrainedY != LenY(40960) {
 		t.Errorf("Chart of a %d-token model: trained at %q %q", m.MaxContext, v.Chart.TrainedY, v.Chart.TrainedLabel)
 	}
 	m.MaxContext = 0

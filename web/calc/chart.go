@@ -110,7 +110,7 @@ func chart(frontier []planner.Point, s State, p *planner.Plan) Chart {
 	c := chartOf(frontier, s, p)
 	c.TrainedY, c.TrainedLabel = "-20", ""
 	if n := p.Input.Model.MaxContext; n > 0 && n <= LenMax {
-		c.TrainedY, c.TrainedLabel = num(yOf(n)), "trained context "+strconv.Itoa(n)
+		c.TrainedY, c.TrainedLabel = num(yOf(n)), "trained context "+groupInt(n)
 	}
 	return c
 }
@@ -129,7 +129,7 @@ func chartOf(frontier []planner.Point, s State, p *planner.Plan) Chart {
 		}
 		path.WriteString(cmd + num(xOf(pt.Batch)) + " " + num(yOf(pt.MaxSeqLen)) + " ")
 		if pt.Batch == 1 || pt.Batch == 8 || pt.Batch == 64 || pt.Batch == 256 {
-			words = append(words, "batch "+strconv.Itoa(pt.Batch)+": "+strconv.Itoa(pt.MaxSeqLen)+" tokens")
+			words = append(words, "batch "+strconv.Itoa(pt.Batch)+": "+groupInt(pt.MaxSeqLen)+" tokens")
 		}
 	}
 	return Chart{Path: strings.TrimSpace(path.String()), PointX: num(xOf(min(s.Batch, BatchMax))), PointY: num(yOf(s.Len)),

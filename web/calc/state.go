@@ -128,7 +128,8 @@ func parseEngine(q values, dst *planner.EngineName) error {
 }
 
 // parseBudget reads the budget: a bare number is MiB, as the slider sends
-// it; a number with a unit ("30GiB", "32e9b") is read as the CLI reads it.
+// it and the page prints it ("32,607"); a number with a unit ("30GiB",
+// "24 GB", "32e9b") is read as the CLI reads it.
 func parseBudget(q values, dst *planner.Bytes) error {
 	v := strings.TrimSpace(q.get("budget"))
 	if v == "" {
@@ -138,8 +139,15 @@ func parseBudget(q values, dst *planner.Bytes) error {
 		*dst = planner.Bytes(n) * planner.MiB
 		return nil
 	}
-	b, err := planner.ParseBytes(v)
+	sized := v
+	if strings.Trim(v, "0123456789,.") == "" {
+		sized += " MiB"
+	}
+	b, err := planner.ParseBytes(sized)
 	if err != nil {
+		if _, raw := planner.ParseBytes(v); raw != nil {
+			err = raw // its message quotes what was typed
+		}
 		return &FieldError{"budget", err.Error()}
 	}
 	*dst = b
@@ -172,14 +180,20 @@ func (s State) Encode() string {
 	set("vision", "1", !s.Vision)
 	set("spec", strconv.Itoa(s.Spec), s.Spec == 0)
 	set("graphs", "1", !s.Graphs)
-	set("budget", formatBudget(s.Budget), s.Budget == 0)
+	set("budget", BudgetText(s.Budget), s.Budget == 0)
 	s.encodeLayout(set)
 	return b.String()
 }
 
-func formatBudget(b planner.Bytes) string {
+// BudgetText writes a budget as the URL and the budget field hold it: whole
+// MiB as a bare number, as the slider sends it; a decimal size in its
+// largest decimal unit ("24GB"), as it was most likely typed; else bytes.
+func BudgetText(b planner.Bytes) string {
 	if b%planner.MiB == 0 {
 		return strconv.FormatInt(int64(b/planner.MiB), 10)
+	}
+	if n, unit := decimalUnit(b); unit != "" {
+		return strconv.FormatInt(n, 10) + unit
 	}
 	return strconv.FormatInt(int64(b), 10) + "b"
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/vramplan/vramplan/planner"
 )
@@ -24,11 +25,22 @@ type View struct {
 	Subject string `json:"subject,omitempty"`
 	Title   string `json:"title,omitempty"`
 
-	Fits        bool     `json:"fits"`
-	Verdict     string   `json:"verdict"`
-	BudgetMiB   int64    `json:"budget_mib"`
-	TotalMiB    int64    `json:"total_mib"`
-	HeadroomMiB int64    `json:"headroom_mib"`
+	Fits        bool   `json:"fits"`
+	Verdict     string `json:"verdict"`
+	BudgetMiB   int64  `json:"budget_mib"`
+	TotalMiB    int64  `json:"total_mib"`
+	HeadroomMiB int64  `json:"headroom_mib"`
+	// TotalGiB, BudgetGiB and HeadroomGiB are those figures in GiB, in
+	// parentheses, once they get long ("(140.4 GiB)"); empty below 10 GiB.
+	TotalGiB    string `json:"total_gib,omitempty"`
+	BudgetGiB   string `json:"budget_gib,omitempty"`
+	HeadroomGiB string `json:"headroom_gib,omitempty"`
+	// BudgetNote says how the budget field was read: the device total when
+	// it is empty, and what a unit meant ("24 GB is decimal: …").
+	BudgetNote string `json:"budget_note"`
+	// BarLabel is the stacked bar in words, for screen readers: every
+	// tier's figure and the total against the budget.
+	BarLabel    string   `json:"bar_label"`
 	Bars        []Bar    `json:"bars"`
 	BudgetPct   string   `json:"budget_pct"` // where the budget falls on the bar
 	Items       []Row    `json:"items"`
@@ -58,7 +70,8 @@ type Bar struct {
 	Tier  planner.Tier `json:"tier"`
 	Label string       `json:"label"`
 	MiB   int64        `json:"mib"`
-	Pct   string       `json:"pct"` // CSS width, e.g. "12.5%"
+	Size  string       `json:"size"` // MiB as a person reads it: "8,192 MiB", "40,960 MiB (40 GiB)"
+	Pct   string       `json:"pct"`  // CSS width, e.g. "12.5%"
 }
 
 // Row is one line item of the plan.
@@ -143,23 +156,79 @@ func (k *Calculator) frontierOf(in planner.Input, s State, m *planner.Model, c *
 
 func (v *View) fill(p *planner.Plan) {
 	v.Fits, v.BudgetMiB, v.TotalMiB, v.HeadroomMiB = p.Fits, p.Budget.MiB(), p.Total.MiB(), p.Headroom.MiB()
+	v.TotalGiB, v.BudgetGiB, v.HeadroomGiB = GiB(v.TotalMiB), GiB(v.BudgetMiB), GiB(v.HeadroomMiB)
+	v.BudgetNote = budgetNote(p)
 	v.Verdict = verdict(p)
 	scale := max(p.Total, p.Budget)
 	v.Bars = make([]Bar, 0, len(p.Tiers))
 	for _, t := range p.Tiers {
-		v.Bars = append(v.Bars, Bar{Tier: t.Tier, Label: tierLabels[t.Tier], MiB: t.Bytes.MiB(), Pct: pct(float64(t.Bytes) / float64(scale))})
+		v.Bars = append(v.Bars, Bar{Tier: t.Tier, Label: tierLabels[t.Tier], MiB: t.Bytes.MiB(), Size: sizeOf(t.Bytes), Pct: pct(float64(t.Bytes) / float64(scale))})
 	}
 	v.BudgetPct = pct(float64(p.Budget) / float64(scale))
+	v.BarLabel = barLabel(v)
 	v.Items = make([]Row, 0, len(p.Items))
 	for _, it := range p.Items {
 		v.Items = append(v.Items, Row{it.Key, it.Name, it.Tier, it.Bytes.MiB(), it.Source, it.Detail})
 	}
-	v.KV = fmt.Sprintf("%d blocks of %d tokens, %s/token, %s, %s", p.KV.Blocks, p.KV.BlockTokens,
+	v.KV = fmt.Sprintf("%s blocks of %d tokens, %s/token, %s, %s", Group(p.KV.Blocks), p.KV.BlockTokens,
 		p.KV.BytesPerToken, p.KV.Dtype, p.KV.Bytes)
 	if p.Capacity != nil {
 		v.MaxSeqs, v.MaxLen = p.Capacity.MaxSeqsAtMaxLen, p.Capacity.MaxLenAtBatch
 	}
 	v.Warnings = p.Warnings
+}
+
+// barLabel says what the stacked bar shows: "memory by tier: driver
+// 1,692 MiB, …; total 30,312 of 32,607 MiB".
+func barLabel(v *View) string {
+	var b strings.Builder
+	b.WriteString("memory by tier: ")
+	for i, t := range v.Bars {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(t.Label + " " + t.Size)
+	}
+	b.WriteString("; total " + Group(v.TotalMiB) + " of the " + Size(v.BudgetMiB) + " budget")
+	return b.String()
+}
+
+// budgetNote says how the budget was read, beside the budget field. The
+// state holds bytes, so a decimal unit shows as a budget that is not a whole
+// number of MiB; the note names it in the unit it was most likely given in.
+func budgetNote(p *planner.Plan) string {
+	b := p.Input.Budget
+	switch {
+	case b == 0:
+		return "Empty: the whole of this GPU, " + sizeOf(p.Budget) + "."
+	case b%planner.MiB == 0 && b < planner.GiB:
+		return "Read as " + sizeOf(b) + ": a bare number is MiB; write " + Group(b.MiB()) + "GiB for GiB."
+	case b%planner.MiB == 0:
+		return "Read as " + sizeOf(b) + "."
+	}
+	return "Read as " + decimal(b) + ", in decimal units (1 GB = 10⁹ bytes): " + sizeOf(b) + ". Write GiB for binary units (1024³ bytes)."
+}
+
+// decimal names a size in the largest decimal unit that divides it.
+func decimal(b planner.Bytes) string {
+	if n, unit := decimalUnit(b); unit != "" {
+		return Group(n) + " " + unit
+	}
+	return Group(int64(b)) + " bytes"
+}
+
+// decimalUnit returns b in the largest decimal unit that divides it, or ""
+// when none does.
+func decimalUnit(b planner.Bytes) (int64, string) {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"kB", 1e3}} {
+		if int64(b)%u.size == 0 {
+			return int64(b) / u.size, u.name
+		}
+	}
+	return int64(b), ""
 }
 
 // subject names the model, the GPU and the limits of a plan in words.
@@ -173,20 +242,20 @@ func subject(s State, m *planner.Model, c *planner.Calibration, kv planner.KVDty
 		gpu = strconv.Itoa(s.GPUs()) + " × " + gpu + " (" + s.parallel().String() + ")"
 	}
 	return cmp.Or(m.Name, m.ID) + " on " + gpu + " · " + batch + " · " +
-		strconv.Itoa(s.Len) + " tokens · KV " + string(kv)
+		groupInt(s.Len) + " tokens · KV " + string(kv)
 }
 
 func verdict(p *planner.Plan) string {
 	if dev := p.Input.Calibration.DeviceTotal; p.Fits && dev > 0 && p.Budget > dev {
-		return fmt.Sprintf("Fits the %d MiB budget, which is more than this GPU holds (%d MiB).", p.Budget.MiB(), dev.MiB())
+		return fmt.Sprintf("Fits the %s budget, which is more than this GPU holds: %s.", sizeOf(p.Budget), sizeOf(dev))
 	}
 	if p.Fits {
-		return fmt.Sprintf("Fits in the %d MiB budget with %d MiB to spare.", p.Budget.MiB(), p.Headroom.MiB())
+		return fmt.Sprintf("Fits in the %s budget with %s to spare.", sizeOf(p.Budget), sizeOf(p.Headroom))
 	}
 	if p.Failure != nil && p.Failure.Reason != planner.FailureOverBudget {
 		return capitalize(p.Failure.Message) + "."
 	}
-	return fmt.Sprintf("Does not fit the %d MiB budget: over by %d MiB.", p.Budget.MiB(), (p.Total - p.Budget).MiB())
+	return fmt.Sprintf("Does not fit the %s budget: over by %s.", sizeOf(p.Budget), sizeOf(p.Total-p.Budget))
 }
 
 func capitalize(s string) string {
@@ -239,12 +308,11 @@ var knobLabels = map[planner.Knob]string{
 func leverLabel(l planner.Lever) string {
 	from, to := l.From, l.To
 	if l.Knob == planner.KnobBudget {
-		from, to = mib(from)+" MiB", mib(to)+" MiB"
-		return fmt.Sprintf("budget %s → %s", from, to)
+		return fmt.Sprintf("budget %s → %s", mibSize(from), mibSize(to))
 	}
-	label := fmt.Sprintf("%s %s → %s (frees %d MiB)", knobLabels[l.Knob], from, to, l.Frees.MiB())
+	label := fmt.Sprintf("%s %s → %s (frees %s)", knobLabels[l.Knob], groupDigits(from), groupDigits(to), sizeOf(l.Frees))
 	if l.Limit != "" && l.Limit != l.To {
-		label += ", exact limit " + l.Limit
+		label += ", exact limit " + groupDigits(l.Limit)
 	}
 	if !l.Fits {
 		label += ", not enough alone"
@@ -252,9 +320,19 @@ func leverLabel(l planner.Lever) string {
 	return label
 }
 
-func mib(bytes string) string {
+// mibSize formats a lever's byte count, given as a decimal string, in MiB.
+func mibSize(bytes string) string {
 	n, _ := strconv.ParseInt(bytes, 10, 64)
-	return strconv.FormatInt(planner.Bytes(n).MiB(), 10)
+	return sizeOf(planner.Bytes(n))
+}
+
+// groupDigits groups a lever's value when it is a whole number (a length,
+// a batch); a dtype or a cache name is kept as it is.
+func groupDigits(v string) string {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return Group(n)
+	}
+	return v
 }
 
 // engineOf states the plan's engine: its label, its answer, its launch command.
@@ -273,8 +351,8 @@ func engineOf(p *planner.Plan) (label, answer, launch string) {
 		answer = fmt.Sprintf("-c %d -np %d: %d of %d layers fit on the GPU", a.CtxSize, a.Parallel, a.LayersThatFit, a.Layers)
 	case e.Pool != nil:
 		a := e.Pool
-		answer = fmt.Sprintf("KV pool %d MiB: %d tokens in %d blocks; %.2f× concurrency at %d tokens; the longest request %d tokens",
-			a.PoolBytes.MiB(), a.Tokens, a.Blocks, a.MaxConcurrency, p.Input.Limits.MaxSeqLen, a.MaxModelLen)
+		answer = fmt.Sprintf("KV pool %s: %s tokens in %s blocks; %.2f× concurrency at %s tokens; the longest request %s tokens",
+			sizeOf(a.PoolBytes), Group(int64(a.Tokens)), Group(int64(a.Blocks)), a.MaxConcurrency, groupInt(p.Input.Limits.MaxSeqLen), Group(int64(a.MaxModelLen)))
 	}
 	return label, answer, e.Launch
 }

@@ -83,11 +83,14 @@ export function figures(page) {
 /** planFigures is what figures should read for a plan document. */
 export function planFigures(p) {
   const items = {};
-  for (const it of p.items) items[it.key] = String(mib(it.bytes));
-  return { fits: String(p.fits), total: String(mib(p.total_bytes)), budget: String(mib(p.budget_bytes)),
-    headroom: String(mib(p.headroom_bytes)), maxSeqs: String(p.capacity.max_seqs_at_max_len),
-    maxLen: String(p.capacity.max_len_at_batch), items, warnings: p.warnings ?? [] };
+  for (const it of p.items) items[it.key] = group(mib(it.bytes));
+  return { fits: String(p.fits), total: group(mib(p.total_bytes)), budget: group(mib(p.budget_bytes)),
+    headroom: group(mib(p.headroom_bytes)), maxSeqs: group(p.capacity.max_seqs_at_max_len),
+    maxLen: group(p.capacity.max_len_at_batch), items, warnings: p.warnings ?? [] };
 }
+
+/** group writes a whole number with thousands separators, as the page shows it: 143,771. */
+export const group = (n) => n.toLocaleString('en-US');
 
 /**
  * shot saves a screenshot of page under shots. Screenshots are evidence,

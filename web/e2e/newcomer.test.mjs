@@ -91,7 +91,7 @@ test('<vram-calculator> takes every name the CLI takes, and refuses what the CLI
     assert.equal(got.total, planFigures(p).total);
     assert.match(got.subject, /· KV fp8$/, 'the element names the KV dtype');
     assert.equal(got.legend.length, p.tiers.length, 'a legend entry per tier');
-    assert.match(got.legend[2], /^T1 model \d+ MiB$/);
+    assert.match(got.legend[2], /^T1 model \d{1,3}(,\d{3})* MiB( \([\d.]+ GiB\))?$/);
     assert.equal(new URL(got.link).searchParams.get('gpu'), p.input.calibration.id, 'the link names the full id');
   }
   assert.deepEqual(page.errors, []);
@@ -117,7 +117,7 @@ test('<vram-calculator> re-plans when its attributes change, and says what is mi
   const want = planFigures(planJSON(['--model', 'llama-3.1-8b-instruct-q8_0', '--gpu', 'h200-linux-cuda13.0',
     '--max-batch', '16', '--max-seq-len', '32768', '--kv-dtype', 'q8_0']));
   assert.equal(got.total, want.total);
-  assert.match(got.subject, /batch 16 · 32768 tokens · KV q8_0$/);
+  assert.match(got.subject, /batch 16 · 32,768 tokens · KV q8_0$/);
   // A bad value: the element says which attribute, and shows no plan.
   await page.evaluate(() => document.querySelector('vram-calculator').setAttribute('len', 'lots'));
   await page.waitForFunction(() => document.querySelector('vram-calculator').dataset.state === 'error');
@@ -172,7 +172,7 @@ test('a URL the server cannot honour says so and plans nothing; short forms plan
   assert.ok(!(await visible(page, 'error')));
   await page.waitForTimeout(150);
   assert.match(page.url(), /model=qwen3-8b-q8_0&/);
-  assert.match(await page.title(), /^vramplan · Qwen3-8B Q8_0 on NVIDIA GeForce RTX 5090 · batch 8 · 4096 tokens/);
+  assert.match(await page.title(), /^vramplan · Qwen3-8B Q8_0 on NVIDIA GeForce RTX 5090 · batch 8 · 4,096 tokens/);
   const after = await figures(page);
   assert.equal(after.total, planFigures(planJSON(cliFlags(new URL(page.url()).search.slice(1)))).total);
   assert.deepEqual(page.errors, []);
@@ -216,7 +216,7 @@ test('weights that cannot fit say so first, by how much, with only the levers th
     assert.equal(plan.failure.reason, 'weights_exceed_budget');
     const levers = await page.locator('[data-testid="levers"] a').allInnerTexts();
     assert.deepEqual(levers, ['tensor parallel 1 → 8: 8 GPUs', '5 GPUs: tensor_parallel 1 × pipeline_parallel 5',
-      'budget 32607 MiB → 128617 MiB'], 'only more GPUs or the budget can matter');
+      'budget 32,607 MiB (31.8 GiB) → 128,617 MiB (125.6 GiB)'], 'only more GPUs or the budget can matter');
     assert.equal(await page.locator('[data-testid="frontier-path"]').getAttribute('d'), '', 'no frontier drawn along the floor');
     assert.equal(await page.locator('[data-testid="chart-note"]').textContent(), 'Nothing fits at any batch');
     if (javaScriptEnabled) await shot(page, 'weights-exceed.png', { fullPage: true });
@@ -237,7 +237,7 @@ test('hardware that cannot do what is asked warns, in the CLI\'s words', async (
     const moved = new URL(page.url()).search.slice(1);
     assert.deepEqual((await figures(page)).warnings, planFigures(planJSON(cliFlags(moved))).warnings, `${query}: after a move`);
     assert.ok(await page.locator('[data-testid="warning"]').first().isVisible());
-    if (query.includes('budget')) assert.match(await page.locator('[data-testid="verdict"]').innerText(), /more than this GPU holds \(32607 MiB\)/);
+    if (query.includes('budget')) assert.match(await page.locator('[data-testid="verdict"]').innerText(), /more than this GPU holds: 32,607 MiB \(31\.8 GiB\)/);
     await shot(page, query.includes('nvfp4') ? 'nvfp4-h200.png' : 'budget-over-device.png');
     await page.context().close();
   }
@@ -304,13 +304,13 @@ test('the frontier chart has axis titles, a legend, an honest top and the traine
   assert.ok(labels.includes('longest sequence, tokens') && labels.includes('batch (concurrent sequences)'), `axis titles: ${labels}`);
   assert.ok(labels.includes('≥1M'), 'the top of the axis holds every length past it, and says so');
   assert.ok(await page.locator('[data-testid="chart-legend"]').isVisible());
-  assert.equal(await page.locator('[data-testid="chart-trained-label"]').textContent(), 'trained context 40960');
+  assert.equal(await page.locator('[data-testid="chart-trained-label"]').textContent(), 'trained context 40,960');
   const y = +(await page.locator('[data-testid="chart-trained"]').getAttribute('y1'));
   assert.ok(y > 10 && y < 150, `the trained-context line is on the plot (y ${y})`);
   await shot(page, 'chart.png', { clip: await page.locator('[data-testid="chart"]').boundingBox() });
   // Another model: the mark moves with it, painted in the page.
   await page.fill('[data-testid="model"]', 'qwen3-4b-instruct-2507-q8_0');
-  await page.waitForFunction(() => document.querySelector('[data-testid="chart-trained-label"]').textContent === 'trained context 262144');
+  await page.waitForFunction(() => document.querySelector('[data-testid="chart-trained-label"]').textContent === 'trained context 262,144');
   assert.ok(+(await page.locator('[data-testid="chart-trained"]').getAttribute('y1')) < y);
   assert.deepEqual(page.errors, []);
 });

@@ -210,9 +210,11 @@ const words = (err) => String(err?.message ?? err).replace(/^vramplan\.\w+: /, '
 // follow, so a shared link says the same.
 function unplanned(msg, p) {
   const r = document.getElementById('result');
-  byTest('error', r)?.remove();
-  r.prepend(el('p', { class: 'error', role: 'alert', 'data-testid': 'error' }, msg));
+  const shown = byTest('error', r);
+  if (shown) setText(shown, msg); // an alert is announced when it changes, not on every keystroke
+  else r.prepend(el('p', { class: 'error', role: 'alert', 'data-testid': 'error' }, msg));
   setAttr(r, 'data-planned', 'false');
+  announce('');
   if (root.dataset.stale) delete root.dataset.stale;
   remember({ query: p.toString(), title: `vramplan · not planned: ${msg}` });
 }
@@ -292,9 +294,9 @@ function applyState(s) {
   f.kv.value = s.kv || 'f16'; f.block.value = s.block || 16;
   f.cache.value = s.cache || 'none'; f.spec.value = s.spec || 0;
   f.vision.checked = !!s.vision; f.graphs.checked = !!s.graphs;
-  f.budget.value = s.budget ? Math.floor(s.budget / 2 ** 20) : '';
+  f.budget.value = !s.budget ? '' : s.budget % 2 ** 20 ? `${s.budget}b` : s.budget / 2 ** 20; // whole MiB as the slider sends it, else bytes
   for (const k of ['tp', 'pp', 'ep', 'dp']) f[k].value = s[k] || 1;
-  for (const n of ['batch', 'len', 'budget']) syncSlider(n);
+  for (const n of ['batch', 'len']) syncSlider(n); // the budget slider follows the view (paintSliders)
 }
 
 function status(msg) {
@@ -399,16 +401,20 @@ function paint(v) {
   setText(verdict, v.verdict);
   setAttr(verdict, 'class', v.fits ? 'verdict fits' : 'verdict nofit');
   setAttr(verdict, 'data-fits', String(v.fits));
-  const texts = { 'total-mib': v.total_mib, 'budget-mib': v.budget_mib, 'headroom-mib': v.headroom_mib,
-    'max-seqs': v.max_seqs, 'max-len': v.max_len, kv: v.kv };
-  for (const [id, t] of Object.entries(texts)) setText(byTest(id, r), String(t));
-  paintList(byTest('bar', r), v.bars.map((b) => b.tier).join(), () => [...v.bars.map((b) => el('span', {
+  const texts = { 'total-mib': group(v.total_mib), 'budget-mib': group(v.budget_mib), 'headroom-mib': group(v.headroom_mib),
+    'total-gib': v.total_gib ?? '', 'budget-gib': v.budget_gib ?? '', 'headroom-gib': v.headroom_gib ?? '',
+    'max-seqs': group(v.max_seqs), 'max-len': group(v.max_len), kv: v.kv };
+  for (const [id, t] of Object.entries(texts)) setText(byTest(id, r), t);
+  setText(byTest('budget-note'), v.budget_note);
+  const bar = byTest('bar', r);
+  setAttr(bar, 'aria-label', v.bar_label);
+  paintList(bar, v.bars.map((b) => b.tier).join(), () => [...v.bars.map((b) => el('span', {
     class: `seg ${b.tier}`, 'data-testid': `bar-${b.tier}` })), el('span', { class: 'budget-mark', title: 'budget', 'data-testid': 'budget-mark' })]);
-  const segs = byTest('bar', r).children;
-  v.bars.forEach((b, i) => { setAttr(segs[i], 'style', `width:${b.pct};`); setAttr(segs[i], 'title', `${b.label} ${b.mib} MiB`); });
+  const segs = bar.children;
+  v.bars.forEach((b, i) => { setAttr(segs[i], 'style', `width:${b.pct};`); setAttr(segs[i], 'title', `${b.label} ${b.size}`); });
   setAttr(segs[v.bars.length], 'style', `left:${v.budget_pct};`);
   paintList(byTest('legend', r), v.bars.map((b) => b.tier).join(), () => v.bars.map((b) => el('li', { class: b.tier })));
-  v.bars.forEach((b, i) => setText(byTest('legend', r).children[i], `${b.label} ${b.mib} MiB`));
+  v.bars.forEach((b, i) => setText(byTest('legend', r).children[i], `${b.label} ${b.size}`));
   const body = byTest('items-body', r);
   paintList(body, v.items.map((it) => it.key).join(), () => v.items.map(row));
   v.items.forEach((it, i) => paintRow(body.children[i], it));
@@ -419,6 +425,7 @@ function paint(v) {
   paintSliders(v);
   paintEngine(r, v);
   paintRanks(r, v.layout);
+  announce(v.verdict);
 }
 
 // paintGPUs writes how many GPUs the layout controls add up to.
@@ -450,6 +457,20 @@ function rankBox(k) {
     'data-binding': String(k.binding), 'data-fits': String(k.fits) },
   el('p', { class: 'rank-label' }, el('span', { 'data-testid': 'rank-label' }, k.label), ...tag),
   bar, el('p', { class: 'rank-figures', 'data-testid': 'rank-figures' }, k.figures));
+}
+
+// announce tells a screen reader the verdict once the input settles: the
+// result region itself is not live, or every slider step would re-read it.
+// The live region is written only when the verdict it says has changed.
+let announcing;
+const ANNOUNCE_MS = 700;
+function announce(verdict) {
+  clearTimeout(announcing);
+  if (!verdict) return;
+  announcing = setTimeout(() => {
+    const box = byTest('announce');
+    if (box && box.textContent !== verdict) box.textContent = verdict;
+  }, ANNOUNCE_MS);
 }
 
 // paintEngine writes the engine the plan follows, its answer and the
@@ -508,7 +529,7 @@ function row(it) {
 function paintRow(tr, it) {
   const [name, mib, tier, source] = tr.children;
   setText(name, it.name); setAttr(name, 'title', it.detail || '');
-  setText(mib, String(it.mib)); setText(tier, it.tier);
+  setText(mib, group(it.mib)); setText(tier, it.tier);
   setText(source.firstChild, it.source); setAttr(source.firstChild, 'class', `tag ${it.source}`);
 }
 
@@ -550,12 +571,14 @@ function paintSliders(v) {
   set('batch', s.batch_cliff); set('len', s.len_cliff); set('budget', s.budget_cliff);
   const b = document.getElementById('budget-slider');
   setAttr(b, 'max', String(s.budget_max_mib));
-  const budget = form.elements.budget;
-  if (budget.value === '') {
-    if (+b.value !== s.budget_mib) b.value = s.budget_mib;
-    setAttr(budget, 'placeholder', String(s.budget_mib));
-  }
+  if (+b.value !== s.budget_mib) b.value = s.budget_mib; // the field may hold a size with a unit: the view says its MiB
+  setAttr(b, 'aria-valuetext', `${group(s.budget_mib)} MiB`);
+  if (form.elements.budget.value === '') setAttr(form.elements.budget, 'placeholder', String(s.budget_mib));
 }
+
+// group writes a whole number as calc.Group does: "143,771".
+const grouping = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const group = (n) => grouping.format(n);
 
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);

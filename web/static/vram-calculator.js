@@ -45,6 +45,10 @@ function named(kind, name) {
 // what is wrong, not where.
 const words = (err) => String(err?.message ?? err).replace(/^vramplan\.\w+: /, '');
 
+// group writes a whole number as the view's figures are written (calc.Group): "143,771".
+const grouping = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const group = (n) => grouping.format(n);
+
 const attrs = ['model', 'gpu', 'batch', 'len', 'kv', 'budget', 'engine', 'tp', 'pp', 'ep', 'dp'];
 
 const css = `
@@ -169,15 +173,15 @@ class VramCalculator extends HTMLElement {
     this.$('wc-verdict').textContent = v.verdict;
     this.$('wc-verdict').className = `verdict ${v.fits ? 'fits' : 'nofit'}`;
     const bars = v.bars ?? [];
-    this.$('wc-bar').setAttribute('aria-label', `memory by tier: ${bars.map((b) => `${b.label} ${b.mib} MiB`).join(', ')}; total ${v.total_mib} of ${v.budget_mib} MiB`);
+    this.$('wc-bar').setAttribute('aria-label', v.bar_label);
     this.$('wc-bar').replaceChildren(...bars.map((b) => {
       const s = document.createElement('span');
-      s.className = b.tier; s.style.width = b.pct; s.title = `${b.label} ${b.mib} MiB`;
+      s.className = b.tier; s.style.width = b.pct; s.title = `${b.label} ${b.size}`;
       return s;
     }));
     this.$('wc-legend').replaceChildren(...bars.map((b) => {
       const li = document.createElement('li');
-      li.className = b.tier; li.textContent = `${b.label} ${b.mib} MiB`;
+      li.className = b.tier; li.textContent = `${b.label} ${b.size}`;
       return li;
     }));
     this.$('wc-warnings').replaceChildren(...(v.warnings ?? []).map((w) => {
@@ -186,11 +190,11 @@ class VramCalculator extends HTMLElement {
       return p;
     }));
     this.$('wc-ranks').replaceChildren(...(v.layout?.ranks ?? []).map((k) => rank(k)));
-    this.$('wc-batch-value').textContent = this.state.batch;
-    this.$('wc-len-value').textContent = this.state.len;
-    this.$('wc-total').textContent = v.total_mib;
-    this.$('wc-max-seqs').textContent = v.max_seqs;
-    this.$('wc-max-len').textContent = v.max_len;
+    this.$('wc-batch-value').textContent = group(this.state.batch);
+    this.$('wc-len-value').textContent = group(this.state.len);
+    this.$('wc-total').textContent = group(v.total_mib);
+    this.$('wc-max-seqs').textContent = group(v.max_seqs);
+    this.$('wc-max-len').textContent = group(v.max_len);
     this.$('wc-link').href = new URL(`?${v.query}`, base).href;
     return true;
   }
