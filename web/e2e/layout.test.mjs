@@ -7,7 +7,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, mib, text } from './harness.mjs';
+import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, mib, group, text } from './harness.mjs';
 
 // One RTX 5090 does not hold Llama-3.3-70B's Q4_K_M weights; two do.
 const llama = 'model=llama-3.3-70b-instruct-q4_k_m&gpu=rtx5090-wsl2-cuda13.3&batch=1&len=8192';
@@ -154,7 +154,7 @@ test('the iframe embed and <vram-calculator> carry the layout', async () => {
   const link = new URL(await wc.locator('[data-testid="wc-link"]').getAttribute('href'));
   assert.equal(link.searchParams.get('tp'), '2');
   const plan = planJSON([...cliFlags(link.search.slice(1)), '--engine', 'vllm']);
-  assert.equal(await wc.locator('[data-testid="wc-total"]').innerText(), String(mib(plan.total_bytes)));
+  assert.equal(await wc.locator('[data-testid="wc-total"]').innerText(), group(mib(plan.total_bytes)));
   assert.equal(await wc.locator('[data-testid="wc-rank"]').count(), plan.layout.ranks.length);
   assert.equal(await wc.locator('[data-testid="wc-rank"][data-binding="true"]').count(), 1);
   assert.match(await wc.locator('[data-testid="wc-rank"]').first().innerText(), /binding rank/);
