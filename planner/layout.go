@@ -84,8 +84,9 @@ func rankInput(in *Input, c coord, cal *Calibration) Input {
 	return t
 }
 
-// planLayout plans a validated layout input; report adds what Report adds.
-func planLayout(in *Input, report bool) Plan {
+// planLayout plans a validated layout input; report adds what Report adds,
+// its lever search asking st (nil: never stop).
+func planLayout(in *Input, report bool, st *stopper) Plan {
 	gs := rankGroups(in)
 	rs := make([]RankPlan, len(gs))
 	for i := range gs {
@@ -102,7 +103,7 @@ func planLayout(in *Input, report bool) Plan {
 	bind := binding(rs)
 	top := joinPlans(in, rs, bind)
 	if report && !top.Fits {
-		top.Levers, top.Combination = layoutFailureLevers(in, gs, bind)
+		top.Levers, top.Combination = layoutFailureLevers(in, gs, bind, st)
 	}
 	return top
 }
@@ -258,7 +259,7 @@ func (p *Plan) RankPlanOf(r int) (Plan, bool) {
 // planAny plans a validated input on one GPU or as a layout.
 func planAny(in *Input, report bool) Plan {
 	if in.Parallel.multi() {
-		return planLayout(in, report)
+		return planLayout(in, report, nil)
 	}
 	return planValid(in)
 }

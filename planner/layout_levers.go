@@ -24,13 +24,16 @@ type GPUCount struct {
 	Headroom Bytes    `json:"headroom_bytes"` // the binding rank's
 }
 
-// maxGPUWork bounds the fewest-GPUs search, in work units (layoutWork). A
-// model at the input bounds (4,096 layers) under a budget that no layout
-// fits would otherwise try 4,096 layouts of up to 4,096 GPUs each, and a
+// maxGPUWork bounds a report's layout searches together (the layout
+// levers and the fewest-GPUs search), in work units (layoutWork). A model
+// at the input bounds (4,096 layers) under a budget that no layout fits
+// would otherwise try 4,096 layouts of up to 4,096 GPUs each, and a
 // failure report on it did not finish in minutes; with the bound, a
-// search does about a million units, and a layout it did not reach is
-// reported as no fit. Real models (under ~200 layers) never reach it.
-const maxGPUWork = 1 << 20
+// report does about a quarter of a million units (a few hundred
+// layouts at most), and a layout it did not reach is reported as no fit.
+// Real models (under ~200 layers and ~2,000 matrices) stay far below it:
+// eight GPUs of a 100-layer model cost about 20,000 units.
+const maxGPUWork = 1 << 18
 
 // MinGPUs reports the fewest GPUs of the input's calibration, one replica
 // with neither data nor expert parallelism, that fit the input's limits,
@@ -40,10 +43,17 @@ func MinGPUs(in Input) (GPUCount, error) {
 	if err := Validate(&in); err != nil {
 		return GPUCount{}, err
 	}
-	return minGPUs(&in), nil
+	return minGPUs(&in, nil), nil
 }
 
-func minGPUs(in *Input) GPUCount {
+func minGPUs(in *Input, st *stopper) GPUCount {
+	work := 0
+	return minGPUsShared(in, &work, st)
+}
+
+// minGPUsShared is minGPUs charging *work, which other layout searches of
+// the same report may have charged already.
+func minGPUsShared(in *Input, work *int, st *stopper) GPUCount {
 	t := *in
 	t.Parallel, t.Rank = Parallel{}, nil
 	fixed := satAdd(t.Calibration.context(t.Features.EagerModuleLoading), t.Calibration.library(t.Features.EagerModuleLoading))
@@ -51,9 +61,8 @@ func minGPUs(in *Input) GPUCount {
 	if room <= 0 {
 		return GPUCount{}
 	}
-	work := 0
-	for n := max(1, int(min(ceilDiv(int64(t.Model.Weights.Bytes), int64(room)), maxWorld))); n <= maxWorld && work < maxGPUWork; n++ {
-		if best, ok := bestOfCount(&t, n, &work); ok {
+	for n := max(1, int(min(ceilDiv(int64(t.Model.Weights.Bytes), int64(room)), maxWorld))); n <= maxWorld && *work < maxGPUWork && !st.stop(); n++ {
+		if best, ok := bestOfCount(&t, n, work, st); ok {
 			return best
 		}
 	}
@@ -61,21 +70,24 @@ func minGPUs(in *Input) GPUCount {
 }
 
 // bestOfCount tries every tensor × pipeline layout of n GPUs, adding the
-// work each costs to *work and stopping once it passes maxGPUWork.
-func bestOfCount(t *Input, n int, work *int) (GPUCount, bool) {
+// work each costs to *work and stopping once it passes maxGPUWork or st
+// reports true (then it reports no fit).
+func bestOfCount(t *Input, n int, work *int, st *stopper) (GPUCount, bool) {
 	var best GPUCount
 	found := false
-	layers := t.Model.NumLayers()
 	for tp := 1; tp <= n && *work < maxGPUWork; tp++ {
 		if n%tp != 0 {
 			continue
 		}
-		cost := layoutWork(n, n/tp, layers)
+		cost := layoutWork(t, n, n/tp)
 		if *work+cost > maxGPUWork {
 			*work = maxGPUWork
 			break
 		}
 		*work += cost
+		if st.stop() {
+			return GPUCount{}, false
+		}
 		p := Parallel{Tensor: tp, Pipeline: n / tp}
 		over, ok := tryLayout(t, p)
 		if ok && over <= 0 && (!found || -over > best.Headroom) {
@@ -87,8 +99,11 @@ func bestOfCount(t *Input, n int, work *int) (GPUCount, bool) {
 
 // layoutWork is what trying a layout of n GPUs in pp stages costs: each
 // rank is matched against the distinct ranks found so far (one per stage),
-// and the stages' models copy the layers between them.
-func layoutWork(n, pp, layers int) int { return n*pp + layers }
+// and the stages' models copy the layers and split the matrices between
+// them.
+func layoutWork(in *Input, n, pp int) int {
+	return n*pp + in.Model.NumLayers() + len(in.Model.Weights.Matrices)
+}
 
 // tryLayout plans in under layout p; ok is false when p is not a valid layout.
 func tryLayout(in *Input, p Parallel) (over Bytes, ok bool) {
@@ -106,8 +121,9 @@ func tryLayout(in *Input, p Parallel) (over Bytes, ok bool) {
 
 // withLayoutLevers adds the layout levers to a failing report's levers
 // when none of them fits: the tensor-parallel size or pipeline depth that
-// fits, and the fewest GPUs.
-func withLayoutLevers(in *Input, ls []Lever) []Lever {
+// fits, and the fewest GPUs. Once st reports true it tries no more
+// layouts, and the caller discards the report.
+func withLayoutLevers(in *Input, ls []Lever, st *stopper) []Lever {
 	var budget []Lever
 	rest := make([]Lever, 0, len(ls)+3)
 	for _, l := range ls {
@@ -120,14 +136,14 @@ func withLayoutLevers(in *Input, ls []Lever) []Lever {
 		}
 	}
 	base, cur := baseOver(in), in.Parallel.sizes()
-	gpus := 0
+	gpus, work := 0, 0 // the layout searches below share one work bound
 	out := make([]Lever, 0, len(ls)+3)
-	if l, n, ok := growLever(in, KnobTensorParallel, cur.Tensor, in.Parallel.GPUs()/cur.Tensor, base); ok {
+	if l, n, ok := growLever(in, KnobTensorParallel, cur.Tensor, in.Parallel.GPUs()/cur.Tensor, base, &work, st); ok {
 		out, gpus = append(out, l), n
-	} else if l, n, ok := growLever(in, KnobPipelineParallel, cur.Pipeline, in.Parallel.GPUs()/cur.Pipeline, base); ok {
+	} else if l, n, ok := growLever(in, KnobPipelineParallel, cur.Pipeline, in.Parallel.GPUs()/cur.Pipeline, base, &work, st); ok {
 		out, gpus = append(out, l), n
 	}
-	if c := minGPUs(in); c.GPUs > 0 && (gpus == 0 || c.GPUs < gpus) {
+	if c := minGPUsShared(in, &work, st); c.GPUs > 0 && (gpus == 0 || c.GPUs < gpus) {
 		out = append(out, Lever{Knob: KnobGPUs, From: strconv.Itoa(in.Parallel.GPUs()),
 			To: strconv.Itoa(c.GPUs) + " (" + c.Parallel.String() + ")", Frees: base + c.Headroom, Fits: true})
 	}
@@ -144,14 +160,17 @@ func baseOver(in *Input) Bytes {
 }
 
 // growLever doubles one layout size from cur until the layout fits; n is
-// the GPUs the fitting layout uses.
-func growLever(in *Input, k Knob, cur, others int, base Bytes) (Lever, int, bool) {
-	for v := cur * 2; v <= maxParallel && v*others <= maxWorld; v *= 2 {
+// the GPUs the fitting layout uses. Each layout tried is charged to *work.
+func growLever(in *Input, k Knob, cur, others int, base Bytes, work *int, st *stopper) (Lever, int, bool) {
+	for v := cur * 2; v <= maxParallel && v*others <= maxWorld && !st.stop(); v *= 2 {
 		p := in.Parallel
 		if k == KnobTensorParallel {
 			p.Tensor = v
 		} else {
 			p.Pipeline = v
+		}
+		if *work += layoutWork(in, v*others, p.sizes().Pipeline); *work > maxGPUWork {
+			break
 		}
 		if over, ok := tryLayout(in, p); ok && over <= 0 {
 			return Lever{Knob: k, From: strconv.Itoa(cur), To: strconv.Itoa(v), Frees: base - over, Fits: true}, v * others, true
@@ -177,8 +196,8 @@ func (p Parallel) String() string {
 // layoutFailureLevers are a failing layout's levers: the binding rank's,
 // each kept as fitting only if it fits every rank, the budget each GPU
 // needs, and the layout levers.
-func layoutFailureLevers(in *Input, gs []rankGroup, bind int) ([]Lever, *Combination) {
-	ls, combo := levers(newTrials(&gs[bind].in, nil))
+func layoutFailureLevers(in *Input, gs []rankGroup, bind int, st *stopper) ([]Lever, *Combination) {
+	ls, combo := levers(newTrials(&gs[bind].in, st.stop))
 	out := make([]Lever, 0, len(ls))
 	for _, l := range ls {
 		if l.Knob == KnobBudget {
@@ -192,7 +211,7 @@ func layoutFailureLevers(in *Input, gs []rankGroup, bind int) ([]Lever, *Combina
 	if combo != nil && !allFit(gs, combo.Changes...) {
 		combo = nil
 	}
-	return withLayoutLevers(in, out), combo
+	return withLayoutLevers(in, out, st), combo
 }
 
 func maxRankTotal(gs []rankGroup) Bytes {
@@ -260,4 +279,22 @@ func noteGPUs(p *Plan) {
 // layoutKnob reports whether k changes the parallel layout.
 func layoutKnob(k Knob) bool {
 	return k == KnobTensorParallel || k == KnobPipelineParallel || k == KnobGPUs
+}
+
+// stopper is a caller's stop check (Options.Stop) made sticky: once it
+// reports true it is not asked again, and stopped stays true. A nil
+// stopper, or one without a check, never stops.
+type stopper struct {
+	f       func() bool
+	stopped bool
+}
+
+func (s *stopper) stop() bool {
+	if s == nil || s.f == nil {
+		return false
+	}
+	if !s.stopped && s.f() {
+		s.stopped = true
+	}
+	return s.stopped
 }

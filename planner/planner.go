@@ -225,8 +225,9 @@ func Report(in Input) (Plan, error) { return ReportWith(in, Options{}) }
 // Options tune ReportWith. The zero value is the default.
 type Options struct {
 	// Stop, when not nil, is asked before each trial plan of a failure
-	// report's lever search (a few thousand at most); once it reports true,
-	// the search ends and ReportWith returns ErrStopped. A server passes
+	// report's lever search (a few thousand at most) and before each
+	// layout its layout levers and fewest-GPUs search try; once it reports
+	// true, the search ends and ReportWith returns ErrStopped. A server passes
 	// one that reports whether the request was cancelled. It keeps the
 	// planner free of clocks and contexts: the caller decides what stops it.
 	Stop func() bool `json:"-"`
@@ -242,8 +243,12 @@ func ReportWith(in Input, o Options) (Plan, error) {
 		return Plan{}, err
 	}
 	normalizeEngine(&in)
+	st := &stopper{f: o.Stop}
 	if in.Parallel.multi() {
-		p := planLayout(&in, true)
+		p := planLayout(&in, true, st)
+		if st.stopped {
+			return Plan{}, ErrStopped
+		}
 		if p.Failure != nil {
 			return p, p.Failure
 		}
@@ -253,12 +258,10 @@ func ReportWith(in Input, o Options) (Plan, error) {
 	c := capacity(&in)
 	p.Capacity = &c
 	if !p.Fits {
-		tr := newTrials(&in, o.Stop)
-		p.Levers, p.Combination = levers(tr)
-		if tr.stopped {
+		p.Levers, p.Combination = levers(newTrials(&in, st.stop))
+		if p.Levers = withLayoutLevers(&in, p.Levers, st); st.stopped {
 			return Plan{}, ErrStopped
 		}
-		p.Levers = withLayoutLevers(&in, p.Levers)
 		noteGPUs(&p)
 	}
 	sh := newShape(&in.Model, in.Limits.KVDtype)

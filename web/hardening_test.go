@@ -245,20 +245,26 @@ func TestStatusPolicy(t *testing.T) {
 // bounds: the slowest inputs a scan of budgets from 16 GiB to 1 PiB (×1.25
 // a step) found, one with the combination search's most trials (64 groups,
 // 64 windows, budget 149 GiB) and one at every bound at once (4,096 groups,
-// 64 windows, 1,024 matrices). docs/benchmarks.md records its figures.
+// 64 windows, 1,024 matrices), and one that no layout fits (4,096 groups,
+// a budget 64 MiB over the CUDA context and library reserve), so the
+// layout levers and the fewest-GPUs search run to their work bound.
+// docs/benchmarks.md records its figures.
 func BenchmarkPlanWorstCase(b *testing.B) {
 	t := &testing.T{}
 	for _, bc := range []struct {
 		name             string
 		groups, matrices int
-		budget           planner.Bytes
-	}{{"combination-64-groups", 64, 0, 149 * planner.GiB}, {"every-bound", 4096, 1024, 25 * planner.GiB}} {
+		budget           planner.Bytes // 0: 64 MiB over context and library
+	}{{"combination-64-groups", 64, 0, 149 * planner.GiB}, {"every-bound", 4096, 1024, 25 * planner.GiB}, {"no-layout-fits", 4096, 0, 0}} {
 		var in planner.Input
 		json.Unmarshal(hostileBody(t, bc.groups, 64), &in)
 		for m := in.Model.Weights.Matrices; len(in.Model.Weights.Matrices) < bc.matrices; {
 			in.Model.Weights.Matrices = append(in.Model.Weights.Matrices, m[len(in.Model.Weights.Matrices)%len(m)])
 		}
 		in.Budget = bc.budget
+		if bc.budget == 0 {
+			in.Budget = in.Calibration.ContextEager + in.Calibration.LibraryReserveEager + 64*planner.MiB
+		}
 		body, _ := json.Marshal(in)
 		h := handler()
 		b.Run(bc.name, func(b *testing.B) {
