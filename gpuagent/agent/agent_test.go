@@ -31,22 +31,35 @@ func readPlan(t testing.TB, name string) planner.Plan {
 // calibration, with m changing the measurement when not nil.
 func load(t testing.TB, name string, cfg agent.Config, change func(*agent.Measurement)) (*agent.Agent, *gpuagenttest.Fake, error) {
 	t.Helper()
-	p := readPlan(t, name)
+	return loadPlan(t, readPlan(t, name), cfg, change)
+}
+
+// loadPlan is load with the plan already read.
+func loadPlan(t testing.TB, p planner.Plan, cfg agent.Config, change func(*agent.Measurement)) (*agent.Agent, *gpuagenttest.Fake, error) {
+	t.Helper()
 	m := agent.CalibratedMeasurement(&p)
 	if change != nil {
 		change(&m)
 	}
+	if cfg.Logf == nil {
+		cfg.Logf = t.Logf
+	}
 	g := backend.NewPhaseGuard()
-	g.Logf = t.Logf
+	g.Logf = cfg.Logf
 	f := gpuagenttest.New(gpuagenttest.Config{Capacity: m.Total - m.Used, Granularity: backend.Bytes(p.Input.Calibration.VMM.Granularity), Quarantine: -1, Guard: g})
-	cfg.Logf = t.Logf
 	a, err := agent.Load(p, f, g, agent.StaticDevice{M: m, B: f}, cfg)
 	return a, f, err
 }
 
 func mustLoad(t testing.TB, name string, cfg agent.Config) (*agent.Agent, *gpuagenttest.Fake) {
 	t.Helper()
-	a, f, err := load(t, name, cfg, nil)
+	return mustLoadPlan(t, readPlan(t, name), cfg)
+}
+
+// mustLoadPlan is mustLoad with the plan already read.
+func mustLoadPlan(t testing.TB, p planner.Plan, cfg agent.Config) (*agent.Agent, *gpuagenttest.Fake) {
+	t.Helper()
+	a, f, err := loadPlan(t, p, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vramplan/vramplan/gpuagent/agent"
 	"github.com/vramplan/vramplan/gpuagent/wire"
+	"github.com/vramplan/vramplan/planner"
 )
 
 // FuzzAgent replays a random operation sequence from two leases against
@@ -16,29 +17,45 @@ import (
 func FuzzAgent(f *testing.F) {
 	f.Add([]byte{0, 5, 9, 1, 1, 3, 2, 0, 4, 1, 5, 6, 7, 0, 8})
 	f.Add([]byte{0, 255, 0, 255, 0, 255, 2, 2, 2, 3, 3, 3, 6, 1, 0})
-	f.Fuzz(func(t *testing.T, prog []byte) {
-		a, _ := mustLoad(t, "tiny-swa", agent.Config{})
-		leases := []string{open(t, a, 1), open(t, a, 2)}
-		held := []map[uint64]int{{}, {}} // handle -> tokens
-		for i := 0; i+2 < len(prog); i += 3 {
-			who, op, arg := int(prog[i]%2), prog[i+1]%7, int(prog[i+2])
-			fuzzOp(t, a, agent.Conn(who+1), leases[who], held[who], op, arg)
-			if s := a.Stats(); s.KV.Promised > int64(s.KV.Blocks) || s.SWA.Promised > int64(s.SWA.Blocks) {
-				t.Fatalf("promised %d/%d global, %d/%d SWA blocks", s.KV.Promised, s.KV.Blocks, s.SWA.Promised, s.SWA.Blocks)
-			}
-		}
-		for who := range leases {
-			if err := a.CloseLease(agent.Conn(who+1), leases[who]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if s := a.Stats(); s.KV.Live != s.KV.Cached || s.SWA.Live != 0 || s.KV.Promised != 0 || len(s.SteadyState) != 0 {
-			t.Fatalf("after both leases ended: %+v", s)
-		}
-	})
+	// The plan is read once: parsing and re-planning it was three
+	// quarters of an execution (45 execs/s); Load copies what it keeps.
+	p := readPlan(f, "tiny-swa")
+	f.Fuzz(func(t *testing.T, prog []byte) { runProgram(t, p, prog) })
 }
 
-func fuzzOp(t *testing.T, a *agent.Agent, conn agent.Conn, lease string, held map[uint64]int, op byte, arg int) {
+// BenchmarkAgentProgram is one FuzzAgent execution of a 15-byte program:
+// what bounds the fuzzer's executions per second.
+func BenchmarkAgentProgram(b *testing.B) {
+	p := readPlan(b, "tiny-swa")
+	prog := []byte{0, 5, 9, 1, 1, 3, 2, 0, 4, 1, 5, 6, 7, 0, 8}
+	for b.Loop() {
+		runProgram(b, p, prog)
+	}
+}
+
+// runProgram is one FuzzAgent execution.
+func runProgram(t testing.TB, p planner.Plan, prog []byte) {
+	a, _ := mustLoadPlan(t, p, agent.Config{Logf: func(string, ...any) {}})
+	leases := []string{open(t, a, 1), open(t, a, 2)}
+	held := []map[uint64]int{{}, {}} // handle -> tokens
+	for i := 0; i+2 < len(prog); i += 3 {
+		who, op, arg := int(prog[i]%2), prog[i+1]%7, int(prog[i+2])
+		fuzzOp(t, a, agent.Conn(who+1), leases[who], held[who], op, arg)
+		if s := a.Stats(); s.KV.Promised > int64(s.KV.Blocks) || s.SWA.Promised > int64(s.SWA.Blocks) {
+			t.Fatalf("promised %d/%d global, %d/%d SWA blocks", s.KV.Promised, s.KV.Blocks, s.SWA.Promised, s.SWA.Blocks)
+		}
+	}
+	for who := range leases {
+		if err := a.CloseLease(agent.Conn(who+1), leases[who]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := a.Stats(); s.KV.Live != s.KV.Cached || s.SWA.Live != 0 || s.KV.Promised != 0 || len(s.SteadyState) != 0 {
+		t.Fatalf("after both leases ended: %+v", s)
+	}
+}
+
+func fuzzOp(t testing.TB, a *agent.Agent, conn agent.Conn, lease string, held map[uint64]int, op byte, arg int) {
 	if op == 6 {
 		fuzzDecode(t, a, conn, lease, held, arg)
 		return
@@ -98,7 +115,7 @@ func fuzzOp(t *testing.T, a *agent.Agent, conn agent.Conn, lease string, held ma
 // fuzzDecode sends a decode step (the binary call's agent side) for every
 // sequence the lease holds, plus a handle it does not hold when arg is
 // odd, with content hashes when arg is a multiple of 3.
-func fuzzDecode(t *testing.T, a *agent.Agent, conn agent.Conn, lease string, held map[uint64]int, arg int) {
+func fuzzDecode(t testing.TB, a *agent.Agent, conn agent.Conn, lease string, held map[uint64]int, arg int) {
 	d := wire.Decode{Seqs: slices.Sorted(maps.Keys(held))}
 	if arg%2 == 1 {
 		d.Seqs = append(d.Seqs, 1<<40)
