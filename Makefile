@@ -73,13 +73,14 @@ node_modules/.package-lock.json: package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-check: templ-check ## gofmt, go vet, the module tidy, generated files (templ, catalog) fresh
+check: templ-check ## gofmt, go vet, the module tidy, generated files (templ, catalog, calibrations) fresh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags invariants ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./web/calc/ ./cmd/worker/ ./web/store/d1/...
 	$(GO) mod tidy -diff
 	$(GO) generate ./planner/catalog && git diff --exit-code -- planner/catalog
+	$(GO) generate ./calibrations && git diff --exit-code -- calibrations
 
 unit: ## unit, golden, property and example tests: invariants on, then gpuagent's release build
 	$(GO) test -tags invariants -count=1 ./...

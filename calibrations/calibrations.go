@@ -1,15 +1,21 @@
 // Package calibrations holds the measured calibration table: one JSON file
-// per GPU + driver + platform, embedded in the binary, typed as
+// per GPU + driver + platform, compiled into the binary, typed as
 // planner.Calibration and validated.
 //
 // Files are named after their id and kept in canonical form (two-space
 // indented, as encoding/json writes them), so a diff of an upload against
-// the table is a diff of facts, not of formatting.
+// the table is a diff of facts, not of formatting. The files are the
+// table's source; table.go holds the same entries as Go values, written by
+// go generate ./calibrations, so that a program gets the table without
+// decoding it (a Cloudflare Worker starts a fresh instance for each
+// request). The package's tests fail while table.go is stale, and parse
+// and validate every file as Parse does.
 package calibrations
+
+//go:generate go run ./internal/gen
 
 import (
 	"bytes"
-	"embed"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -22,20 +28,19 @@ import (
 	"github.com/vramplan/vramplan/planner/names"
 )
 
-//go:embed *.json
-var files embed.FS
-
 var (
-	loadOnce sync.Once
+	sortOnce sync.Once
 	table    []planner.Calibration
-	loadErr  error
 )
 
 // All returns every calibration in the table: the measured ones, then the
-// community and the estimated ones, each sorted by id.
+// community and the estimated ones, each sorted by id. The slice is the
+// caller's; the calibrations' own slices are shared with the table and
+// must not be modified. The error is always nil: the table was validated
+// when it was generated.
 func All() ([]planner.Calibration, error) {
-	loadOnce.Do(func() { table, loadErr = load(files) })
-	return slices.Clone(table), loadErr
+	sortOnce.Do(func() { table = sorted(slices.Clone(compiled)) })
+	return slices.Clone(table), nil
 }
 
 // Lookup returns the calibration whose id is name, or the only one whose id
@@ -58,6 +63,8 @@ func Lookup(name string) (planner.Calibration, error) {
 	return all[slices.Index(ids, id)], nil
 }
 
+// load parses and validates the table's files in fsys, as the tests hold
+// the compiled table to.
 func load(fsys fs.FS) ([]planner.Calibration, error) {
 	names, err := fs.Glob(fsys, "*.json")
 	if err != nil {
@@ -78,13 +85,18 @@ func load(fsys fs.FS) ([]planner.Calibration, error) {
 		}
 		out = append(out, c)
 	}
-	slices.SortFunc(out, func(a, b planner.Calibration) int {
+	return sorted(out), nil
+}
+
+// sorted sorts cals as All returns them: measured first, then by id.
+func sorted(cals []planner.Calibration) []planner.Calibration {
+	slices.SortFunc(cals, func(a, b planner.Calibration) int {
 		if r := kindRank(&a) - kindRank(&b); r != 0 {
 			return r
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return out, nil
+	return cals
 }
 
 // MaxSize is the largest calibration document Parse accepts.
@@ -115,7 +127,9 @@ func Format(c *planner.Calibration) []byte {
 }
 
 var (
-	idPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9.\-]{1,79}$`)
+	// idPattern is an id's letters; its length, 2 to 80, is checked apart
+	// (a counted repetition compiles to that many copies, at every start).
+	idPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9.\-]+$`)
 	datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	platforms   = []string{"linux", "wsl2", "windows"}
 )

@@ -3,11 +3,41 @@ package calibrations
 import (
 	"bytes"
 	"io/fs"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 
+	tablesrc "github.com/vramplan/vramplan/calibrations/internal/table"
 	"github.com/vramplan/vramplan/planner"
 )
+
+// files are the table's source files.
+var files = os.DirFS(".")
+
+// TestFresh regenerates table.go and compares it with the committed one.
+func TestFresh(t *testing.T) {
+	want, err := tablesrc.Source(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile("table.go"); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("table.go is stale (%v); run go generate ./calibrations", err)
+	}
+}
+
+// TestCompiledIsParsed checks that the compiled table is the files as
+// Parse reads and validates them, each named after its id, in All's order.
+func TestCompiledIsParsed(t *testing.T) {
+	want, err := load(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := All()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("All() = %+v\nwant the files parsed: %+v", got, want)
+	}
+}
 
 func TestTableIsValidAndCanonical(t *testing.T) {
 	all, err := All()
@@ -69,6 +99,9 @@ func TestParseRejects(t *testing.T) {
 		{"granularity", `"granularity_bytes": 2097152`, `"granularity_bytes": 3000000`, "granularity"},
 		{"date", `"date": "2026-07-28"`, `"date": "July"`, "date"},
 		{"platform", `"platform": "wsl2"`, `"platform": "mars"`, "platform"},
+		{"id too long", `"id": "rtx5090-wsl2-cuda13.3"`, `"id": "` + strings.Repeat("a", 81) + `"`, "id"},
+		{"id too short", `"id": "rtx5090-wsl2-cuda13.3"`, `"id": "a"`, "id"},
+		{"id case", `"id": "rtx5090-wsl2-cuda13.3"`, `"id": "RTX5090"`, "id"},
 		{"trailing", "}\n", "}{}", "trailing"},
 	} {
 		data := strings.Replace(string(good), tc.from, tc.to, 1)

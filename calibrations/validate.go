@@ -26,7 +26,7 @@ func validateIdentity(c *planner.Calibration) error {
 	switch {
 	case c.Schema != planner.CalibrationSchema:
 		return fieldErr("schema", "%q, want %q", c.Schema, planner.CalibrationSchema)
-	case !idPattern.MatchString(c.ID):
+	case len(c.ID) > 80 || !idPattern.MatchString(c.ID):
 		return fieldErr("id", "%q must be lowercase letters, digits, '.' and '-'", c.ID)
 	case c.GPU == "":
 		return fieldErr("gpu", "missing")

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"net/http"
 
 	"github.com/a-h/templ"
@@ -10,11 +11,18 @@ import (
 	"github.com/vramplan/vramplan/web/calc"
 )
 
-// render writes a templ component as an HTML response.
+// render writes a templ component as an HTML response. The page is
+// rendered into memory first and written at once: templ writes it in
+// thousands of small pieces, and on Workers each write to the response is
+// a round trip to JavaScript (syumai/workers streams the body through an
+// unbuffered pipe). A component that fails is then an error response, not
+// half a page.
 func render(c echo.Context, status int, comp templ.Component) error {
-	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
-	c.Response().WriteHeader(status)
-	return comp.Render(c.Request().Context(), c.Response())
+	var b bytes.Buffer
+	if err := comp.Render(c.Request().Context(), &b); err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, b.Bytes())
 }
 
 // page renders the calculator for the URL's state, embedded or not.

@@ -2,9 +2,11 @@ package catalog
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -13,7 +15,8 @@ import (
 	"github.com/vramplan/vramplan/planner/catalog/internal/build"
 )
 
-// TestFresh regenerates the catalog and compares it with models/*.json.
+// TestFresh regenerates the catalog and compares it with models/*.json and
+// models.go.
 func TestFresh(t *testing.T) {
 	want, err := build.Generate("spec.json", filepath.Join("..", "hf", "testdata", "configs"))
 	if err != nil {
@@ -27,6 +30,36 @@ func TestFresh(t *testing.T) {
 		got, err := os.ReadFile(filepath.Join("models", name))
 		if err != nil || !bytes.Equal(got, data) {
 			t.Errorf("models/%s is stale (%v); run go generate ./planner/catalog", name, err)
+		}
+	}
+	src, err := build.GoSource(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile("models.go"); err != nil || !bytes.Equal(got, src) {
+		t.Errorf("models.go is stale (%v); run go generate ./planner/catalog", err)
+	}
+}
+
+// TestGoValues checks that the compiled-in models are the JSON files'
+// models, field for field, as encoding/json reads them.
+func TestGoValues(t *testing.T) {
+	files, _ := filepath.Glob("models/*.json")
+	all, _ := All()
+	if len(all) != len(files) {
+		t.Fatalf("All() = %d models, models/ holds %d", len(all), len(files))
+	}
+	for i, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want planner.Model
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(all[i], want) {
+			t.Errorf("All()[%d] = %+v, want %s as decoded: %+v", i, all[i], f, want)
 		}
 	}
 }

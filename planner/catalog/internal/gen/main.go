@@ -1,6 +1,6 @@
 // Command gen writes the catalog's models/*.json from spec.json and the
-// config.json files under planner/hf/testdata/configs. Run it through
-// go generate ./planner/catalog.
+// config.json files under planner/hf/testdata/configs, and models.go, the
+// same models as Go values. Run it through go generate ./planner/catalog.
 package main
 
 import (
@@ -15,6 +15,12 @@ func main() {
 	files, err := build.Generate("spec.json", filepath.Join("..", "hf", "testdata", "configs"))
 	if err == nil {
 		err = write("models", files)
+	}
+	if err == nil {
+		var src []byte
+		if src, err = build.GoSource(files); err == nil {
+			err = os.WriteFile("models.go", src, 0o644)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
