@@ -14,7 +14,7 @@ WASMFLAGS := -trimpath -ldflags="-s -w" -gcflags=all=-l -gcflags=github.com/vram
 # which its header decoder's per-string loop needs (docs/benchmarks.md).
 READERFLAGS := -trimpath -ldflags="-s -w"
 
-.PHONY: all help build run test check deps deps-go deps-npm unit wasm-test fuzz bench bench-wasm \
+.PHONY: all help build run test check deps deps-go deps-npm unit wasm-test fuzz fuzz-long bench bench-wasm \
 	wasm web templ templ-check chromium bridge-test e2e bench-web worker worker-dev worker-test d1suite bench-worker
 
 all: build ## build every binary into bin/
@@ -92,6 +92,9 @@ wasm-test: deps-npm ## the planner's tests under GOOS=js GOARCH=wasm in Node
 
 fuzz: ## every fuzz target for FUZZTIME (default 5s)
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+fuzz-long: ## nightly: every fuzz target for LONGFUZZTIME (default 10m) each, printing each one's executions; not part of make test
+	FUZZTIME=$(or $(LONGFUZZTIME),10m) scripts/fuzz.sh
 
 bench: ## native benchmarks (see docs/benchmarks.md)
 	$(GO) test -run='^$$' -bench=. -benchmem ./planner/... ./gpuagent/...

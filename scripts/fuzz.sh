@@ -23,6 +23,7 @@ fuzz_one() {
   local pkg=$1 target=$2 try
   for try in 1 2 3; do
     if go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" >"$log" 2>&1; then
+      grep '^fuzz: elapsed' "$log" | tail -1 | sed "s/^/  $target: /" || true
       return 0
     fi
     if ! deadline_race "$log"; then

@@ -91,7 +91,7 @@ func TestPerLayerArrayBounded(t *testing.T) {
 
 // withOffset returns data with the data offset of the tensor named name,
 // of ndims dimensions, set to off.
-func withOffset(t *testing.T, data []byte, name string, ndims int, off uint64) []byte {
+func withOffset(t testing.TB, data []byte, name string, ndims int, off uint64) []byte {
 	t.Helper()
 	i := bytes.Index(data, []byte(name))
 	if i < 0 {
