@@ -115,3 +115,17 @@ func mix64(x uint64) uint64 {
 	x *= 0x94d049bb133111eb
 	return x ^ x>>31
 }
+
+// HoldsLeases reports whether conn has a lease open. The server uses it to
+// choose an idle connection it may close when its connection cap is
+// reached: one holding no lease loses nothing by closing.
+func (a *Agent) HoldsLeases(conn Conn) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, l := range a.leases {
+		if l.conn == conn {
+			return true
+		}
+	}
+	return false
+}

@@ -23,17 +23,21 @@ import (
 	"github.com/vramplan/vramplan/gpuagent/wire"
 )
 
-// TestMetricsSlotUnderFlood: with every connection of the cap held idle, a
-// scrape is still served, and nothing else is on the slot kept for it.
-func TestMetricsSlotUnderFlood(t *testing.T) {
-	addr, _ := start(t, tiny, agent.Config{}, server.Config{MaxConns: 4})
-	for range 4 { // each answered once, so each is accepted and counted
+// holdIdle opens n connections that each make one request and stay open,
+// idle: opening a lease on each when leases is set.
+func holdIdle(t *testing.T, addr string, n int, leases bool) {
+	t.Helper()
+	req := "GET /v1/stats HTTP/1.1\r\nHost: x\r\n\r\n"
+	if leases {
+		req = "POST /v1/lease HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+	}
+	for range n { // each answered once, so each is accepted and counted
 		c, err := net.Dial("unix", strings.TrimPrefix(addr, "unix:"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer c.Close()
-		io.WriteString(c, "GET /v1/stats HTTP/1.1\r\nHost: x\r\n\r\n")
+		t.Cleanup(func() { c.Close() })
+		io.WriteString(c, req)
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {
@@ -41,12 +45,52 @@ func TestMetricsSlotUnderFlood(t *testing.T) {
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%q: status %d", req, resp.StatusCode)
+		}
 	}
+}
+
+// TestMetricsSlotUnderFlood: with every connection of the cap held by a
+// client with a lease, a scrape is still served, and nothing else is on
+// the slot kept for it.
+func TestMetricsSlotUnderFlood(t *testing.T) {
+	addr, a := start(t, tiny, agent.Config{}, server.Config{MaxConns: 4})
+	holdIdle(t, addr, 4, true)
 	if v, ok := tryMetric(addr, "gpuagent_connections"); !ok || v != "5" {
-		t.Errorf("a scrape with the cap of 4 held idle: %q, answered %v; want 5 open connections counted", v, ok)
+		t.Errorf("a scrape with the cap of 4 held: %q, answered %v; want 5 open connections counted", v, ok)
 	}
 	if got := rawPost(t, addr, "/v1/lease", "{}"); got != http.StatusServiceUnavailable {
 		t.Errorf("a lease asked on the /metrics slot: status %d, want 503", got)
+	}
+	if n := a.Stats().Leases; n != 4 {
+		t.Errorf("%d leases open, want the 4 held ones", n)
+	}
+}
+
+// TestIdleConnsWithoutLeasesMakeRoom: at the cap, an idle connection that
+// holds no lease is closed for a new client, so idle connections alone
+// cannot shed every new client (1,023 did).
+func TestIdleConnsWithoutLeasesMakeRoom(t *testing.T) {
+	addr, _ := start(t, tiny, agent.Config{}, server.Config{MaxConns: 4, MetricsConns: -1})
+	holdIdle(t, addr, 4, false)
+	// The server marks a connection idle just after its answer is sent, so
+	// a client dialing at once may find none idle yet and be shed.
+	var c *client.Client
+	eventually(t, "a new client is served with the cap held by idle connections", func() bool {
+		var err error
+		c, err = client.Dial(context.Background(), addr)
+		return err == nil
+	})
+	defer c.Close()
+	if _, err := c.Open(0, t.Name()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Admit(16, 4); err != nil {
+		t.Errorf("a new client with the cap held by idle connections: %v", err)
+	}
+	if v := metric(t, addr, "gpuagent_connections_evicted_total"); v == "0" || v == "" {
+		t.Errorf("gpuagent_connections_evicted_total = %q, want at least 1", v)
 	}
 }
 

@@ -6,7 +6,8 @@
 // opened it, and when that connection closes every lease it opened ends.
 // The server bounds what a client can make it hold: request bodies
 // (wire.MaxBody), connections (Config.MaxConns; the excess is closed at
-// accept), header and body read time, write time and idle time. A few
+// accept, after closing an idle connection that holds no lease, if there
+// is one), header and body read time, write time and idle time. A few
 // connections past the cap are held for /metrics alone
 // (Config.MetricsConns), so a flood of idle clients does not blind the
 // scraper. On TCP a bearer token can be required (Config.Token).
@@ -85,6 +86,8 @@ type Server struct {
 	next   atomic.Uint64
 	open   atomic.Int64
 	shed   atomic.Uint64
+	idle   sync.Map // *countedConn -> struct{}: HTTP connections between requests
+	evict  atomic.Uint64
 	reg    *prometheus.Registry
 	token  *tokenCheck // nil: no token asked for
 	stop   chan struct{}
@@ -142,9 +145,15 @@ func (s *Server) connContext(ctx context.Context, c net.Conn) context.Context {
 
 func (s *Server) connState(c net.Conn, st http.ConnState) {
 	switch st {
+	case http.StateIdle:
+		s.idle.Store(c, struct{}{})
+	case http.StateActive:
+		s.idle.Delete(c)
 	case http.StateHijacked: // upgraded to frames: the frame loop ends its leases
+		s.idle.Delete(c)
 		s.conns.Delete(c)
 	case http.StateClosed:
+		s.idle.Delete(c)
 		if id, ok := s.conns.LoadAndDelete(c); ok {
 			s.a.CloseConn(id.(uint64))
 		}
@@ -265,7 +274,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		}
 		cfg := &l.s.cfg
 		switch n := l.s.open.Add(1); {
-		case n <= int64(cfg.MaxConns):
+		case n <= int64(cfg.MaxConns) || l.s.evictIdle():
 			return &countedConn{Conn: c, s: l.s}, nil
 		case n <= int64(cfg.MaxConns+cfg.MetricsConns):
 			cc := &countedConn{Conn: c, s: l.s, metricsOnly: true, until: time.Now().Add(cfg.MetricsTimeout)}
@@ -276,6 +285,27 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		l.s.shed.Add(1)
 		c.Close()
 	}
+}
+
+// evictIdle closes one idle HTTP connection that holds no lease, making
+// room under the cap: a flood of idle connections then cannot shed every
+// new client, only connections that hold leases count against it. It
+// reports whether it closed one.
+func (s *Server) evictIdle() bool {
+	evicted := false
+	s.idle.Range(func(k, _ any) bool {
+		c := k.(*countedConn)
+		id, ok := s.conns.Load(net.Conn(c))
+		if !ok || s.a.HoldsLeases(id.(uint64)) {
+			return true
+		}
+		s.idle.Delete(k)
+		c.Close()
+		s.evict.Add(1)
+		evicted = true
+		return false
+	})
+	return evicted
 }
 
 // countedConn is an accepted connection, counted until it closes. One
