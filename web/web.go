@@ -29,11 +29,12 @@
 // API and assets answer a CORS preflight (OPTIONS) and any origin, and a
 // method a route does not take is 405. An unreadable query or input is
 // 400 on every route, a model or calibration not in the table 404, and a
-// request whose client left stops planning (logged as 499).
+// request whose client left stops planning (logged as 499). Every error,
+// echo's own 404 and 405 included, is one JSON shape: {"error": …} with
+// "field" where a field is at fault (errors.go).
 package web
 
 import (
-	"errors"
 	"io/fs"
 	"net/http"
 	"sync"
@@ -77,13 +78,7 @@ func newApp(d Deps) (http.Handler, *app) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Use(middleware.Recover(), secure)
-	e.HTTPErrorHandler = func(err error, c echo.Context) {
-		if errors.Is(err, errGone) {
-			c.NoContent(statusClientClosed)
-			return
-		}
-		e.DefaultHTTPErrorHandler(err, c)
-	}
+	e.HTTPErrorHandler = httpError // errors.go: one shape for every error
 	a := &app{deps: d, opts: d.Uploads.withDefaults(), lim: newLimiter(d.Limits),
 		serverOnly: d.Static != nil && !exists(d.Static, "dist/planner.wasm")}
 	scripts := inlineHashes()
@@ -114,6 +109,8 @@ func newApp(d Deps) (http.Handler, *app) {
 		e.Match(getOrHead, "/static/*", s.handler(), cors)
 		e.OPTIONS("/static/*", preflight("GET, HEAD"), cors)
 		s.warm()
+	} else { // the platform serves the assets; a path that reaches the app is none of them
+		e.Match(getOrHead, "/static/*", func(echo.Context) error { return echo.ErrNotFound }, cors)
 	}
 	return e, a
 }

@@ -93,7 +93,7 @@ test('the plan API equals the CLI on both servers', async () => {
   }
 });
 
-test('bad input is a 4xx naming its field, the same on both', async () => {
+test('bad input is a 4xx naming its field, and every error is one shape, the same on both', async () => {
   const q = 'model=qwen3-4b-instruct-2507-q8_0&gpu=rtx5090-wsl2-cuda13.3';
   const cases = [
     [`/api/plan?${q}&batch=x`, {}, 400, 'batch'],
@@ -107,14 +107,27 @@ test('bad input is a 4xx naming its field, the same on both', async () => {
     ['/api/plan', { method: 'POST', body: JSON.stringify({ model: { id: 'x' }, limits: { max_batch: -1 } }) }, 400, ''],
     ['/api/plan', { method: 'POST', body: 'x'.repeat(3 << 20) }, 400, ''],
     ['/api/plan', { method: 'DELETE' }, 405, ''],
+    ['/api/view', { method: 'POST' }, 405, ''],
+    ['/nosuch', {}, 404, ''], // echo's own answers, in the app's shape
+    ['/api/nosuch', {}, 404, ''],
+    ['/static/nosuch.js', {}, 404, ''], // past Workers static assets to the worker
+    ['/api/models/nosuch', {}, 404, ''],
   ];
   for (const [path, init, status, field] of cases) {
     const what = `${init.method ?? 'GET'} ${path.slice(0, 80)}`;
-    const n = same(what, await both(path, init));
+    const pair = await both(path, init);
+    const n = same(what, pair);
     assert.equal(n.status, status, `${what}: status (${n.body.toString().slice(0, 200)})`);
     const e = JSON.parse(n.body);
-    const msg = e.error ?? e.message; // echo's own 404 says "message"
+    // One shape for every error, the routes' own and echo's: "error", and
+    // "field" where a field is at fault.
+    assert.deepEqual(Object.keys(e).filter((k) => k !== 'error' && k !== 'field'), [], `${what}: ${n.body}`);
+    const msg = e.error;
     assert.equal(typeof msg, 'string', `${what}: an error message`);
+    if (status === 405) {
+      assert.ok(n.headers.get('allow'), `${what}: Allow`);
+      assert.equal(pair[1].headers.get('allow'), n.headers.get('allow'), `${what}: Allow on both`);
+    }
     assert.ok(msg.length > 0, `${what}: an empty error`);
     if (field) assert.equal(e.field, field, `${what}: the field at fault (${msg})`);
   }

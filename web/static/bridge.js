@@ -34,7 +34,7 @@ async function instantiate(source) {
 // page's <head> starts compiling early) or bytes.
 async function instantiated(src, imports) {
   if (src instanceof Response && !src.ok) { // the server says why: a build without `make wasm` answers 503
-    const why = await src.json().then((b) => b.message ?? b.error, () => '');
+    const why = await src.json().then((b) => b.error, () => '');
     throw new Error(why || `the planner's WebAssembly could not be loaded (${src.status})`);
   }
   if (src instanceof Response) return (await WebAssembly.instantiateStreaming(src, imports)).instance;
