@@ -146,6 +146,10 @@ func withLayoutLevers(in *Input, ls []Lever, st *stopper) []Lever {
 	if c := minGPUsShared(in, &work, st); c.GPUs > 0 && (gpus == 0 || c.GPUs < gpus) {
 		out = append(out, Lever{Knob: KnobGPUs, From: strconv.Itoa(in.Parallel.GPUs()),
 			To: strconv.Itoa(c.GPUs) + " (" + c.Parallel.String() + ")", Frees: base + c.Headroom, Fits: true})
+		gpus = c.GPUs
+	}
+	if l, ok := weightsLever(in, base, gpus, &work, st); ok {
+		out = append(out, l)
 	}
 	return clip(append(append(out, rest...), budget...))
 }

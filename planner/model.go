@@ -123,6 +123,9 @@ type Model struct {
 	MoE     *MoE         `json:"moe,omitempty"`
 	MLA     *MLA         `json:"mla,omitempty"`
 	Vision  *Vision      `json:"vision,omitempty"`
+	// Variants are the same model in other weight formats, as a catalog
+	// holds them (variants.go): a failing report offers a smaller one.
+	Variants []Variant `json:"variants,omitempty"`
 }
 
 // NumLayers reports the number of decoder layers.

@@ -24,6 +24,9 @@ func validateModel(in *Input) error {
 	if err := validateWeights(&m.Weights); err != nil {
 		return err
 	}
+	if err := validateVariants(m); err != nil {
+		return err
+	}
 	return validateParts(m)
 }
 

@@ -74,3 +74,23 @@ func attrs(sel *goquery.Selection, k string) []string {
 	})
 	return out
 }
+
+// TestPageWeightsLever follows the weight-format lever of DeepSeek-V3 FP8
+// on one H200: its link names the Q4_K_M variant and the layout it fits,
+// and the page it leads to fits.
+func TestPageWeightsLever(t *testing.T) {
+	doc := page(t, "/?model=deepseek-v3-fp8&gpu=h200-linux-cuda13.0&batch=16&len=32768", http.StatusOK)
+	var link string
+	testid(doc, "lever").Each(func(_ int, s *goquery.Selection) {
+		if strings.HasPrefix(s.Text(), "weights deepseek-v3-fp8 → deepseek-v3-q4_k_m, on ") {
+			link, _ = s.Attr("href")
+		}
+	})
+	if !strings.Contains(link, "model=deepseek-v3-q4_k_m&") || !strings.Contains(link, "pp=") {
+		t.Fatalf("levers %v: no weights lever to deepseek-v3-q4_k_m on a layout", testid(doc, "lever").Text())
+	}
+	after := page(t, "/"+link, http.StatusOK)
+	if fits, _ := testid(after, "verdict").Attr("data-fits"); fits != "true" {
+		t.Errorf("%s: %s", link, testid(after, "verdict").Text())
+	}
+}

@@ -15,8 +15,10 @@ package catalog
 //go:generate go run ./internal/gen
 
 import (
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/names"
@@ -26,7 +28,12 @@ import (
 // caller's; the models' own slices and pointers are shared with the
 // catalog and must not be modified.
 func All() ([]planner.Model, error) {
-	return slices.Clone(models), nil
+	out := slices.Clone(models)
+	vs := variants()
+	for i := range out {
+		out[i].Variants = vs[i]
+	}
+	return out, nil
 }
 
 // IDs returns the catalog's model IDs, sorted.
@@ -48,5 +55,38 @@ func Lookup(id string) (planner.Model, error) {
 		return planner.Model{}, err
 	}
 	i, _ := slices.BinarySearchFunc(models, got, func(m planner.Model, id string) int { return strings.Compare(m.ID, id) })
-	return models[i], nil
+	m := models[i]
+	m.Variants = variants()[i]
+	return m, nil
+}
+
+// variants returns, for each model (by index), the catalog's other weight
+// formats of the same shape (same layers, widths, vocabulary, experts and
+// attention): a config.json published in BF16 and in FP8, or quantized to
+// Q8_0 and Q4_K_M. It is computed once; the slices are shared.
+var variants = sync.OnceValue(func() [][]planner.Variant {
+	out := make([][]planner.Variant, len(models))
+	for i := range models {
+		for j := range models {
+			if i != j && sameShape(&models[i], &models[j]) {
+				o := &models[j]
+				out[i] = append(out[i], planner.Variant{ID: o.ID, Name: o.Name, Weights: o.Weights})
+			}
+		}
+	}
+	return out
+})
+
+// sameShape reports whether a and b are one model in two weight formats:
+// equal in everything but the names, the source, the weights and the
+// vision tower.
+func sameShape(a, b *planner.Model) bool {
+	if a.Arch != b.Arch || a.HiddenSize != b.HiddenSize || a.VocabSize != b.VocabSize || len(a.Layers) != len(b.Layers) {
+		return false
+	}
+	x, y := *a, *b
+	for _, m := range []*planner.Model{&x, &y} {
+		m.ID, m.Name, m.Source, m.Weights, m.Vision, m.Variants = "", "", "", planner.Weights{}, nil, nil
+	}
+	return reflect.DeepEqual(x, y)
 }

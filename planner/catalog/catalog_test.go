@@ -58,8 +58,10 @@ func TestGoValues(t *testing.T) {
 		if err := json.Unmarshal(data, &want); err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(all[i], want) {
-			t.Errorf("All()[%d] = %+v, want %s as decoded: %+v", i, all[i], f, want)
+		got := all[i]
+		got.Variants = nil // added by All from the other files (TestVariants)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("All()[%d] = %+v, want %s as decoded: %+v", i, got, f, want)
 		}
 	}
 }

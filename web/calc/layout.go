@@ -65,6 +65,13 @@ func (s State) withLayoutLever(l planner.Lever) (State, bool) {
 		s.PP = n
 	case planner.KnobGPUs:
 		return s.withLayoutOf(l.To)
+	case planner.KnobWeights: // "id" or "id on N GPUs (layout)"
+		id, layout, more := strings.Cut(l.To, " on ")
+		s.Model = id
+		if more {
+			return s.withLayoutOf(layout)
+		}
+		return s, id != ""
 	default:
 		return s, false
 	}
@@ -214,6 +221,12 @@ func layoutLeverLabel(l planner.Lever, t State) string {
 		return gpus + ": " + t.parallel().String()
 	case planner.KnobTensorParallel, planner.KnobPipelineParallel:
 		return knobLabels[l.Knob] + " " + l.From + " → " + l.To + ": " + gpus
+	case planner.KnobWeights:
+		label := "weights " + l.From + " → " + t.Model
+		if strings.Contains(l.To, " on ") {
+			label += ", on " + gpus + ": " + t.parallel().String()
+		}
+		return label
 	}
 	return leverLabel(l)
 }

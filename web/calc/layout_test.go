@@ -118,6 +118,8 @@ func TestWithLayoutLever(t *testing.T) {
 		{planner.Lever{Knob: planner.KnobPipelineParallel, From: "1", To: "2"}, 0, 2, 4, 0},
 		{planner.Lever{Knob: planner.KnobGPUs, From: "1", To: "8 (tensor_parallel 4 × pipeline_parallel 2)"}, 4, 2, 1, 1},
 		{planner.Lever{Knob: planner.KnobGPUs, From: "1", To: "6 (tensor_parallel 2 × pipeline_parallel 1 × expert_parallel 6 × data_parallel 3)"}, 2, 1, 6, 3},
+		{planner.Lever{Knob: planner.KnobWeights, From: "m-bf16", To: "m-q8_0"}, 0, 0, 4, 0},
+		{planner.Lever{Knob: planner.KnobWeights, From: "m-bf16", To: "m-q4 on 4 GPUs (tensor_parallel 1 × pipeline_parallel 4)"}, 1, 4, 1, 1},
 	} {
 		got, ok := s.WithLever(c.l)
 		if !ok || got.TP != c.tp || got.PP != c.pp || got.EP != c.ep || got.DP != c.dp {

@@ -89,6 +89,21 @@ test('a model too big for one GPU: the tensor-parallel lever applies a layout, a
   assert.deepEqual(page.errors, []);
 });
 
+test('a smaller weight format of the catalog is a lever: DeepSeek-V3 at Q4_K_M on fewer H200s than FP8', async () => {
+  const page = await open('model=deepseek-v3-fp8&gpu=h200-linux-cuda13.0&batch=16&len=32768');
+  const gpus = await page.locator('[data-testid="lever"]', { hasText: /^\d+ GPUs: / }).innerText();
+  const lever = page.locator('[data-testid="lever"]', { hasText: 'weights deepseek-v3-fp8 → deepseek-v3-q4_k_m, on ' });
+  const label = await lever.innerText();
+  assert.ok(+/on (\d+) GPUs/.exec(label)[1] < +/^(\d+)/.exec(gpus)[1], `${label} uses fewer GPUs than ${gpus}`);
+  await lever.click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="model"]').value === 'deepseek-v3-q4_k_m');
+  await page.waitForSelector('[data-testid="verdict"][data-fits="true"]');
+  const { query } = await assertLayoutMatchesCLI(page, `after "${label}"`);
+  assert.match(query, /^model=deepseek-v3-q4_k_m&/);
+  await shot(page, 'layout-weights-lever.png', { fullPage: true });
+  assert.deepEqual(page.errors, []);
+});
+
 test('the layout controls re-plan; the shared URL reproduces the layout with and without JavaScript', async () => {
   const page = await open(deepseek);
   await assertLayoutMatchesCLI(page, 'TP8 × EP8');
