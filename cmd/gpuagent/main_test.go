@@ -95,7 +95,7 @@ func TestServeReportSoak(t *testing.T) {
 }
 
 // TestServeTCPWithToken: serve on loopback TCP with --token-file; report
-// with the token is served, without it is refused, saying why.
+// and soak with the token are served, without it refused, saying why.
 func TestServeTCPWithToken(t *testing.T) {
 	tokFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokFile, []byte(strings.Repeat("5eed", 10)+"\n"), 0o600); err != nil {
@@ -129,6 +129,14 @@ func TestServeTCPWithToken(t *testing.T) {
 	out.Reset()
 	if code := run([]string{"report", "--listen", addr, "--token-file", tokFile}, &out, &out); code != exitOK || !strings.Contains(out.String(), "attribution") {
 		t.Errorf("report with the token = %d\n%s", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"soak", "--listen", addr, "--token-file", tokFile, "--ops", "500", "--clients", "2"}, &out, &out); code != exitOK {
+		t.Errorf("soak with the token = %d\n%s", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"soak", "--listen", addr, "--ops", "10", "--clients", "1"}, &out, &out); code == exitOK || !strings.Contains(out.String(), "unauthorized") {
+		t.Errorf("soak without the token = %d\n%s", code, out.String())
 	}
 	p, _ := os.FindProcess(os.Getpid())
 	p.Signal(os.Interrupt)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/vramplan/vramplan/gpuagent/server"
 	"github.com/vramplan/vramplan/gpuagent/soak"
 )
 
@@ -25,6 +26,7 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 	form := fs.String("latency-form", "binary", "how timed steps travel: `binary` (wire.CallDecode), json (a wire.Step) or both")
 	mapWith := fs.String("map", "", "every lease maps the KV pool: `vmm` (the GPU, device --device) or fake (memory files); default none")
 	device := fs.Int("device", 0, "CUDA device `ordinal` for --map vmm")
+	tokenFile := fs.String("token-file", "", "`file` holding the agent's bearer token (for a TCP --listen)")
 	var gc gcFlag
 	gc.register(fs)
 	if code := parse(fs, args); code >= 0 {
@@ -38,6 +40,14 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gpuagent soak: --listen is required")
 		return exitUsage
 	}
+	if *tokenFile != "" {
+		tok, err := server.ReadTokenFile(*tokenFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "gpuagent soak: %v\n", err)
+			return exitUsage
+		}
+		cfg.Token = string(tok)
+	}
 	var ok bool
 	if cfg.Map, ok = importers(*mapWith, *device); !ok {
 		fmt.Fprintf(stderr, "gpuagent soak: --map %q: want vmm or fake\n", *mapWith)
@@ -45,7 +55,7 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx := context.Background()
 	if *batch > 0 {
-		return measure(ctx, cfg.Addr, *form, *batch, *steps, stdout, stderr)
+		return measure(ctx, cfg, *form, *batch, *steps, stdout, stderr)
 	}
 	res, err := soak.Run(ctx, cfg)
 	if err == nil {
@@ -66,14 +76,14 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 }
 
 // measure times decode steps in the forms named and prints a line each.
-func measure(ctx context.Context, addr, form string, batch, steps int, stdout, stderr io.Writer) int {
+func measure(ctx context.Context, cfg soak.Config, form string, batch, steps int, stdout, stderr io.Writer) int {
 	forms := map[string][]soak.Form{"binary": {soak.Binary}, "json": {soak.JSON}, "both": {soak.JSON, soak.Binary}}[form]
 	if forms == nil {
 		fmt.Fprintf(stderr, "gpuagent soak: --latency-form %q: want binary, json or both\n", form)
 		return exitUsage
 	}
 	for _, f := range forms {
-		l, err := soak.MeasureStep(ctx, addr, f, batch, steps)
+		l, err := soak.MeasureStep(ctx, cfg, f, batch, steps)
 		if err != nil {
 			fmt.Fprintf(stderr, "gpuagent soak: %v\n", err)
 			return exitFail

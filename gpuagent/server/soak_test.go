@@ -42,7 +42,7 @@ func BenchmarkStep256(b *testing.B) {
 		b.Run(f.String(), func(b *testing.B) {
 			addr, _ := start(b, "testdata/bench.plan.json", agent.Config{}, server.Config{})
 			b.ResetTimer()
-			l, err := soak.MeasureStep(context.Background(), addr, f, 256, b.N)
+			l, err := soak.MeasureStep(context.Background(), soak.Config{Addr: addr}, f, 256, b.N)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -55,7 +55,7 @@ func BenchmarkStep256(b *testing.B) {
 func TestStep256Latency(t *testing.T) {
 	for _, f := range []soak.Form{soak.JSON, soak.Binary} {
 		addr, _ := start(t, "testdata/bench.plan.json", agent.Config{}, server.Config{})
-		l, err := soak.MeasureStep(context.Background(), addr, f, 256, 2000)
+		l, err := soak.MeasureStep(context.Background(), soak.Config{Addr: addr}, f, 256, 2000)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,8 +42,8 @@ func (f Form) String() string {
 // one client, each step a round trip to the agent at addr. Sequences are
 // admitted at the plan's max_seq_len and re-admitted when full; only the
 // decode steps are timed.
-func MeasureStep(ctx context.Context, addr string, f Form, batch, steps int) (Latency, error) {
-	c, err := client.Dial(ctx, addr)
+func MeasureStep(ctx context.Context, cfg Config, f Form, batch, steps int) (Latency, error) {
+	c, err := cfg.dial(ctx)
 	if err != nil {
 		return Latency{}, err
 	}

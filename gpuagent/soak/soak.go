@@ -24,6 +24,7 @@ import (
 // Config configures a soak. Its zero value is 32 clients, 100k operations.
 type Config struct {
 	Addr    string `json:"addr"`    // "unix:PATH" or "HOST:PORT"
+	Token   string `json:"-"`       // the agent's bearer token, for TCP (gpuagent serve --token-file)
 	Clients int    `json:"clients"` // concurrent clients; 0 means 32
 	Ops     int    `json:"ops"`     // operations in all; 0 means 100 000
 	Seed    uint64 `json:"seed"`
@@ -118,7 +119,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Ops = 100_000
 	}
 	res := new(Result)
-	if err := stats(ctx, cfg.Addr, &res.Before); err != nil {
+	if err := stats(ctx, &cfg, &res.Before); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -146,13 +147,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := errors.Join(errs...); err != nil {
 		return res, err
 	}
-	return res, settle(ctx, cfg.Addr, &res.After)
+	return res, settle(ctx, &cfg, &res.After)
 }
 
 // settle waits for the agent to notice the soak's closed connections.
-func settle(ctx context.Context, addr string, st *agent.Stats) error {
+func settle(ctx context.Context, cfg *Config, st *agent.Stats) error {
 	for i := 0; ; i++ {
-		if err := stats(ctx, addr, st); err != nil {
+		if err := stats(ctx, cfg, st); err != nil {
 			return err
 		}
 		if st.Leases == 0 || i == 200 {
@@ -162,8 +163,8 @@ func settle(ctx context.Context, addr string, st *agent.Stats) error {
 	}
 }
 
-func stats(ctx context.Context, addr string, st *agent.Stats) error {
-	c, err := client.Dial(ctx, addr)
+func stats(ctx context.Context, cfg *Config, st *agent.Stats) error {
+	c, err := cfg.dial(ctx)
 	if err != nil {
 		return err
 	}
@@ -174,3 +175,8 @@ func stats(ctx context.Context, addr string, st *agent.Stats) error {
 // isRefusal reports whether err is a capacity refusal, which a soak that
 // fills the pool expects.
 func isRefusal(err *wire.Error) bool { return err != nil && err.Code == wire.CodeCapacity }
+
+// dial connects to the agent cfg names, with its token.
+func (cfg *Config) dial(ctx context.Context) (*client.Client, error) {
+	return client.DialWith(ctx, cfg.Addr, client.Options{Token: cfg.Token})
+}

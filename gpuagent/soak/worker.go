@@ -33,7 +33,7 @@ type seq struct {
 }
 
 func (w *worker) connect(ctx context.Context) error {
-	c, err := client.Dial(ctx, w.cfg.Addr)
+	c, err := w.cfg.dial(ctx)
 	if err != nil {
 		return err
 	}
