@@ -2,6 +2,7 @@ package hf
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"testing"
 
@@ -38,10 +39,18 @@ func FuzzReadSafetensors(f *testing.F) {
 		if err != nil {
 			return
 		}
+		var sum int64
 		for _, x := range ts {
 			if x.Bytes < 0 || x.Bytes > int64(len(data)) {
 				t.Errorf("ReadSafetensors(%q) = tensor %q of %d bytes in a %d-byte file", data, x.Name, x.Bytes, len(data))
 			}
+			sum += x.Bytes
+		}
+		// Tensors are disjoint byte ranges of the data after the header
+		// (issue 13, finding 8: overlapping data_offsets were accepted),
+		// so together they never outweigh it.
+		if room := int64(len(data)) - 8 - int64(binary.LittleEndian.Uint64(data)); sum > room {
+			t.Errorf("ReadSafetensors = %d tensors of %d bytes in all, over the %d bytes of data after the header", len(ts), sum, room)
 		}
 	})
 }
