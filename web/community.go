@@ -53,8 +53,10 @@ type communityCache struct {
 	// body is the JSON of bodyOf, the groups GET /api/community last sent.
 	body   []byte
 	bodyOf []communityGroup
-	// refreshing is set while a background refresh runs.
+	// refreshing is set while a background refresh runs; took is how long
+	// the last one took.
 	refreshing atomic.Bool
+	took       time.Duration
 }
 
 type versioned struct {
@@ -190,6 +192,26 @@ func (a *app) communityCalibration(ctx context.Context, s *community.Summary, me
 	return nil, nil
 }
 
+// refreshShare bounds the background refresh's share of the time: a
+// refresh that took d is not started again until refreshShare × d has
+// passed since the last one, so a busy group of 100,000 uploads (which a
+// refresh re-reads whole) costs at most a tenth of a core, however fast
+// uploads come; the comparison only grows staler.
+const refreshShare = 10
+
+// refreshBehind refreshes the groups in the background for summaryOf,
+// timing the refresh; the caller has set cc.refreshing.
+func (cc *communityCache) refreshBehind(a *app) {
+	defer cc.refreshing.Store(false)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	t0 := time.Now()
+	a.community(ctx, heldStaleness)
+	cc.mu.Lock()
+	cc.took = time.Since(t0)
+	cc.mu.Unlock()
+}
+
 // summaryOf returns the aggregate of group for comparing an upload with
 // it. An established group (MinGroup uploads or more) is taken from the
 // groups in memory, refreshed in the background when they are older than
@@ -199,16 +221,11 @@ func (a *app) communityCalibration(ctx context.Context, s *community.Summary, me
 func (a *app) summaryOf(c echo.Context, group string) (community.Summary, bool) {
 	cc := &a.comm
 	cc.mu.Lock()
-	gs, stale := cc.groups, time.Since(cc.fetched) >= heldStaleness
+	gs, stale := cc.groups, time.Since(cc.fetched) >= max(heldStaleness, refreshShare*cc.took)
 	cc.mu.Unlock()
 	if s, ok := findGroup(gs, group); ok && s.Count >= community.MinGroup {
 		if stale && cc.refreshing.CompareAndSwap(false, true) {
-			go func() {
-				defer cc.refreshing.Store(false)
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				defer cancel()
-				a.community(ctx, heldStaleness)
-			}()
+			go cc.refreshBehind(a)
 		}
 		return s, true
 	}

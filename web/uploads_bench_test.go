@@ -26,7 +26,8 @@ import (
 
 // BenchmarkUploads sends distinct, accepted uploads from 32 clients over
 // loopback HTTP to the app on SQLite and reports uploads/s and the 99th
-// percentile of one upload's latency.
+// percentile of one upload's latency, and the CPU the process spent per
+// upload.
 func BenchmarkUploads(b *testing.B) {
 	s := newServer(b, web.UploadOptions{PerClientHour: 1 << 40, DailyCap: 1 << 40})
 	srv := httptest.NewServer(s.h)
@@ -40,7 +41,7 @@ func BenchmarkUploads(b *testing.B) {
 	lat := make([]time.Duration, b.N)
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	for range 32 {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < b.N; i = int(next.Add(1) - 1) {
@@ -61,12 +62,17 @@ func BenchmarkUploads(b *testing.B) {
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
 	b.StopTimer()
 	slices.Sort(lat)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "uploads/s")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	// The process's CPU per upload, server and client together: on a
+	// machine with N idle cores the rate cannot pass N / cpu-µs.
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/upload")
+	}
 }
 
 // BenchmarkCommunityList times GET /api/community and GET /api/calibrations

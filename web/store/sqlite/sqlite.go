@@ -32,6 +32,7 @@ type Store struct {
 	closed      chan struct{}
 	stopped     chan struct{}
 	closeOnce   sync.Once
+	stmts       stmts
 }
 
 var _ store.Store = (*Store)(nil)
@@ -69,6 +70,9 @@ func Open(path string) (*Store, error) {
 	read.SetMaxOpenConns(readConns)
 	read.SetMaxIdleConns(readConns)
 	s := &Store{read: read, write: write, ops: make(chan *op), closed: make(chan struct{}), stopped: make(chan struct{})}
+	if err := s.stmts.prepareWrites(write); err != nil {
+		return nil, errors.Join(fmt.Errorf("sqlite: %s: %w", path, err), read.Close(), write.Close())
+	}
 	go s.writer()
 	return s, nil
 }
@@ -80,7 +84,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.closed)
 		<-s.stopped
-		err = errors.Join(s.read.Close(), s.write.Close())
+		err = errors.Join(s.stmts.close(), s.read.Close(), s.write.Close())
 	})
 	return err
 }
@@ -90,7 +94,7 @@ func (s *Store) Put(ctx context.Context, u store.Upload) (store.Upload, bool, er
 	args := store.InsertArgs(&u)
 	var n, seq int64
 	err := s.do(ctx, false, func(tx *sql.Tx) error {
-		r, err := tx.Exec(store.SQLInsertUpload, args...)
+		r, err := s.stmts.in(tx, store.SQLInsertUpload).Exec(args...)
 		if err != nil {
 			return err
 		}
@@ -106,7 +110,7 @@ func (s *Store) Put(ctx context.Context, u store.Upload) (store.Upload, bool, er
 	if n == 1 {
 		return stored(u, seq), true, nil
 	}
-	got, err := store.ScanUpload(s.read.QueryRowContext(ctx, store.SQLUploadConflict, u.ID, u.Digest))
+	got, err := s.queryRow(ctx, store.SQLUploadConflict, u.ID, u.Digest)
 	if err != nil {
 		return store.Upload{}, false, fmt.Errorf("sqlite: put %s: reading the stored upload: %w", u.ID, err)
 	}
@@ -128,9 +132,18 @@ func stored(u store.Upload, seq int64) store.Upload {
 	return u
 }
 
+// queryRow reads one upload with a prepared read statement.
+func (s *Store) queryRow(ctx context.Context, q string, args ...any) (store.Upload, error) {
+	st, err := s.stmts.reader(ctx, s.read, q)
+	if err != nil {
+		return store.Upload{}, err
+	}
+	return store.ScanUpload(st.QueryRowContext(ctx, args...))
+}
+
 // Get implements store.Store.
 func (s *Store) Get(ctx context.Context, id string) (store.Upload, error) {
-	u, err := store.ScanUpload(s.read.QueryRowContext(ctx, store.SQLUploadByID, id))
+	u, err := s.queryRow(ctx, store.SQLUploadByID, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, store.ErrNotFound
 	}
@@ -141,7 +154,7 @@ func (s *Store) Get(ctx context.Context, id string) (store.Upload, error) {
 func (s *Store) Delete(ctx context.Context, id, tokenHash string) error {
 	var n int64
 	err := s.do(ctx, false, func(tx *sql.Tx) error {
-		r, err := tx.Exec(store.SQLDeleteUpload, id, tokenHash)
+		r, err := s.stmts.in(tx, store.SQLDeleteUpload).Exec(id, tokenHash)
 		if err == nil {
 			n, err = r.RowsAffected()
 		}
@@ -159,7 +172,11 @@ func (s *Store) Delete(ctx context.Context, id, tokenHash string) error {
 // Uploads implements store.Store.
 func (s *Store) Uploads(ctx context.Context, q store.Query) ([]store.Upload, error) {
 	query, args := store.SQLUploads(q)
-	rows, err := s.read.QueryContext(ctx, query, args...)
+	st, err := s.stmts.reader(ctx, s.read, query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +213,7 @@ func (s *Store) Groups(ctx context.Context) ([]store.Group, error) {
 // PutAggregate implements store.Store.
 func (s *Store) PutAggregate(ctx context.Context, group string, version int64, doc []byte) error {
 	return s.do(ctx, false, func(tx *sql.Tx) error {
-		_, err := tx.Exec(store.SQLPutAggregate, group, version, string(doc))
+		_, err := s.stmts.in(tx, store.SQLPutAggregate).Exec(group, version, string(doc))
 		return err
 	})
 }
@@ -207,7 +224,7 @@ func (s *Store) PutAggregate(ctx context.Context, group string, version int64, d
 func (s *Store) Hit(ctx context.Context, key string, window int64) (int64, error) {
 	var n int64
 	err := s.do(ctx, true, func(tx *sql.Tx) error {
-		return tx.QueryRow(store.SQLHit, key, window).Scan(&n)
+		return s.stmts.in(tx, store.SQLHit).QueryRow(key, window).Scan(&n)
 	})
 	return n, err
 }
@@ -215,7 +232,7 @@ func (s *Store) Hit(ctx context.Context, key string, window int64) (int64, error
 // Sweep implements store.Store.
 func (s *Store) Sweep(ctx context.Context, before int64) error {
 	return s.do(ctx, false, func(tx *sql.Tx) error {
-		_, err := tx.Exec(store.SQLSweep, before)
+		_, err := s.stmts.in(tx, store.SQLSweep).Exec(before)
 		return err
 	})
 }
@@ -223,7 +240,7 @@ func (s *Store) Sweep(ctx context.Context, before int64) error {
 // Setting implements store.Store.
 func (s *Store) Setting(ctx context.Context, name, proposed string) (string, error) {
 	err := s.do(ctx, false, func(tx *sql.Tx) error {
-		_, err := tx.Exec(store.SQLInsertSetting, name, proposed)
+		_, err := s.stmts.in(tx, store.SQLInsertSetting).Exec(name, proposed)
 		return err
 	})
 	if err != nil {
