@@ -1,10 +1,6 @@
 package planner
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-)
+import "fmt"
 
 // MaxDocument is the largest input or plan document the parsers accept.
 // Model shapes with per-tensor matrices stay far below it.
@@ -66,13 +62,8 @@ func decodeStrict(data []byte, v any) error {
 	if len(data) > MaxDocument {
 		return fmt.Errorf("document is %d bytes, more than %d", len(data), MaxDocument)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := unmarshalStrict(data, v); err != nil {
 		return fmt.Errorf("decoding: %w", err)
-	}
-	if dec.More() {
-		return fmt.Errorf("decoding: trailing data after the document")
 	}
 	if k, dup := DuplicateKey(data); dup {
 		return fmt.Errorf("decoding: key %q appears twice in one object", truncate(k, 64))
@@ -92,7 +83,7 @@ func truncate(s string, n int) string {
 // JSON returns the canonical encoding of p: two-space indented, newline
 // terminated. It is byte-identical for equal plans.
 func (p *Plan) JSON() []byte {
-	b, err := json.MarshalIndent(p, "", "  ")
+	b, err := marshalIndent(p)
 	if err != nil {
 		panic("planner: plan does not marshal: " + err.Error()) // only plain data; cannot happen
 	}

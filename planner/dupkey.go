@@ -1,7 +1,5 @@
 package planner
 
-import "encoding/json"
-
 // This file refuses JSON documents whose objects repeat a key.
 // encoding/json keeps the last of a repeated key without a word, so a
 // document that says "max_batch": 1 and then "max_batch": 4096 means
@@ -81,7 +79,7 @@ func unquote(q []byte) string {
 	for _, c := range q {
 		if c == '\\' {
 			var s string
-			if json.Unmarshal(q, &s) == nil {
+			if unmarshal(q, &s) == nil {
 				return s
 			}
 			break

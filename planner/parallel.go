@@ -13,7 +13,6 @@ package planner
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 )
 
@@ -304,7 +303,7 @@ func sameCalibration(a, b *Calibration) bool {
 	if a == b {
 		return true
 	}
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
+	x, _ := marshal(a)
+	y, _ := marshal(b)
 	return bytes.Equal(x, y)
 }

@@ -3,9 +3,9 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vramplan/vramplan/internal/jsonlite"
 	"syscall/js"
 
 	"github.com/vramplan/vramplan/planner"
@@ -67,7 +67,7 @@ func decoded(args []js.Value) (*planner.Model, *planner.Calibration, error) {
 	}
 	if cj != lastCalJSON {
 		var c planner.Calibration
-		if err := json.Unmarshal([]byte(cj), &c); err != nil {
+		if err := jsonlite.Unmarshal([]byte(cj), &c); err != nil {
 			return lastModel, lastCal, fmt.Errorf("calibration: %w", err)
 		}
 		lastCalJSON, lastCal = cj, &c

@@ -11,9 +11,9 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vramplan/vramplan/internal/jsonlite"
 	"syscall/js"
 
 	"github.com/vramplan/vramplan/planner"
@@ -73,7 +73,7 @@ func arg(args []js.Value, i int, what string) (string, error) {
 }
 
 func marshal(v any) (any, error) {
-	b, err := json.Marshal(v)
+	b, err := jsonlite.Marshal(v)
 	return string(b), err
 }
 
@@ -154,7 +154,7 @@ func encodeState(args []js.Value) (any, error) {
 		return nil, err
 	}
 	var s calc.State
-	if err := json.Unmarshal([]byte(j), &s); err != nil {
+	if err := jsonlite.Unmarshal([]byte(j), &s); err != nil {
 		return nil, err
 	}
 	return s.Encode(), nil
