@@ -1,9 +1,10 @@
 package planner
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // describe names charge k and states how its bytes were computed.
@@ -42,14 +43,14 @@ func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
 	case keyMLA:
 		return "MLA scratch", "prefill × {kv_a, latent, k_rope, kv_b} × 2 B"
 	case keySpec:
-		return fmt.Sprintf("speculative-decode staging (k=%d)", in.Features.SpecDecodeK),
+		return printf.Sprintf("speculative-decode staging (k=%d)", in.Features.SpecDecodeK),
 			"planned for the maximum k: seqs × (k+1) × (vocab × 4 B + d_model × 4 B)"
 	case keyGraphs:
-		name := fmt.Sprintf("CUDA-graph pool (%d graphs)", c.graphs)
+		name := printf.Sprintf("CUDA-graph pool (%d graphs)", c.graphs)
 		if in.Calibration.GraphExec == 0 {
-			return name, fmt.Sprintf("%d graphs, their size not measured in %s: not charged", c.graphs, in.Calibration.ID)
+			return name, printf.Sprintf("%d graphs, their size not measured in %s: not charged", c.graphs, in.Calibration.ID)
 		}
-		return name, fmt.Sprintf("%d graphs × %s each, measured: %s", c.graphs, in.Calibration.GraphExec, in.Calibration.ID)
+		return name, printf.Sprintf("%d graphs × %s each, measured: %s", c.graphs, in.Calibration.GraphExec, in.Calibration.ID)
 	case keyVisionStaging:
 		return "vision pixel + embedding buffers", "image² × 3 × 2 B + image tokens × d_model × 2 B"
 	case keyMeasuredT2:
@@ -64,17 +65,17 @@ func describeModel(k key, in *Input, c *charges, l limits) (name, detail string)
 	case keyWeights:
 		return "model weights", weightsDetail(m)
 	case keyWeightCache:
-		return cacheName(in.Features.WeightCache), fmt.Sprintf("%d GEMM matrices, seed A1.7 formulas", matrixCount(m))
+		return cacheName(in.Features.WeightCache), printf.Sprintf("%d GEMM matrices, seed A1.7 formulas", matrixCount(m))
 	case keyVisionTower:
 		return "vision tower", "mmproj tensors"
 	case keyRing:
-		return fmt.Sprintf("residual FP16 ring (%d tok)", in.Features.ResidualRing), "seqs × ring × Σ layers K+V × 2 B"
+		return printf.Sprintf("residual FP16 ring (%d tok)", in.Features.ResidualRing), "seqs × ring × Σ layers K+V × 2 B"
 	case keySSM:
-		return "SSM / recurrent state", fmt.Sprintf("%d seqs × per-sequence state", l.batch)
+		return "SSM / recurrent state", printf.Sprintf("%d seqs × per-sequence state", l.batch)
 	case keySnapshots:
-		return fmt.Sprintf("recurrent snapshots (%d)", in.Features.RecurrentSnapshots), "entries × per-sequence state"
+		return printf.Sprintf("recurrent snapshots (%d)", in.Features.RecurrentSnapshots), "entries × per-sequence state"
 	case keySWA:
-		return fmt.Sprintf("SWA KV pool (window %d)", c.kv.window), fmt.Sprintf("%d blocks, own id space", c.kv.swaBlocks)
+		return printf.Sprintf("SWA KV pool (window %d)", c.kv.window), printf.Sprintf("%d blocks, own id space", c.kv.swaBlocks)
 	case keyKV:
 		return "KV pool (batch " + itoa(l.batch) + " x " + itoa(l.seqLen) + " tok)",
 			strconv.FormatInt(c.kv.blocks, 10) + " blocks × " + c.kv.globalBlock.String() + " (" + itoa(l.block) + " tok × " +

@@ -1,6 +1,6 @@
 package planner
 
-import "fmt"
+import "github.com/vramplan/vramplan/internal/printf"
 
 // MaxDocument is the largest input or plan document the parsers accept.
 // Model shapes with per-tensor matrices stay far below it.
@@ -25,11 +25,11 @@ func ParsePlan(data []byte) (Plan, error) {
 		return Plan{}, err
 	}
 	if p.Schema != PlanSchema {
-		return Plan{}, fmt.Errorf("plan schema %q, want %q", p.Schema, PlanSchema)
+		return Plan{}, printf.Errorf("plan schema %q, want %q", p.Schema, PlanSchema)
 	}
 	again, err := PlanMemory(p.Input)
 	if _, ok := err.(*InputError); ok {
-		return Plan{}, fmt.Errorf("plan input: %w", err)
+		return Plan{}, printf.Errorf("plan input: %w", err)
 	}
 	if err := sameFigures(&p, &again); err != nil {
 		return Plan{}, err
@@ -43,30 +43,30 @@ func ParsePlan(data []byte) (Plan, error) {
 // sameFigures reports where a decoded plan disagrees with its re-plan.
 func sameFigures(p, q *Plan) error {
 	if p.Fits != q.Fits || p.Total != q.Total || p.Budget != q.Budget || len(p.Items) != len(q.Items) {
-		return fmt.Errorf("plan does not reproduce: total %d fits %v, re-planned %d fits %v",
+		return printf.Errorf("plan does not reproduce: total %d fits %v, re-planned %d fits %v",
 			p.Total, p.Fits, q.Total, q.Fits)
 	}
 	for i := range p.Items {
 		a, b := p.Items[i], q.Items[i]
 		if a.Key != b.Key || a.Bytes != b.Bytes || a.Tier != b.Tier {
-			return fmt.Errorf("plan does not reproduce: item %d is %s %d, re-planned %s %d", i, a.Key, a.Bytes, b.Key, b.Bytes)
+			return printf.Errorf("plan does not reproduce: item %d is %s %d, re-planned %s %d", i, a.Key, a.Bytes, b.Key, b.Bytes)
 		}
 	}
 	if p.KV.Blocks != q.KV.Blocks || p.KV.Reserve != q.KV.Reserve {
-		return fmt.Errorf("plan does not reproduce: KV blocks %d, re-planned %d", p.KV.Blocks, q.KV.Blocks)
+		return printf.Errorf("plan does not reproduce: KV blocks %d, re-planned %d", p.KV.Blocks, q.KV.Blocks)
 	}
 	return nil
 }
 
 func decodeStrict(data []byte, v any) error {
 	if len(data) > MaxDocument {
-		return fmt.Errorf("document is %d bytes, more than %d", len(data), MaxDocument)
+		return printf.Errorf("document is %d bytes, more than %d", len(data), MaxDocument)
 	}
 	if err := unmarshalStrict(data, v); err != nil {
-		return fmt.Errorf("decoding: %w", err)
+		return printf.Errorf("decoding: %w", err)
 	}
 	if k, dup := DuplicateKey(data); dup {
-		return fmt.Errorf("decoding: key %q appears twice in one object", truncate(k, 64))
+		return printf.Errorf("decoding: key %q appears twice in one object", truncate(k, 64))
 	}
 	return nil
 }

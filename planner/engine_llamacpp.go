@@ -1,9 +1,10 @@
 package planner
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // This file is the llama.cpp profile, read from llama.cpp b12072 (upstream
@@ -369,18 +370,18 @@ func (llamaCpp) describe(k key, in *Input, c *charges, l limits) (string, string
 		return "cuBLAS (loaded at the first GEMM)", "measured: " + in.Calibration.ID
 	case keyWeights:
 		layers, _ := gpuLayers(in)
-		return "CUDA0 model buffer", fmt.Sprintf("%d of %d repeating layers and the output layer; token_embd stays in host memory",
+		return "CUDA0 model buffer", printf.Sprintf("%d of %d repeating layers and the output layer; token_embd stays in host memory",
 			layers, in.Model.NumLayers())
 	case keyKV:
-		return fmt.Sprintf("CUDA0 KV buffer (%d cells × %d streams)", cells.seq, cells.streams),
-			fmt.Sprintf("K %s, V %s, flash attention %s", in.Limits.KVDtype.normalize(), vDtype(in), onOff(in.Serving.LlamaCpp.FlashAttn.on()))
+		return printf.Sprintf("CUDA0 KV buffer (%d cells × %d streams)", cells.seq, cells.streams),
+			printf.Sprintf("K %s, V %s, flash attention %s", in.Limits.KVDtype.normalize(), vDtype(in), onOff(in.Serving.LlamaCpp.FlashAttn.on()))
 	case keySWA:
-		return fmt.Sprintf("CUDA0 KV buffer, sliding-window layers (%d cells × %d streams)", cells.swaCells(in, c.kv.window), cells.streams),
+		return printf.Sprintf("CUDA0 KV buffer, sliding-window layers (%d cells × %d streams)", cells.swaCells(in, c.kv.window), cells.streams),
 			"PAD(min(cells, n_swa × seqs + n_ubatch), 256) (llama-kv-cache-iswa.cpp)"
 	case keySSM:
-		return "recurrent state (R + S)", fmt.Sprintf("%d sequence slots", cells.parallel)
+		return "recurrent state (R + S)", printf.Sprintf("%d sequence slots", cells.parallel)
 	case keyEngineCompute:
-		return fmt.Sprintf("CUDA0 compute buffer (n_ubatch %d)", cells.ubatch), "estimated: logits + hidden state; with flash attention off, the KQ scores"
+		return printf.Sprintf("CUDA0 compute buffer (n_ubatch %d)", cells.ubatch), "estimated: logits + hidden state; with flash attention off, the KQ scores"
 	case keyCUDAPool:
 		return "CUDA pool at the first decode", "estimated from H200 measurements (docs/engine-results.md)"
 	case keyVisionTower:
@@ -416,14 +417,14 @@ func (p llamaCpp) report(in *Input, s *shape, pl *Plan) {
 	if layers < m.NumLayers() {
 		host = append(host, Item{Key: "cpu_layers", Name: "layers left on the CPU", Tier: TierModelResident,
 			Bytes: llamaWeights(m, m.NumLayers()) - llamaWeights(m, layers), Source: SourceExact,
-			Detail: fmt.Sprintf("%d repeating layers and their KV", m.NumLayers()-layers)})
+			Detail: printf.Sprintf("%d repeating layers and their KV", m.NumLayers()-layers)})
 	}
 	pl.Engine = &EngineReport{Engine: EngineLlamaCpp, Version: LlamaCppVersion, Launch: llamaLaunch(in, a),
 		Host: host, LlamaCpp: a}
 	if !pl.Fits && a.LayersThatFit > 0 && a.LayersThatFit < a.GPULayers {
 		fit := *a
 		fit.GPULayers = a.LayersThatFit
-		pl.Engine.Notes = append(pl.Engine.Notes, fmt.Sprintf("fits with -ngl %d: %s", a.LayersThatFit, llamaLaunch(in, &fit)))
+		pl.Engine.Notes = append(pl.Engine.Notes, printf.Sprintf("fits with -ngl %d: %s", a.LayersThatFit, llamaLaunch(in, &fit)))
 	}
 }
 

@@ -1,10 +1,11 @@
 package planner
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // This file is the SGLang profile (SGLang 0.5; rules from
@@ -179,9 +180,9 @@ func (sglang) describe(k key, in *Input, c *charges, l limits) (string, string) 
 		return "vision tower", "vision tensors"
 	case keyKV:
 		full, swa := sglangCells(in)
-		d := fmt.Sprintf("%s/token full", full)
+		d := printf.Sprintf("%s/token full", full)
 		if swa > 0 {
-			d += fmt.Sprintf(" + %.2f × %s/token sliding-window", swaRatio(in), swa)
+			d += printf.Sprintf(" + %.2f × %s/token sliding-window", swaRatio(in), swa)
 		}
 		return "KV pool (" + strconv.FormatInt(sglangTokens(in, c.kv.global, int64(max(l.block, 1))), 10) + " tokens)", d
 	}
@@ -203,13 +204,13 @@ func (sglang) report(in *Input, s *shape, p *Plan) {
 	}
 	rest := seedBudget(in) - p.Budget
 	r := &EngineReport{Engine: EngineSGLang, Version: SGLangVersion, Launch: sglangLaunch(in, l), Pool: a,
-		Outside: []Item{{Key: "req_to_token", Name: fmt.Sprintf("request-to-token table (%d requests)", reqs),
+		Outside: []Item{{Key: "req_to_token", Name: printf.Sprintf("request-to-token table (%d requests)", reqs),
 			Tier: TierPooled, Bytes: satMul3(int64(reqs)+1, int64(l.seqLen), 4), Source: SourceExact,
 			Detail: "int32 [max_running_requests + 1, context_len], from the memory mem_fraction_static leaves"},
 			{Key: "activation_reserve", Name: "left for activations and CUDA graphs", Tier: TierScratch,
-				Bytes: rest, Source: SourceFormula, Detail: fmt.Sprintf("total × (1 − mem_fraction_static %.3f)", a.Fraction)}}}
+				Bytes: rest, Source: SourceFormula, Detail: printf.Sprintf("total × (1 − mem_fraction_static %.3f)", a.Fraction)}}}
 	if t := r.Outside[0].Bytes; t > rest/2 {
-		r.Notes = append(r.Notes, fmt.Sprintf("the request-to-token table (%s) takes more than half of what mem_fraction_static leaves (%s)", t, rest))
+		r.Notes = append(r.Notes, printf.Sprintf("the request-to-token table (%s) takes more than half of what mem_fraction_static leaves (%s)", t, rest))
 	}
 	p.Engine = r
 }

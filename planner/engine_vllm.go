@@ -1,9 +1,10 @@
 package planner
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // This file is the vLLM profile (vLLM 0.22, the V1 engine; rules from
@@ -284,7 +285,7 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 		if in.Serving.VLLM.ActivationBytes > 0 {
 			return "activation peak (torch)", "as reported"
 		}
-		return "activation peak (torch)", fmt.Sprintf("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × 38 B + tokens × hidden × 4 B",
+		return "activation peak (torch)", printf.Sprintf("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × 38 B + tokens × hidden × 4 B",
 			l.batch, l.prefill)
 	case keyNonTorch:
 		if in.Serving.VLLM.NonTorchBytes > 0 {
@@ -292,9 +293,9 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 		}
 		return "non-torch memory", "estimated: 0.15 GiB at TP 1 (cuBLAS, NCCL, allocator slack)"
 	case keyGraphEstimate:
-		return fmt.Sprintf("CUDA graphs (%d capture sizes)", c.graphs), "capture sizes × measured graph bytes: " + in.Calibration.ID
+		return printf.Sprintf("CUDA graphs (%d capture sizes)", c.graphs), "capture sizes × measured graph bytes: " + in.Calibration.ID
 	case keyKV:
-		return poolName(c, l), fmt.Sprintf("%d blocks × %s (%d tokens × page × layers per group)", c.kv.blocks, c.kv.globalBlock, l.block)
+		return poolName(c, l), printf.Sprintf("%d blocks × %s (%d tokens × page × layers per group)", c.kv.blocks, c.kv.globalBlock, l.block)
 	}
 	return "", ""
 }
@@ -310,11 +311,11 @@ func (vllm) report(in *Input, s *shape, p *Plan) {
 	r := &EngineReport{Engine: EngineVLLM, Version: VLLMVersion, Launch: vllmLaunch(in, l), Pool: a}
 	left := seedBudget(in) - p.Budget
 	if ctx := in.Calibration.Context; ctx > left {
-		r.Notes = append(r.Notes, fmt.Sprintf("the CUDA context (%s) is more than the %s gpu_memory_utilization leaves: "+
+		r.Notes = append(r.Notes, printf.Sprintf("the CUDA context (%s) is more than the %s gpu_memory_utilization leaves: "+
 			"vLLM refuses to start when less than its budget is free", ctx, left))
 	}
 	if a.MaxConcurrency < float64(l.batch) {
-		r.Notes = append(r.Notes, fmt.Sprintf("the KV cache holds %.2f requests of %d tokens at once, fewer than max_num_seqs %d: the rest wait",
+		r.Notes = append(r.Notes, printf.Sprintf("the KV cache holds %.2f requests of %d tokens at once, fewer than max_num_seqs %d: the rest wait",
 			a.MaxConcurrency, l.seqLen, l.batch))
 	}
 	p.Engine = r

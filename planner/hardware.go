@@ -1,9 +1,10 @@
 package planner
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // This file holds what a GPU can do at all, as its calibration says, so
@@ -35,15 +36,15 @@ func hardwareWarnings(in *Input) []string {
 	}
 	if c.fp4Unsupported() {
 		if in.Limits.KVDtype.normalize() == KVDtypeNVFP4 {
-			w = append(w, fmt.Sprintf("KV dtype nvfp4 needs FP4 support (Blackwell, sm_100 or newer); %s is %s, "+
+			w = append(w, printf.Sprintf("KV dtype nvfp4 needs FP4 support (Blackwell, sm_100 or newer); %s is %s, "+
 				"where engines cannot keep KV in nvfp4: pick fp8 or q4_0", gpu, c.Arch))
 		}
 		if in.Features.WeightCache.normalize() == WeightCacheNVFP4 {
-			w = append(w, fmt.Sprintf("an nvfp4 weight cache needs FP4 support (Blackwell, sm_100 or newer); %s is %s", gpu, c.Arch))
+			w = append(w, printf.Sprintf("an nvfp4 weight cache needs FP4 support (Blackwell, sm_100 or newer); %s is %s", gpu, c.Arch))
 		}
 	}
 	if in.Budget > 0 && c.DeviceTotal > 0 && in.Budget > c.DeviceTotal {
-		w = append(w, fmt.Sprintf("the budget (%d MiB) is more than %s holds (%d MiB): the plan fits the budget, not this GPU",
+		w = append(w, printf.Sprintf("the budget (%d MiB) is more than %s holds (%d MiB): the plan fits the budget, not this GPU",
 			in.Budget.MiB(), gpu, c.DeviceTotal.MiB()))
 	}
 	return w

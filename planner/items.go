@@ -1,6 +1,6 @@
 package planner
 
-import "fmt"
+import "github.com/vramplan/vramplan/internal/printf"
 
 // This file turns charges into the plan document: named items, tier totals,
 // the KV plan and the failure.
@@ -166,7 +166,7 @@ func kvPlan(in *Input, s *shape, c *charges, l limits) KVPlan {
 
 func failure(p *Plan, floor bool, l limits) *Failure {
 	f := &Failure{Reason: FailureOverBudget, Budget: p.Budget, Total: p.Total, OverBy: p.Total - p.Budget}
-	f.Message = fmt.Sprintf("cannot fit this configuration in the %d MiB budget: over by %d MiB",
+	f.Message = printf.Sprintf("cannot fit this configuration in the %d MiB budget: over by %d MiB",
 		p.Budget.MiB(), f.OverBy.MiB())
 	if fixed := satAdd(p.Weights, tierBytes(p.Tiers, TierDriver)); fixed > p.Budget {
 		f.Reason = FailureWeights
@@ -176,7 +176,7 @@ func failure(p *Plan, floor bool, l limits) *Failure {
 	if floor {
 		f.Reason = FailureAdmissionFloor
 		f.OverBy = max(f.OverBy, 0)
-		f.Message = fmt.Sprintf("the KV pool cannot hold one sequence of %d tokens in the %d MiB budget "+
+		f.Message = printf.Sprintf("the KV pool cannot hold one sequence of %d tokens in the %d MiB budget "+
 			"(admission floor): the plan needs %d MiB for one", l.seqLen, p.Budget.MiB(), p.Total.MiB())
 	}
 	return f
@@ -185,10 +185,10 @@ func failure(p *Plan, floor bool, l limits) *Failure {
 // weightsMessage says that the weights do not fit, first, and by how much.
 func weightsMessage(p *Plan, fixed Bytes) string {
 	if p.Weights > p.Budget {
-		return fmt.Sprintf("the weights alone are %d MiB, %d MiB more than the %d MiB budget: no limit or feature "+
+		return printf.Sprintf("the weights alone are %d MiB, %d MiB more than the %d MiB budget: no limit or feature "+
 			"can fit them, only a larger budget, smaller weights or more GPUs", p.Weights.MiB(), (p.Weights - p.Budget).MiB(), p.Budget.MiB())
 	}
-	return fmt.Sprintf("the weights (%d MiB) and what the driver charges before them (%d MiB) are %d MiB more than "+
+	return printf.Sprintf("the weights (%d MiB) and what the driver charges before them (%d MiB) are %d MiB more than "+
 		"the %d MiB budget: no limit or feature can fit them, only a larger budget, smaller weights or more GPUs",
 		p.Weights.MiB(), (fixed - p.Weights).MiB(), (fixed - p.Budget).MiB(), p.Budget.MiB())
 }
@@ -206,7 +206,7 @@ func warnings(in *Input) []string {
 	var w []string
 	m := &in.Model
 	if m.MaxContext > 0 && in.Limits.MaxSeqLen > m.MaxContext {
-		w = append(w, fmt.Sprintf("max_seq_len %d exceeds the model's trained context of %d tokens",
+		w = append(w, printf.Sprintf("max_seq_len %d exceeds the model's trained context of %d tokens",
 			in.Limits.MaxSeqLen, m.MaxContext))
 	}
 	if in.Features.Vision && m.Vision == nil {
@@ -216,7 +216,7 @@ func warnings(in *Input) []string {
 		w = append(w, "a weight cache is on but the model lists no GEMM matrices; nothing is charged for it")
 	}
 	if in.Features.CUDAGraphs && in.Calibration.GraphExec == 0 {
-		w = append(w, fmt.Sprintf("CUDA graphs are on but calibration %s has not measured graph_exec_bytes; "+
+		w = append(w, printf.Sprintf("CUDA graphs are on but calibration %s has not measured graph_exec_bytes; "+
 			"the graphs' own memory is not charged", in.Calibration.ID))
 	}
 	return append(w, hardwareWarnings(in)...)

@@ -1,8 +1,9 @@
 package planner
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // layoutText renders a layout plan: the verdict naming the binding rank,
@@ -11,19 +12,19 @@ import (
 func (p *Plan) layoutText() string {
 	var b strings.Builder
 	l := p.Layout
-	fmt.Fprintf(&b, "Layout %s: %d GPUs, %d distinct %s.\n", l.Parallel, l.GPUs, len(l.Ranks), plural(len(l.Ranks), "rank", "ranks"))
+	printf.Fprintf(&b, "Layout %s: %d GPUs, %d distinct %s.\n", l.Parallel, l.GPUs, len(l.Ranks), plural(len(l.Ranks), "rank", "ranks"))
 	bp, _ := p.RankPlanOf(l.Binding)
 	if p.Fits {
-		fmt.Fprintf(&b, "Fits on every GPU; the binding rank is %d, with %d MiB to spare.\n", l.Binding, bp.Headroom.MiB())
+		printf.Fprintf(&b, "Fits on every GPU; the binding rank is %d, with %d MiB to spare.\n", l.Binding, bp.Headroom.MiB())
 	} else {
-		fmt.Fprintf(&b, "Cannot fit: rank %d is over its %d MiB budget by %d MiB.\n", l.Binding, bp.Budget.MiB(), (bp.Total - bp.Budget).MiB())
+		printf.Fprintf(&b, "Cannot fit: rank %d is over its %d MiB budget by %d MiB.\n", l.Binding, bp.Budget.MiB(), (bp.Total - bp.Budget).MiB())
 	}
 	for i := range l.Ranks {
 		writeRank(&b, &l.Ranks[i], l.Binding)
 	}
-	fmt.Fprintf(&b, "\n== all %d GPUs: %d MiB of %d MiB (weights %d MiB)\n", l.GPUs, p.Total.MiB(), p.Budget.MiB(), p.Weights.MiB())
+	printf.Fprintf(&b, "\n== all %d GPUs: %d MiB of %d MiB (weights %d MiB)\n", l.GPUs, p.Total.MiB(), p.Budget.MiB(), p.Weights.MiB())
 	if c := p.Capacity; c != nil {
-		fmt.Fprintf(&b, "  capacity on every rank: %d sequences of %d tokens; %d tokens at batch %d\n",
+		printf.Fprintf(&b, "  capacity on every rank: %d sequences of %d tokens; %d tokens at batch %d\n",
 			c.MaxSeqsAtMaxLen, p.Input.Limits.MaxSeqLen, c.MaxLenAtBatch, max(p.Input.Limits.MaxBatch, 1))
 	}
 	p.writeLevers(&b)
@@ -36,12 +37,12 @@ func writeRank(b *strings.Builder, rp *RankPlan, binding int) {
 	if rp.Ranks[0] == binding {
 		mark = " (binding)"
 	}
-	fmt.Fprintf(b, "\n== %s %s: stage %d, layers %d-%d", plural(len(rp.Ranks), "rank", "ranks"), rankList(rp.Ranks),
+	printf.Fprintf(b, "\n== %s %s: stage %d, layers %d-%d", plural(len(rp.Ranks), "rank", "ranks"), rankList(rp.Ranks),
 		r.Stage, r.Layers[0], r.Layers[1]-1)
 	if r.Experts > 0 {
-		fmt.Fprintf(b, ", %d experts", r.Experts)
+		printf.Fprintf(b, ", %d experts", r.Experts)
 	}
-	fmt.Fprintf(b, ", %s%s\n\n", rp.Plan.Input.Calibration.ID, mark)
+	printf.Fprintf(b, ", %s%s\n\n", rp.Plan.Input.Calibration.ID, mark)
 	q := rp.Plan
 	q.Levers, q.Combination = nil, nil // the layout's levers are shown once, below
 	b.WriteString(q.Text())

@@ -13,7 +13,8 @@ package planner
 
 import (
 	"bytes"
-	"fmt"
+
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // Parallel is a parallel layout: how many GPUs split each layer (tensor
@@ -248,10 +249,10 @@ func validateCalibrations(in *Input) error {
 		for _, check := range []func(*Input) error{validateCalibration, validateBudget} {
 			if err := check(&t); err != nil {
 				ie := err.(*InputError)
-				return bad(fmt.Sprintf("parallel.calibrations[%d].%s", i, ie.Field), "%s", ie.Msg)
+				return bad(printf.Sprintf("parallel.calibrations[%d].%s", i, ie.Field), "%s", ie.Msg)
 			}
 		}
-		if err := validateComm(fmt.Sprintf("parallel.calibrations[%d].comm", i), cs[i].Comm); err != nil {
+		if err := validateComm(printf.Sprintf("parallel.calibrations[%d].comm", i), cs[i].Comm); err != nil {
 			return err
 		}
 	}
@@ -284,7 +285,7 @@ func validateRank(in *Input) error {
 func validateComm(field string, cs []CommCost) error {
 	for i, c := range cs {
 		if c.GroupRanks < 1 || c.GroupRanks > maxWorld || c.Bytes < 0 || c.Bytes > maxBudget {
-			return bad(fmt.Sprintf("%s[%d]", field, i), "group of %d ranks, %d bytes: out of range", c.GroupRanks, c.Bytes)
+			return bad(printf.Sprintf("%s[%d]", field, i), "group of %d ranks, %d bytes: out of range", c.GroupRanks, c.Bytes)
 		}
 	}
 	return nil

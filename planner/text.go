@@ -1,8 +1,10 @@
 package planner
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // Text renders p as the seed's operator-facing report (A4.3): the line items
@@ -14,52 +16,52 @@ func (p *Plan) Text() string {
 	}
 	var b strings.Builder
 	if p.Fits && p.Engine != nil && p.Engine.Pool != nil {
-		fmt.Fprintf(&b, "Fits: %s takes %d MiB (%.3g of the device) and gives its KV pool the %d MiB left.\n\n",
+		printf.Fprintf(&b, "Fits: %s takes %d MiB (%.3g of the device) and gives its KV pool the %d MiB left.\n\n",
 			p.Engine.Engine, p.Budget.MiB(), p.Engine.Pool.Fraction, p.Engine.Pool.PoolBytes.MiB())
 	} else if p.Fits {
-		fmt.Fprintf(&b, "Fits in the %d MiB budget with %d MiB to spare.\n\n", p.Budget.MiB(), p.Headroom.MiB())
+		printf.Fprintf(&b, "Fits in the %d MiB budget with %d MiB to spare.\n\n", p.Budget.MiB(), p.Headroom.MiB())
 	} else {
-		fmt.Fprintf(&b, "Cannot fit this configuration in the %d MiB budget.\n\n", p.Budget.MiB())
+		printf.Fprintf(&b, "Cannot fit this configuration in the %d MiB budget.\n\n", p.Budget.MiB())
 		if p.Failure != nil && p.Failure.Reason != FailureOverBudget {
-			fmt.Fprintf(&b, "  %s\n\n", p.Failure.Message)
+			printf.Fprintf(&b, "  %s\n\n", p.Failure.Message)
 		}
 	}
 	if e := p.Engine; e != nil {
-		fmt.Fprintf(&b, "  planned as %s\n\n", e.Version)
+		printf.Fprintf(&b, "  planned as %s\n\n", e.Version)
 	}
 	p.writeItems(&b)
 	p.writeCapacity(&b)
 	p.writeEngine(&b)
 	p.writeLevers(&b)
 	for _, w := range p.Warnings {
-		fmt.Fprintf(&b, "\n  warning: %s\n", w)
+		printf.Fprintf(&b, "\n  warning: %s\n", w)
 	}
 	return b.String()
 }
 
 func (p *Plan) writeItems(b *strings.Builder) {
 	const w = 42
-	fmt.Fprintf(b, "  %-*s %8s  %-6s %s\n", w, "requested", "MiB", "tier", "source")
+	printf.Fprintf(b, "  %-*s %8s  %-6s %s\n", w, "requested", "MiB", "tier", "source")
 	for _, it := range p.Items {
-		fmt.Fprintf(b, "    %-*s %8d  %-6s %s\n", w-2, it.Name, it.Bytes.MiB(), it.Tier, it.Source)
+		printf.Fprintf(b, "    %-*s %8d  %-6s %s\n", w-2, it.Name, it.Bytes.MiB(), it.Tier, it.Source)
 	}
-	fmt.Fprintf(b, "    %-*s %8s\n", w-2, "", "-----")
-	fmt.Fprintf(b, "    %-*s %8d", w-2, "total", p.Total.MiB())
+	printf.Fprintf(b, "    %-*s %8s\n", w-2, "", "-----")
+	printf.Fprintf(b, "    %-*s %8d", w-2, "total", p.Total.MiB())
 	if p.Fits {
-		fmt.Fprintf(b, "   of %d MiB\n", p.Budget.MiB())
+		printf.Fprintf(b, "   of %d MiB\n", p.Budget.MiB())
 	} else {
-		fmt.Fprintf(b, "   over by %d MiB\n", (p.Total - p.Budget).MiB())
+		printf.Fprintf(b, "   over by %d MiB\n", (p.Total - p.Budget).MiB())
 	}
 }
 
 func (p *Plan) writeCapacity(b *strings.Builder) {
-	fmt.Fprintf(b, "\n  KV: %d blocks of %d tokens, %s/token, %s %s\n", p.KV.Blocks, p.KV.BlockTokens,
+	printf.Fprintf(b, "\n  KV: %d blocks of %d tokens, %s/token, %s %s\n", p.KV.Blocks, p.KV.BlockTokens,
 		p.KV.BytesPerToken, p.KV.Dtype, p.KV.Bytes)
 	if s := p.KV.SWA; s != nil {
-		fmt.Fprintf(b, "  SWA KV: %d blocks (%d per sequence, window %d), %s\n", s.Blocks, s.BlocksPerSeq, s.Window, s.Bytes)
+		printf.Fprintf(b, "  SWA KV: %d blocks (%d per sequence, window %d), %s\n", s.Blocks, s.BlocksPerSeq, s.Window, s.Bytes)
 	}
 	if c := p.Capacity; c != nil {
-		fmt.Fprintf(b, "  capacity: %d sequences of %d tokens; %d tokens at batch %d\n",
+		printf.Fprintf(b, "  capacity: %d sequences of %d tokens; %d tokens at batch %d\n",
 			c.MaxSeqsAtMaxLen, p.Input.Limits.MaxSeqLen, c.MaxLenAtBatch, max(p.Input.Limits.MaxBatch, 1))
 	}
 }
@@ -70,15 +72,15 @@ func (p *Plan) writeLevers(b *strings.Builder) {
 	case 1:
 		b.WriteString("\n  the one lever that can matter\n")
 	default:
-		fmt.Fprintf(b, "\n  the %d best levers\n", len(p.Levers))
+		printf.Fprintf(b, "\n  the %d best levers\n", len(p.Levers))
 	}
 	for _, l := range p.Levers {
-		fmt.Fprintf(b, "    %-40s frees %6d MiB%s\n", l.Knob.display(l.From, l.To), l.Frees.MiB(), fitNote(l))
+		printf.Fprintf(b, "    %-40s frees %6d MiB%s\n", l.Knob.display(l.From, l.To), l.Frees.MiB(), fitNote(l))
 	}
 	if c := p.Combination; c != nil {
 		b.WriteString("\n  no single lever fits; the smallest combination that does\n")
 		for _, l := range c.Changes {
-			fmt.Fprintf(b, "    %-40s frees %6d MiB\n", l.Knob.display(l.From, l.To), l.Frees.MiB())
+			printf.Fprintf(b, "    %-40s frees %6d MiB\n", l.Knob.display(l.From, l.To), l.Frees.MiB())
 		}
 	}
 }
@@ -89,7 +91,7 @@ func fitNote(l Lever) string {
 		s = "  (not enough alone)"
 	}
 	if l.Limit != "" && l.Limit != l.To {
-		s += fmt.Sprintf("  (exact limit %s)", l.Limit)
+		s += printf.Sprintf("  (exact limit %s)", l.Limit)
 	}
 	return s
 }
@@ -97,15 +99,16 @@ func fitNote(l Lever) string {
 // display renders a change of k as the seed's report does.
 func (k Knob) display(from, to string) string {
 	if k == KnobBudget {
-		return fmt.Sprintf("budget %s -> %s MiB", mibString(from), mibString(to))
+		return printf.Sprintf("budget %s -> %s MiB", mibString(from), mibString(to))
 	}
-	return fmt.Sprintf("%s %s -> %s", k, from, to)
+	return printf.Sprintf("%s %s -> %s", k, from, to)
 }
 
+// mibString returns a lever's byte count, a decimal string, in MiB; 0 when
+// it is not a number.
 func mibString(bytes string) string {
-	var n int64
-	fmt.Sscan(bytes, &n)
-	return fmt.Sprint(Bytes(n).MiB())
+	n, _ := strconv.ParseInt(strings.TrimSpace(bytes), 10, 64)
+	return strconv.FormatInt(Bytes(n).MiB(), 10)
 }
 
 // writeEngine states the plan in its engine's terms: the answer people ask
@@ -116,28 +119,28 @@ func (p *Plan) writeEngine(b *strings.Builder) {
 		return
 	}
 	if a := e.LlamaCpp; a != nil {
-		fmt.Fprintf(b, "  llama.cpp: -c %d -np %d: %d cells x %d streams", a.CtxSize, a.Parallel, a.CtxSeq, a.Streams)
+		printf.Fprintf(b, "  llama.cpp: -c %d -np %d: %d cells x %d streams", a.CtxSize, a.Parallel, a.CtxSeq, a.Streams)
 		if a.SWACells > 0 {
-			fmt.Fprintf(b, ", sliding-window layers %d cells", a.SWACells)
+			printf.Fprintf(b, ", sliding-window layers %d cells", a.SWACells)
 		}
 		if a.FullOffload {
-			fmt.Fprintf(b, "; every layer fits on the GPU (-ngl %d)\n", a.Layers)
+			printf.Fprintf(b, "; every layer fits on the GPU (-ngl %d)\n", a.Layers)
 		} else {
-			fmt.Fprintf(b, "; %d of %d layers fit on the GPU (-ngl %d)\n", a.LayersThatFit, a.Layers, a.LayersThatFit)
+			printf.Fprintf(b, "; %d of %d layers fit on the GPU (-ngl %d)\n", a.LayersThatFit, a.Layers, a.LayersThatFit)
 		}
 	}
 	if a := e.Pool; a != nil {
-		fmt.Fprintf(b, "  %s: KV pool %s, %d blocks of %d tokens, %d tokens; %.2fx concurrency at %d tokens; longest request %d tokens\n",
+		printf.Fprintf(b, "  %s: KV pool %s, %d blocks of %d tokens, %d tokens; %.2fx concurrency at %d tokens; longest request %d tokens\n",
 			e.Engine, a.PoolBytes, a.Blocks, a.BlockTokens, a.Tokens, a.MaxConcurrency, p.Input.Limits.MaxSeqLen, a.MaxModelLen)
 	}
 	for _, it := range e.Outside {
-		fmt.Fprintf(b, "  outside the fraction: %s %d MiB\n", it.Name, it.Bytes.MiB())
+		printf.Fprintf(b, "  outside the fraction: %s %d MiB\n", it.Name, it.Bytes.MiB())
 	}
 	for _, it := range e.Host {
-		fmt.Fprintf(b, "  host memory: %s %d MiB\n", it.Name, it.Bytes.MiB())
+		printf.Fprintf(b, "  host memory: %s %d MiB\n", it.Name, it.Bytes.MiB())
 	}
 	for _, n := range e.Notes {
-		fmt.Fprintf(b, "  note: %s\n", n)
+		printf.Fprintf(b, "  note: %s\n", n)
 	}
-	fmt.Fprintf(b, "\n  launch: %s\n", e.Launch)
+	printf.Fprintf(b, "\n  launch: %s\n", e.Launch)
 }

@@ -1,11 +1,12 @@
 package planner
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // Bytes is a quantity of memory in bytes.
@@ -90,11 +91,11 @@ func ParseBytes(s string) (Bytes, error) {
 	t, grouped := ungroup(t)
 	f, err := strconv.ParseFloat(t, 64)
 	if err != nil || !grouped || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("invalid size %q: want a number with an optional unit such as 30GiB", s)
+		return 0, printf.Errorf("invalid size %q: want a number with an optional unit such as 30GiB", s)
 	}
 	v := f * float64(unit)
 	if v < 0 || v >= float64(MaxBytes) {
-		return 0, fmt.Errorf("size %q out of range", s)
+		return 0, printf.Errorf("size %q out of range", s)
 	}
 	return Bytes(math.Round(v)), nil
 }

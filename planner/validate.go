@@ -1,8 +1,9 @@
 package planner
 
 import (
-	"fmt"
 	"math/bits"
+
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // Bounds on inputs. They are far beyond any real model or server and keep
@@ -39,7 +40,7 @@ func Validate(in *Input) error {
 }
 
 func bad(field, format string, args ...any) error {
-	return &InputError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	return &InputError{Field: field, Msg: printf.Sprintf(format, args...)}
 }
 
 func inRange(field string, v, lo, hi int) error {

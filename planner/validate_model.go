@@ -1,6 +1,6 @@
 package planner
 
-import "fmt"
+import "github.com/vramplan/vramplan/internal/printf"
 
 func validateModel(in *Input) error {
 	m := &in.Model
@@ -79,7 +79,7 @@ func (s *windowSet) add(w int) bool {
 }
 
 // layerField names a field of layer group i; it is built only for an error.
-func layerField(i int, name string) string { return fmt.Sprintf("model.layers[%d].%s", i, name) }
+func layerField(i int, name string) string { return printf.Sprintf("model.layers[%d].%s", i, name) }
 
 func validateLayer(i int, l *Layer) error {
 	switch l.Kind {
@@ -144,7 +144,7 @@ func validateWeights(w *Weights) error {
 			v   int
 		}{{"n", x.N}, {"k", x.K}, {"count", x.Count}} {
 			if d.v < 1 || d.v > 1<<24 { // the field's name is formatted only for the error: every plan validates
-				return inRange(fmt.Sprintf("model.weights.matrices[%d].%s", i, d.key), d.v, 1, 1<<24)
+				return inRange(printf.Sprintf("model.weights.matrices[%d].%s", i, d.key), d.v, 1, 1<<24)
 			}
 		}
 	}

@@ -10,9 +10,10 @@ package planner
 
 import (
 	"cmp"
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // KnobWeights changes the model's weight format to one of its Variants.
@@ -38,7 +39,7 @@ func validateVariants(m *Model) error {
 	for i := range m.Variants {
 		if err := validateWeights(&m.Variants[i].Weights); err != nil {
 			ie := err.(*InputError)
-			return bad(fmt.Sprintf("model.variants[%d].%s", i, strings.TrimPrefix(ie.Field, "model.")), "%s", ie.Msg)
+			return bad(printf.Sprintf("model.variants[%d].%s", i, strings.TrimPrefix(ie.Field, "model.")), "%s", ie.Msg)
 		}
 	}
 	return nil

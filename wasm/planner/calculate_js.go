@@ -4,8 +4,8 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"github.com/vramplan/vramplan/internal/jsonlite"
+	"github.com/vramplan/vramplan/internal/printf"
 	"syscall/js"
 
 	"github.com/vramplan/vramplan/planner"
@@ -68,7 +68,7 @@ func decoded(args []js.Value) (*planner.Model, *planner.Calibration, error) {
 	if cj != lastCalJSON {
 		var c planner.Calibration
 		if err := jsonlite.Unmarshal([]byte(cj), &c); err != nil {
-			return lastModel, lastCal, fmt.Errorf("calibration: %w", err)
+			return lastModel, lastCal, printf.Errorf("calibration: %w", err)
 		}
 		lastCalJSON, lastCal = cj, &c
 	}

@@ -12,8 +12,8 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"github.com/vramplan/vramplan/internal/jsonlite"
+	"github.com/vramplan/vramplan/internal/printf"
 	"syscall/js"
 
 	"github.com/vramplan/vramplan/planner"
@@ -40,12 +40,12 @@ func export(name string, fn func([]js.Value) (any, error)) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) (result any) {
 		defer func() {
 			if r := recover(); r != nil {
-				result = jsError(fmt.Errorf("vramplan.%s: panic: %v", name, r))
+				result = jsError(printf.Errorf("vramplan.%s: panic: %v", name, r))
 			}
 		}()
 		v, err := fn(args)
 		if err != nil {
-			return jsError(fmt.Errorf("vramplan.%s: %w", name, err))
+			return jsError(printf.Errorf("vramplan.%s: %w", name, err))
 		}
 		return v
 	})
@@ -67,7 +67,7 @@ func jsError(err error) js.Value {
 // arg returns args[i] as a string, or an error naming what is missing.
 func arg(args []js.Value, i int, what string) (string, error) {
 	if len(args) <= i || args[i].Type() != js.TypeString {
-		return "", fmt.Errorf("argument %d (%s) must be a string", i+1, what)
+		return "", printf.Errorf("argument %d (%s) must be a string", i+1, what)
 	}
 	return args[i].String(), nil
 }

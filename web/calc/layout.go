@@ -6,10 +6,10 @@ package calc
 // binding rank marked.
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/vramplan/vramplan/internal/printf"
 	"github.com/vramplan/vramplan/planner"
 )
 
@@ -32,7 +32,7 @@ func parseLayout(q values, s *State) error {
 		}
 		if n := *dst; q.get(k) != "" && (n < 1 || n > MaxParallel) {
 			*dst = 0
-			return &FieldError{k, fmt.Sprintf("%d is not a parallel size from 1 to %d", n, MaxParallel)}
+			return &FieldError{k, printf.Sprintf("%d is not a parallel size from 1 to %d", n, MaxParallel)}
 		}
 	}
 	return nil
@@ -150,7 +150,7 @@ func rankLabel(rp *planner.RankPlan) string {
 	}
 	s := word + runs(rp.Ranks)
 	if r := rp.Plan.Input.Rank; r != nil {
-		s += fmt.Sprintf(" · stage %d · layers %d-%d", r.Stage, r.Layers[0], r.Layers[1]-1)
+		s += printf.Sprintf(" · stage %d · layers %d-%d", r.Stage, r.Layers[0], r.Layers[1]-1)
 		if r.Experts > 0 {
 			s += " · " + strconv.Itoa(r.Experts) + " experts"
 		}
@@ -193,23 +193,23 @@ func bindingPlan(p *planner.Plan) *planner.Plan {
 func layoutVerdict(p, b *planner.Plan) string {
 	l := p.Layout
 	if p.Fits {
-		return fmt.Sprintf("Fits on all %d GPUs; the binding rank %d has %d MiB of its %d MiB budget to spare.",
+		return printf.Sprintf("Fits on all %d GPUs; the binding rank %d has %d MiB of its %d MiB budget to spare.",
 			l.GPUs, l.Binding, b.Headroom.MiB(), b.Budget.MiB())
 	}
 	if p.Failure != nil && p.Failure.Reason != planner.FailureOverBudget {
 		return capitalize(p.Failure.Message) + "."
 	}
-	return fmt.Sprintf("Does not fit: the binding rank %d is over its %d MiB budget by %d MiB.",
+	return printf.Sprintf("Does not fit: the binding rank %d is over its %d MiB budget by %d MiB.",
 		l.Binding, b.Budget.MiB(), (b.Total - b.Budget).MiB())
 }
 
 // rankFigures is a rank's total against its budget, in words.
 func rankFigures(r *RankView) string {
-	spare := fmt.Sprintf("%d MiB to spare", r.HeadroomMiB)
+	spare := printf.Sprintf("%d MiB to spare", r.HeadroomMiB)
 	if !r.Fits {
-		spare = fmt.Sprintf("over by %d MiB", -r.HeadroomMiB)
+		spare = printf.Sprintf("over by %d MiB", -r.HeadroomMiB)
 	}
-	return fmt.Sprintf("%d of %d MiB, %s", r.TotalMiB, r.BudgetMiB, spare)
+	return printf.Sprintf("%d of %d MiB, %s", r.TotalMiB, r.BudgetMiB, spare)
 }
 
 // layoutLeverLabel names a lever as a link; a layout lever says how many

@@ -8,10 +8,10 @@
 package calc
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/vramplan/vramplan/internal/printf"
 	"github.com/vramplan/vramplan/planner"
 )
 
@@ -96,7 +96,7 @@ func parseInt(q values, key string, dst *int) error {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
-		return &FieldError{key, fmt.Sprintf("%q is not a whole number", v)}
+		return &FieldError{key, printf.Sprintf("%q is not a whole number", v)}
 	}
 	*dst = n
 	return nil
@@ -110,7 +110,7 @@ func parseBool(q values, key string, dst *bool) error {
 	case "0", "off", "false":
 		*dst = false
 	default:
-		return &FieldError{key, fmt.Sprintf("%q is not on or off", v)}
+		return &FieldError{key, printf.Sprintf("%q is not on or off", v)}
 	}
 	return nil
 }
@@ -119,7 +119,7 @@ func parseBool(q values, key string, dst *bool) error {
 func parseEngine(q values, dst *planner.EngineName) error {
 	e := planner.EngineName(strings.ToLower(q.get("engine")))
 	if !e.Valid() {
-		return &FieldError{"engine", fmt.Sprintf("unknown engine %q (want llama.cpp, vllm or sglang)", q.get("engine"))}
+		return &FieldError{"engine", printf.Sprintf("unknown engine %q (want llama.cpp, vllm or sglang)", q.get("engine"))}
 	}
 	if e != planner.EngineSeed {
 		*dst = e

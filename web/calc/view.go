@@ -3,11 +3,11 @@ package calc
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/vramplan/vramplan/internal/printf"
 	"github.com/vramplan/vramplan/planner"
 )
 
@@ -134,7 +134,7 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 	}
 	v.Engine, v.Answer, v.Launch = engineOf(b)
 	if s.Engine != "" && !offers(s.Engine, s.KV) {
-		v.Warnings = append(v.Warnings, fmt.Sprintf("%s offers no KV dtype %s (it offers %v); planned with %s",
+		v.Warnings = append(v.Warnings, printf.Sprintf("%s offers no KV dtype %s (it offers %v); planned with %s",
 			s.Engine, s.KV, s.Engine.KVDtypes(), p.KV.Dtype))
 	}
 	v.Subject = subject(s, m, c, p.KV.Dtype)
@@ -170,7 +170,7 @@ func (v *View) fill(p *planner.Plan) {
 	for _, it := range p.Items {
 		v.Items = append(v.Items, Row{it.Key, it.Name, it.Tier, it.Bytes.MiB(), it.Source, it.Detail})
 	}
-	v.KV = fmt.Sprintf("%s blocks of %d tokens, %s/token, %s, %s", Group(p.KV.Blocks), p.KV.BlockTokens,
+	v.KV = printf.Sprintf("%s blocks of %d tokens, %s/token, %s, %s", Group(p.KV.Blocks), p.KV.BlockTokens,
 		p.KV.BytesPerToken, p.KV.Dtype, p.KV.Bytes)
 	if p.Capacity != nil {
 		v.MaxSeqs, v.MaxLen = p.Capacity.MaxSeqsAtMaxLen, p.Capacity.MaxLenAtBatch
@@ -247,15 +247,15 @@ func subject(s State, m *planner.Model, c *planner.Calibration, kv planner.KVDty
 
 func verdict(p *planner.Plan) string {
 	if dev := p.Input.Calibration.DeviceTotal; p.Fits && dev > 0 && p.Budget > dev {
-		return fmt.Sprintf("Fits the %s budget, which is more than this GPU holds: %s.", sizeOf(p.Budget), sizeOf(dev))
+		return printf.Sprintf("Fits the %s budget, which is more than this GPU holds: %s.", sizeOf(p.Budget), sizeOf(dev))
 	}
 	if p.Fits {
-		return fmt.Sprintf("Fits in the %s budget with %s to spare.", sizeOf(p.Budget), sizeOf(p.Headroom))
+		return printf.Sprintf("Fits in the %s budget with %s to spare.", sizeOf(p.Budget), sizeOf(p.Headroom))
 	}
 	if p.Failure != nil && p.Failure.Reason != planner.FailureOverBudget {
 		return capitalize(p.Failure.Message) + "."
 	}
-	return fmt.Sprintf("Does not fit the %s budget: over by %s.", sizeOf(p.Budget), sizeOf(p.Total-p.Budget))
+	return printf.Sprintf("Does not fit the %s budget: over by %s.", sizeOf(p.Budget), sizeOf(p.Total-p.Budget))
 }
 
 func capitalize(s string) string {
@@ -308,9 +308,9 @@ var knobLabels = map[planner.Knob]string{
 func leverLabel(l planner.Lever) string {
 	from, to := l.From, l.To
 	if l.Knob == planner.KnobBudget {
-		return fmt.Sprintf("budget %s → %s", mibSize(from), mibSize(to))
+		return printf.Sprintf("budget %s → %s", mibSize(from), mibSize(to))
 	}
-	label := fmt.Sprintf("%s %s → %s (frees %s)", knobLabels[l.Knob], groupDigits(from), groupDigits(to), sizeOf(l.Frees))
+	label := printf.Sprintf("%s %s → %s (frees %s)", knobLabels[l.Knob], groupDigits(from), groupDigits(to), sizeOf(l.Frees))
 	if l.Limit != "" && l.Limit != l.To {
 		label += ", exact limit " + groupDigits(l.Limit)
 	}
@@ -345,13 +345,13 @@ func engineOf(p *planner.Plan) (label, answer, launch string) {
 	switch {
 	case e.LlamaCpp != nil && e.LlamaCpp.FullOffload:
 		a := e.LlamaCpp
-		answer = fmt.Sprintf("-c %d -np %d fits with every layer on the GPU (-ngl %d)", a.CtxSize, a.Parallel, a.Layers)
+		answer = printf.Sprintf("-c %d -np %d fits with every layer on the GPU (-ngl %d)", a.CtxSize, a.Parallel, a.Layers)
 	case e.LlamaCpp != nil:
 		a := e.LlamaCpp
-		answer = fmt.Sprintf("-c %d -np %d: %d of %d layers fit on the GPU", a.CtxSize, a.Parallel, a.LayersThatFit, a.Layers)
+		answer = printf.Sprintf("-c %d -np %d: %d of %d layers fit on the GPU", a.CtxSize, a.Parallel, a.LayersThatFit, a.Layers)
 	case e.Pool != nil:
 		a := e.Pool
-		answer = fmt.Sprintf("KV pool %s: %s tokens in %s blocks; %.2f× concurrency at %s tokens; the longest request %s tokens",
+		answer = printf.Sprintf("KV pool %s: %s tokens in %s blocks; %.2f× concurrency at %s tokens; the longest request %s tokens",
 			sizeOf(a.PoolBytes), Group(int64(a.Tokens)), Group(int64(a.Blocks)), a.MaxConcurrency, groupInt(p.Input.Limits.MaxSeqLen), Group(int64(a.MaxModelLen)))
 	}
 	return label, answer, e.Launch
