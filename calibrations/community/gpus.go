@@ -28,8 +28,8 @@ var known = map[string]GPU{
 	"rtx3090":              {"NVIDIA GeForce RTX 3090", 24576, srcPublished},
 	"rtx4090":              {"NVIDIA GeForce RTX 4090", 24564, srcPublished},
 	"rtx5090":              {"NVIDIA GeForce RTX 5090", 32607, srcMeasured + " (the seed's card, under WSL2)"},
-	"rtx6000adageneration": {"NVIDIA RTX 6000 Ada Generation", 49140, srcPublished},
-	"l4":                   {"NVIDIA L4", 23034, srcPublished},
+	"rtx6000adageneration": {"NVIDIA RTX 6000 Ada Generation", 49140, srcPublished + " (ECC off, the workstation default; seen in one published machine description, driver 590.48.01, without an address to cite)"},
+	"l4":                   {"NVIDIA L4", 23034, srcPublished + " (https://github.com/speaches-ai/speaches/pull/438, driver 570.133.20)"},
 	"l40s":                 {"NVIDIA L40S", 46068, srcPublished},
 	"a10g":                 {"NVIDIA A10G", 23028, srcPublished},
 	"t4":                   {"Tesla T4", 15360, srcPublished},
@@ -40,7 +40,7 @@ var known = map[string]GPU{
 	"h100pcie":             {"NVIDIA H100 PCIe", 81559, srcPublished},
 	"h10080gbhbm3":         {"NVIDIA H100 80GB HBM3", 81559, srcPublished + " (the SXM5 card)"},
 	"h200":                 {"NVIDIA H200", 143771, srcMeasured},
-	"b200":                 {"NVIDIA B200", 183359, srcPublished},
+	"b200":                 {"NVIDIA B200", 183359, srcPublished + " (https://github.com/NVIDIA/TensorRT-LLM/issues/10278, driver 580.95.05)"},
 }
 
 // Known returns the card a device name names, when its total is known.
