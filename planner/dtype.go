@@ -99,6 +99,9 @@ const (
 	// SourceEstimated marks what an engine measures at start, estimated from
 	// the model shape by a formula whose measured basis its profile states.
 	SourceEstimated Source = "estimated"
+	// SourceUnmeasured marks a charge the calibration has not measured
+	// (a CUDA graph's size): it is named, and charged 0 bytes.
+	SourceUnmeasured Source = "unmeasured"
 )
 
 // Tier names the lifetime tier that owns a line item (seed A2). Charges the

@@ -116,6 +116,10 @@ func itemSource(k key, in *Input) Source {
 		if in.Measured.Scratch > 0 {
 			return SourceCalibrated
 		}
+	case keyGraphs:
+		if in.Calibration.GraphExec == 0 {
+			return SourceUnmeasured
+		}
 	}
 	return itemSpecs[k].source
 }

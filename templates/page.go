@@ -212,6 +212,25 @@ func budgetValue(s calc.State) string {
 	return calc.BudgetText(s.Budget)
 }
 
+// defaultOf is what a slider's number field plans when it is left empty.
+func defaultOf(name string) string {
+	switch name {
+	case "batch":
+		return itoa(calc.DefaultBatch)
+	case "len":
+		return itoa(calc.DefaultLen)
+	}
+	return ""
+}
+
+// sourceLabel is a line item's source as the table's tag reads it.
+func sourceLabel(s planner.Source) string {
+	if s == planner.SourceUnmeasured {
+		return "not measured" // charged 0 bytes; the warnings say why
+	}
+	return string(s)
+}
+
 // sliderClass marks the budget slider, whose fitting side is the right.
 func sliderClass(name string) string {
 	if name == "budget" {

@@ -137,7 +137,7 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 		v.Warnings = append(v.Warnings, printf.Sprintf("%s offers no KV dtype %s (it offers %v); planned with %s",
 			s.Engine, s.KV, s.Engine.KVDtypes(), p.KV.Dtype))
 	}
-	v.Subject = subject(s, m, c, p.KV.Dtype)
+	v.Subject = subject(s, m, c, &p)
 	v.Title = "vramplan · " + v.Subject + " · " + v.Verdict
 	v.Levers, v.Combination = actions(s, &p)
 	v.Chart = chart(k.frontierOf(in, s, m, c), s, &p)
@@ -232,10 +232,13 @@ func decimalUnit(b planner.Bytes) (int64, string) {
 }
 
 // subject names the model, the GPU and the limits of a plan in words.
-func subject(s State, m *planner.Model, c *planner.Calibration, kv planner.KVDtype) string {
-	batch := "batch " + strconv.Itoa(s.Batch)
-	if s.Batch == 0 {
-		batch = "batch as many as fit"
+func subject(s State, m *planner.Model, c *planner.Calibration, p *planner.Plan) string {
+	kv := p.KV.Dtype
+	batch := "batch " + groupInt(s.Batch)
+	if s.Batch == 0 && p.Capacity != nil && p.Capacity.MaxSeqsAtMaxLen > 0 {
+		batch = "batch 0: as many as fit, " + groupInt(p.Capacity.MaxSeqsAtMaxLen)
+	} else if s.Batch == 0 {
+		batch = "batch 0: as many as fit, none"
 	}
 	gpu := cmp.Or(c.GPU, c.ID)
 	if s.GPUs() > 1 || s.EP > 1 {

@@ -1,12 +1,19 @@
 // End-to-end tests of the calculator's fields and figures as a newcomer
 // reads them (issue #12, "Smaller, all expected"): figures with thousands
 // separators and GiB, a budget typed with a unit, the bar's label and a
-// result that does not re-announce itself on every slider step. Every
-// figure is checked against `vramplan plan --json` for the same input.
+// result that does not re-announce itself on every slider step, empty and
+// zero batch fields, the unmeasured CUDA-graph pool, a GGUF and a
+// config.json picked together, the stale result dimmed while a model is
+// fetched, and the page without JavaScript. Every figure is checked
+// against `vramplan plan --json` for the same input.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, group, mib } from './harness.mjs';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, group, mib, repo } from './harness.mjs';
+import { writeGGUF } from './gguf.mjs';
 
 let server, chrome;
 
@@ -117,4 +124,97 @@ test('the bar says its figures; the result announces the verdict once the input 
   assert.notEqual(moved, label, 'the label follows the plan');
   assert.ok(moved.includes(`; total ${await shown(page, 'total-mib')} of the `), `the label carries the total shown: ${moved}`);
   assert.deepEqual(page.errors, []);
+});
+
+test('an empty batch field plans the default and says so; batch 0 is explained', async () => {
+  const page = await open(h200.replace('batch=8', 'batch=5'));
+  assert.equal(await page.getAttribute('[data-testid="batch"]', 'placeholder'), '8', 'an empty field shows the default it plans');
+  assert.match(await shown(page, 'batch-hint'), /^0 plans as many sequences as fit at this length; left empty, the default, 8\.$/);
+  await page.fill('[data-testid="batch"]', '');
+  await page.waitForFunction(() => /^Empty: planned as the default, batch 8\./.test(document.querySelector('[data-testid="batch-hint"]').textContent));
+  let q = await settled(page);
+  assert.match(q, /batch=8&/);
+  assert.match(await shown(page, 'subject'), / · batch 8 · /);
+  assert.equal(await page.locator('[data-testid="batch-slider"]').inputValue(), '8', 'the slider shows the batch planned');
+  await matchesCLI(page, cliFlags(q), 'empty batch');
+  await page.fill('[data-testid="batch"]', '0');
+  await page.waitForFunction(() => / · batch 0: as many as fit, /.test(document.querySelector('[data-testid="subject"]').textContent));
+  q = await settled(page);
+  const plan = planJSON(cliFlags(q));
+  assert.match(await shown(page, 'subject'), new RegExp(` · batch 0: as many as fit, ${group(plan.capacity.max_seqs_at_max_len)} · `));
+  assert.match(await shown(page, 'batch-hint'), /^0 plans as many sequences as fit/);
+  await matchesCLI(page, cliFlags(q), 'batch 0');
+  await page.fill('[data-testid="len"]', '');
+  await page.waitForFunction(() => /^Empty: planned as the default, 4,096 tokens\.$/.test(document.querySelector('[data-testid="len-hint"]').textContent));
+  assert.deepEqual(page.errors, []);
+});
+
+test('the CUDA-graph pool whose size is not measured says so in its line, as the warning does', async () => {
+  const page = await open(`${h200}&graphs=1`);
+  const line = async () => ({ row: await shown(page, 'item-cuda_graph_pool'), tag: await page.locator('[data-testid="item-cuda_graph_pool"] .tag').innerText() });
+  assert.equal((await line()).tag, 'not measured');
+  assert.match((await figures(page)).warnings.join(), /has not measured graph_exec_bytes/);
+  await matchesCLI(page, cliFlags(`${h200}&graphs=1`), 'server-rendered');
+  await page.uncheck('[data-testid="graphs"]');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="item-cuda_graph_pool"]'));
+  await page.check('[data-testid="graphs"]');
+  await page.waitForSelector('[data-testid="item-cuda_graph_pool"]');
+  assert.equal((await line()).tag, 'not measured', 'painted in the page');
+  assert.doesNotMatch((await line()).row, /calibrated/);
+  assert.equal(planJSON(cliFlags(`${h200}&graphs=1`)).items.find((it) => it.key === 'cuda_graph_pool').source, 'unmeasured');
+  assert.deepEqual(page.errors, []);
+});
+
+test('a GGUF and a config.json picked together: the GGUF is planned, and the page says the config.json was not used', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vramplan-e2e-'));
+  const gguf = join(dir, 'llama-3-8b-q8_0.gguf'), cfg = join(dir, 'config.json');
+  writeGGUF(gguf);
+  writeFileSync(cfg, readFileSync(join(repo, 'planner/hf/testdata/configs/meta-llama__Llama-3.2-1B-Instruct.json')));
+  const page = await open(h200);
+  await page.setInputFiles('[data-testid="file"]', [cfg, gguf]);
+  await page.waitForFunction(() => /^Read /.test(document.querySelector('[data-testid="file-status"]').textContent));
+  assert.match(await shown(page, 'file-status'),
+    /^Read llama-3-8b-q8_0\.gguf, in this browser only: .*\. Not used: config\.json \(the GGUF holds the whole shape, with its tensors' exact sizes; pick the config\.json alone to plan from it instead\)\.$/);
+  const q = await settled(page);
+  assert.match(q, /model=file:llama-3-8b-q8_0/);
+  await matchesCLI(page, [...cliFlags(q).filter((f, i, a) => f !== '--model' && a[i - 1] !== '--model'), '--model', gguf], 'the GGUF');
+  await shot(page, 'gguf-and-config.png');
+  assert.deepEqual(page.errors, []);
+});
+
+test('while another model is fetched the old result is dimmed, then replaced', async () => {
+  const page = await open(h200);
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/api/models/**', async (route) => { await held; await route.continue(); });
+  await page.fill('[data-testid="model"]', 'gemma-3-4b-it-q4_k_m');
+  await page.waitForFunction(() => document.getElementById('calc').dataset.stale === 'true');
+  const opacity = () => page.locator('[data-testid="verdict"]').evaluate((e) => getComputedStyle(e).opacity);
+  assert.equal(await opacity(), '0.4', 'the figures shown are for the last model, and look it');
+  assert.match(await shown(page, 'subject'), /^Qwen3-8B/);
+  await shot(page, 'stale.png');
+  release();
+  await page.waitForFunction(() => !document.getElementById('calc').dataset.stale);
+  assert.equal(await opacity(), '1');
+  assert.match(await shown(page, 'subject'), /^gemma-3-4b-it Q4_K_M on /);
+  await matchesCLI(page, cliFlags(await settled(page)), 'the model fetched');
+  assert.deepEqual(page.errors, []);
+});
+
+test('without JavaScript: what cannot work is hidden, the footer says what does, and Plan re-plans on the server', async () => {
+  const page = await open(h200, { javaScriptEnabled: false });
+  for (const id of ['batch-slider', 'len-slider', 'budget-slider', 'file', 'loading', 'copy-launch']) {
+    assert.equal(await page.locator(`[data-testid="${id}"]`).first().isVisible(), false, `${id} is shown, and cannot work`);
+  }
+  assert.equal(await page.locator('footer').innerText(),
+    'JavaScript is off: press Plan after a change and this server plans it; local model files need JavaScript.');
+  await page.fill('[data-testid="batch"]', '16');
+  await page.fill('[data-testid="budget"]', '40 GiB');
+  await Promise.all([page.waitForNavigation(), page.click('[data-testid="submit"]')]);
+  const q = new URL(page.url()).search.slice(1);
+  assert.match(q, /batch=16/);
+  assert.match(await shown(page, 'budget-note'), /^Read as 40,960 MiB \(40 GiB\)\.$/);
+  assert.equal(await shown(page, 'budget-mib'), '40,960');
+  await matchesCLI(page, [...cliFlags(q).filter((f, i, a) => f !== '--budget' && a[i - 1] !== '--budget'), '--budget', '40GiB'], 'planned on the server');
+  await shot(page, 'no-js-planned.png', { fullPage: true });
 });

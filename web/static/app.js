@@ -312,7 +312,7 @@ async function pick(list) {
   const names = files.map((f) => f.name).join(', ');
   try {
     status(`Opening ${names} in this browser…`);
-    const m = await readModel(files);
+    const [m, ignored] = await readModel(files);
     m.id = `file:${m.id}`; // names.LocalPrefix: a link to it says the file must be picked again
     models.set(m.id, JSON.stringify(m));
     if (![...document.querySelectorAll('#model-list option')].some((o) => o.value === m.id)) {
@@ -322,7 +322,8 @@ async function pick(list) {
     }
     form.elements.model.value = m.id;
     if (files.some(isMmproj)) form.elements.vision.checked = true; // as the CLI's --mmproj implies --vision
-    status(`Read ${names}, in this browser only: ${summary(m)}.`);
+    const read = files.filter((f) => !ignored.files.includes(f)).map((f) => f.name).join(', ');
+    status(`Read ${read}, in this browser only: ${summary(m)}.${ignoredNote(ignored)}`);
     update();
   } catch (err) {
     document.getElementById('file').value = ''; // the picker no longer names a file that was not read
@@ -364,23 +365,35 @@ const isTensors = (f) => lower(f).endsWith('.safetensors') || lower(f).endsWith(
 
 // readModel reads what was picked: GGUF files (the splits of one model and
 // an optional mmproj), a config.json with optional safetensors files (one,
-// or an index and its shards), or a planner model-shape .json.
+// or an index and its shards), or a planner model-shape .json. It returns
+// the shape, the files it did not use and why: a GGUF holds the whole
+// shape, so a config.json or safetensors picked beside it is not read.
 async function readModel(files) {
+  const others = (used, why) => ({ files: files.filter((f) => !used.includes(f)), why });
   if (files.some(isGGUF)) {
     const mmproj = files.filter(isMmproj);
     const parts = files.filter((f) => isGGUF(f) && !isMmproj(f));
     if (mmproj.length > 1 || !parts.length) throw new Error('pick one GGUF model (or all its splits) and at most one mmproj file');
-    return JSON.parse(await (await loadReader()).read(parts, mmproj[0]));
+    const m = JSON.parse(await (await loadReader()).read(parts, mmproj[0]));
+    return [m, others([...parts, ...mmproj], files.some((f) => lower(f).endsWith('.json') || isTensors(f))
+      ? "the GGUF holds the whole shape, with its tensors' exact sizes; pick the config.json alone to plan from it instead"
+      : 'not a model file')];
   }
   const tensors = files.filter(isTensors);
   const docs = files.filter((f) => lower(f).endsWith('.json') && !isTensors(f));
   if (docs.length !== 1) throw new Error(tensors.length ? 'pick the config.json together with the safetensors files' : 'pick one .json file');
   const doc = JSON.parse(await docs[0].text());
-  if (doc.layers) return JSON.parse(api.parseModel(JSON.stringify(doc)));
+  if (doc.layers) return [JSON.parse(api.parseModel(JSON.stringify(doc))), others(docs, 'a model-shape file carries its own weights')];
   if (doc.model_type || doc.architectures) {
-    return JSON.parse(await (await loadReader()).readConfig(docs[0], tensors.length ? tensors : undefined));
+    const m = JSON.parse(await (await loadReader()).readConfig(docs[0], tensors.length ? tensors : undefined));
+    return [m, others([...docs, ...tensors], 'not a model file')];
   }
   throw new Error('not a model-shape document or a config.json');
+}
+
+// ignoredNote says which picked files the plan does not use, and why.
+function ignoredNote(ignored) {
+  return ignored.files.length ? ` Not used: ${ignored.files.map((f) => f.name).join(', ')} (${ignored.why}).` : '';
 }
 
 // paint writes a calc.View into the result, element by element, exactly
@@ -425,7 +438,25 @@ function paint(v) {
   paintSliders(v);
   paintEngine(r, v);
   paintRanks(r, v.layout);
+  paintHints(v.state);
   announce(v.verdict);
+}
+
+// paintHints says, under the batch and length fields, that an empty field
+// plans the default, when it is empty.
+function paintHints(s) {
+  const empty = { batch: `Empty: planned as the default, batch ${group(s.batch)}. 0 plans as many sequences as fit at this length.`,
+    len: `Empty: planned as the default, ${group(s.len)} tokens.` };
+  for (const [name, text] of Object.entries(empty)) {
+    const hint = byTest(`${name}-hint`);
+    if (!hint) continue;
+    hint.vramplanIdle ??= hint.textContent; // the server's words, for a field that holds a value
+    const blank = form.elements[name].value === '';
+    setText(hint, blank ? text : hint.vramplanIdle);
+    const slider = document.getElementById(`${name}-slider`);
+    const at = name === 'len' ? api.lenIndex(s.len) : s.batch;
+    if (blank && +slider.value !== at) slider.value = at; // the slider shows what is planned
+  }
 }
 
 // paintGPUs writes how many GPUs the layout controls add up to.
@@ -530,8 +561,11 @@ function paintRow(tr, it) {
   const [name, mib, tier, source] = tr.children;
   setText(name, it.name); setAttr(name, 'title', it.detail || '');
   setText(mib, group(it.mib)); setText(tier, it.tier);
-  setText(source.firstChild, it.source); setAttr(source.firstChild, 'class', `tag ${it.source}`);
+  setText(source.firstChild, sourceLabel(it.source)); setAttr(source.firstChild, 'class', `tag ${it.source}`);
 }
+
+// sourceLabel is templates.sourceLabel: an unmeasured charge (0 bytes) says so.
+const sourceLabel = (s) => (s === 'unmeasured' ? 'not measured' : s);
 
 // paintLevers rebuilds the lever links only when their number or kinds
 // change; a slider move usually changes only their queries and labels,
