@@ -62,15 +62,10 @@ func TestServeReportSoak(t *testing.T) {
 	go func() {
 		done <- run([]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--listen", "unix:" + sock}, &serveOut, &serveErr)
 	}()
-	for i := 0; ; i++ {
-		if _, err := os.Stat(sock); err == nil {
-			break
-		}
-		if i == 200 {
-			t.Fatalf("no socket after 2 s: %s", serveErr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	// Dial, not stat: the socket file appears at bind, before listen, and
+	// a connection in between is refused (the three calls below failed so
+	// once under load).
+	waitListening(t, "unix", sock)
 	var out bytes.Buffer
 	if code := run([]string{"report", "--listen", "unix:" + sock}, &out, &out); code != exitOK || !strings.Contains(out.String(), "attribution") {
 		t.Errorf("report = %d\n%s", code, out.String())
@@ -112,16 +107,7 @@ func TestServeTCPWithToken(t *testing.T) {
 	go func() {
 		done <- run([]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--listen", addr, "--token-file", tokFile}, &serveOut, &serveErr)
 	}()
-	for i := 0; ; i++ {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
-		}
-		if i == 500 {
-			t.Fatalf("nothing listening on %s after 5 s", addr)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitListening(t, "tcp", addr)
 	var out bytes.Buffer
 	if code := run([]string{"report", "--listen", addr}, &out, &out); code != exitFail || !strings.Contains(out.String(), "unauthorized") {
 		t.Errorf("report without the token = %d\n%s", code, out.String())
@@ -142,6 +128,22 @@ func TestServeTCPWithToken(t *testing.T) {
 	p.Signal(os.Interrupt)
 	if code := <-done; code != exitOK {
 		t.Errorf("serve = %d: %s", code, serveErr.String())
+	}
+}
+
+// waitListening waits up to 10 s for something to accept connections at
+// addr.
+func waitListening(t *testing.T, network, addr string) {
+	t.Helper()
+	for i := 0; ; i++ {
+		if c, err := net.Dial(network, addr); err == nil {
+			c.Close()
+			return
+		}
+		if i == 1000 {
+			t.Fatalf("nothing listening on %s after 10 s", addr)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,10 +97,13 @@ func TestServeLayout(t *testing.T) {
 	}
 }
 
+// waitSocket dials rather than stats: the socket file appears at bind,
+// before listen, and a connection in between is refused.
 func waitSocket(t *testing.T, path string, stderr *bytes.Buffer) {
 	t.Helper()
 	for i := 0; ; i++ {
-		if _, err := os.Stat(path); err == nil {
+		if c, err := net.Dial("unix", path); err == nil {
+			c.Close()
 			return
 		}
 		if i == 500 {
