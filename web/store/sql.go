@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -147,6 +148,68 @@ func ScanGroup(s Scanner) (Group, error) {
 		g.Aggregate, g.AggregateVersion = []byte(agg.String), aggVersion.Int64
 	}
 	return g, nil
+}
+
+// CollectUploads reads every row of SQLUploadColumns that a query
+// returned: store.CollectUploads(db.QueryContext(…)). It closes rows.
+func CollectUploads(rows *sql.Rows, err error) ([]Upload, error) {
+	return collect(rows, err, ScanUpload)
+}
+
+// CollectGroups reads every row of SQLGroups, as CollectUploads does.
+func CollectGroups(rows *sql.Rows, err error) ([]Group, error) {
+	return collect(rows, err, ScanGroup)
+}
+
+func collect[T any](rows *sql.Rows, err error, scan func(Scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// Found returns u and err of a read by id, with sql.ErrNoRows as
+// ErrNotFound: store.Found(store.ScanUpload(row)).
+func Found(u Upload, err error) (Upload, error) {
+	if errors.Is(err, sql.ErrNoRows) {
+		return u, ErrNotFound
+	}
+	return u, err
+}
+
+// Stored returns u as a read returns it once SQLInsertUpload has stored it
+// at seq: its time to the second, and empty lists and documents nil.
+func Stored(u Upload, seq int64) Upload {
+	u.Seq, u.Created = seq, time.Unix(u.Created.Unix(), 0).UTC()
+	if len(u.Reasons) == 0 {
+		u.Reasons = nil
+	}
+	if len(u.Figures) == 0 {
+		u.Figures = nil
+	}
+	if len(u.Document) == 0 {
+		u.Document = nil
+	}
+	return u
+}
+
+// NotDeleted returns why SQLDeleteUpload deleted nothing, given the
+// upload's Get: ErrNotFound when there is no such upload, ErrToken when
+// the token hash was wrong.
+func NotDeleted(_ Upload, err error) error {
+	if err != nil {
+		return err
+	}
+	return ErrToken
 }
 
 // Execer is what Migrate needs of a database: *sql.DB and *sql.Conn have it.

@@ -5,9 +5,7 @@ package d1
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/syumai/workers/cloudflare/d1"
 
@@ -66,26 +64,12 @@ func (s *Store) stored(ctx context.Context, u store.Upload) (store.Upload, bool,
 	if err := s.db.QueryRowContext(ctx, `SELECT seq FROM uploads WHERE id = ?`, u.ID).Scan(&seq); err != nil {
 		return store.Upload{}, false, fmt.Errorf("d1: put %s: reading its sequence number: %w", u.ID, err)
 	}
-	u.Seq, u.Created = seq, time.Unix(u.Created.Unix(), 0).UTC()
-	if len(u.Reasons) == 0 {
-		u.Reasons = nil
-	}
-	if len(u.Figures) == 0 {
-		u.Figures = nil
-	}
-	if len(u.Document) == 0 {
-		u.Document = nil
-	}
-	return u, true, nil
+	return store.Stored(u, seq), true, nil
 }
 
 // Get implements store.Store.
 func (s *Store) Get(ctx context.Context, id string) (store.Upload, error) {
-	u, err := store.ScanUpload(s.db.QueryRowContext(ctx, store.SQLUploadByID, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return u, store.ErrNotFound
-	}
-	return u, err
+	return store.Found(store.ScanUpload(s.db.QueryRowContext(ctx, store.SQLUploadByID, id)))
 }
 
 // Delete implements store.Store.
@@ -97,47 +81,18 @@ func (s *Store) Delete(ctx context.Context, id, tokenHash string) error {
 	if n, err := r.RowsAffected(); err != nil || n > 0 {
 		return err
 	}
-	if _, err := s.Get(ctx, id); err != nil {
-		return err
-	}
-	return store.ErrToken
+	return store.NotDeleted(s.Get(ctx, id))
 }
 
 // Uploads implements store.Store.
 func (s *Store) Uploads(ctx context.Context, q store.Query) ([]store.Upload, error) {
 	query, args := store.SQLUploads(q)
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Upload
-	for rows.Next() {
-		u, err := store.ScanUpload(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return store.CollectUploads(s.db.QueryContext(ctx, query, args...))
 }
 
 // Groups implements store.Store.
 func (s *Store) Groups(ctx context.Context) ([]store.Group, error) {
-	rows, err := s.db.QueryContext(ctx, store.SQLGroups)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Group
-	for rows.Next() {
-		g, err := store.ScanGroup(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, g)
-	}
-	return out, rows.Err()
+	return store.CollectGroups(s.db.QueryContext(ctx, store.SQLGroups))
 }
 
 // PutAggregate implements store.Store.

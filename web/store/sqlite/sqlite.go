@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -108,28 +107,13 @@ func (s *Store) Put(ctx context.Context, u store.Upload) (store.Upload, bool, er
 		return store.Upload{}, false, fmt.Errorf("sqlite: put %s: %w", u.ID, err)
 	}
 	if n == 1 {
-		return stored(u, seq), true, nil
+		return store.Stored(u, seq), true, nil
 	}
 	got, err := s.queryRow(ctx, store.SQLUploadConflict, u.ID, u.Digest)
 	if err != nil {
 		return store.Upload{}, false, fmt.Errorf("sqlite: put %s: reading the stored upload: %w", u.ID, err)
 	}
 	return got, false, nil
-}
-
-// stored returns u as Get will return it once it is stored at seq.
-func stored(u store.Upload, seq int64) store.Upload {
-	u.Seq, u.Created = seq, time.Unix(u.Created.Unix(), 0).UTC()
-	if len(u.Reasons) == 0 {
-		u.Reasons = nil
-	}
-	if len(u.Figures) == 0 {
-		u.Figures = nil
-	}
-	if len(u.Document) == 0 {
-		u.Document = nil
-	}
-	return u
 }
 
 // queryRow reads one upload with a prepared read statement.
@@ -143,11 +127,7 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) (store.Uplo
 
 // Get implements store.Store.
 func (s *Store) Get(ctx context.Context, id string) (store.Upload, error) {
-	u, err := s.queryRow(ctx, store.SQLUploadByID, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return u, store.ErrNotFound
-	}
-	return u, err
+	return store.Found(s.queryRow(ctx, store.SQLUploadByID, id))
 }
 
 // Delete implements store.Store.
@@ -163,10 +143,7 @@ func (s *Store) Delete(ctx context.Context, id, tokenHash string) error {
 	if err != nil || n == 1 {
 		return err
 	}
-	if _, err := s.Get(ctx, id); err != nil {
-		return err
-	}
-	return store.ErrToken
+	return store.NotDeleted(s.Get(ctx, id))
 }
 
 // Uploads implements store.Store.
@@ -176,38 +153,12 @@ func (s *Store) Uploads(ctx context.Context, q store.Query) ([]store.Upload, err
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Upload
-	for rows.Next() {
-		u, err := store.ScanUpload(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return store.CollectUploads(st.QueryContext(ctx, args...))
 }
 
 // Groups implements store.Store.
 func (s *Store) Groups(ctx context.Context) ([]store.Group, error) {
-	rows, err := s.read.QueryContext(ctx, store.SQLGroups)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Group
-	for rows.Next() {
-		g, err := store.ScanGroup(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, g)
-	}
-	return out, rows.Err()
+	return store.CollectGroups(s.read.QueryContext(ctx, store.SQLGroups))
 }
 
 // PutAggregate implements store.Store.
