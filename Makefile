@@ -52,8 +52,9 @@ bridge-test: wasm deps-npm ## the wasm bridge under Node
 e2e: build deps-npm chromium ## the browser tests: chromium driven by playwright-core
 	node --test --test-concurrency=1 'web/e2e/*.test.mjs'
 
-bench-worker: build worker deps-npm ## per-request times of the worker under wrangler dev and of the native server (docs/benchmarks.md, "Worker")
+bench-worker: build worker deps-npm ## per-request times of the worker under wrangler dev and of the native server, and the worker's CPU per request (docs/benchmarks.md, "Worker")
 	node web/conformance/bench.mjs
+	node web/conformance/cpu.mjs
 
 bench-web: build deps-npm chromium ## the browser benchmarks (see docs/benchmarks.md, "Browser calculator")
 	node web/e2e/bench.mjs
