@@ -196,6 +196,7 @@ func normalizeEngine(in *Input) {
 		if l.MaxBatch == 0 { // llama-server's -np auto: 4 slots, one unified cache
 			l.MaxBatch, in.Serving.LlamaCpp.Unified = 4, true
 		}
+		defaultTensorSplit(in)
 	case EngineVLLM:
 		vllmDefaults(in)
 	case EngineSGLang:

@@ -74,7 +74,7 @@ func rankInput(in *Input, c coord, cal *Calibration) Input {
 	t.Calibration = *cal
 	t.Parallel = Parallel{}
 	t.Features.Vision = in.Features.Vision && t.Model.Vision != nil
-	start, end := stageLayers(in.Model.NumLayers(), p.pp(), c.stage)
+	start, end := p.stageRange(in.Model.NumLayers(), c.stage)
 	comm, src := commFor(p, cal)
 	t.Rank = &Rank{Ranks: []int{c.rank}, Layout: p.sizes(), Stage: c.stage, Layers: [2]int{start, end},
 		Comm: comm, CommSource: src}
@@ -96,7 +96,7 @@ func planLayout(in *Input, report bool, st *stopper) Plan {
 			p.Capacity = &c
 			sh := newShape(&gs[i].in.Model, gs[i].in.Limits.KVDtype)
 			engineReport(&gs[i].in, &sh, &p)
-			layoutLaunch(p.Engine, gs[i].in.Rank)
+			layoutLaunch(p.Engine, gs[i].in.Rank, in.Model.NumLayers())
 		}
 		rs[i] = RankPlan{Ranks: gs[i].in.Rank.Ranks, Plan: p}
 	}

@@ -6,10 +6,12 @@ import "strconv"
 // the engine's own flags: vLLM's --tensor-parallel-size,
 // --pipeline-parallel-size, --data-parallel-size and
 // --enable-expert-parallel (vllm/engine/arg_utils.py), SGLang's --tp, --pp,
-// --dp and --ep-size (sglang/srt/server_args.py). llama.cpp's split modes
-// (-sm layer with -ts, -sm row) place layers by its own rule, which the
-// layout does not plan yet; its plan says so instead of printing a flag.
-func layoutLaunch(e *EngineReport, r *Rank) {
+// --dp and --ep-size (sglang/srt/server_args.py), and llama.cpp's layer
+// split, -sm layer -ts with -ngl counting every device's layers
+// (layer_split.go); llama.cpp under tensor parallelism (its -sm row) is not
+// planned, and its plan says so instead of printing a flag. n is the
+// model's repeating layers.
+func layoutLaunch(e *EngineReport, r *Rank, n int) {
 	if e == nil || r == nil {
 		return
 	}
@@ -24,8 +26,7 @@ func layoutLaunch(e *EngineReport, r *Rank) {
 	case EngineSGLang:
 		e.Launch += flagIf(" --tp ", p.tp()) + flagIf(" --pp ", p.pp()) + flagIf(" --dp ", p.dp()) + flagIf(" --ep-size ", p.ep())
 	case EngineLlamaCpp:
-		e.Notes = append(e.Notes, "llama.cpp splits layers across GPUs by its own rule (-sm layer, -ts); this "+
-			"layout is planned by vLLM's rules, so the launch command names no split")
+		llamaSplitLaunch(e, p, n)
 	}
 }
 

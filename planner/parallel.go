@@ -38,6 +38,11 @@ type Parallel struct {
 	// Calibrations holds one calibration per rank, for mixed cards; empty
 	// means every rank is the input's Calibration.
 	Calibrations []Calibration `json:"calibrations,omitempty"`
+	// TensorSplit is llama.cpp's -ts under its layer split (-sm layer): the
+	// share of each pipeline stage, one device each (layer_split.go). It is
+	// set, equal shares by default, for a llama.cpp layout of more than one
+	// stage, and only then.
+	TensorSplit []float64 `json:"tensor_split,omitempty"`
 }
 
 // Rank places a single-GPU input in a parallel layout: its model is already
@@ -78,7 +83,7 @@ func (p *Parallel) multi() bool { return p.GPUs() > 1 || p.ep() > 1 || len(p.Cal
 
 // sizes returns p with its sizes resolved and no calibrations.
 func (p *Parallel) sizes() Parallel {
-	return Parallel{Tensor: p.tp(), Pipeline: p.pp(), Expert: p.ep(), Data: p.dp()}
+	return Parallel{Tensor: p.tp(), Pipeline: p.pp(), Expert: p.ep(), Data: p.dp(), TensorSplit: p.TensorSplit}
 }
 
 // moeTP is the tensor-parallel split of each expert's FFN.
@@ -143,6 +148,9 @@ func validateParallel(in *Input) error {
 	}
 	if p.GPUs() > maxWorld {
 		return bad("parallel", "%d GPUs in all, more than %d", p.GPUs(), maxWorld)
+	}
+	if err := validateTensorSplit(in); err != nil {
+		return err
 	}
 	if !p.multi() {
 		return validateRank(in)

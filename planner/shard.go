@@ -59,8 +59,8 @@ type split struct {
 
 func newSplit(m *Model, p *Parallel, c coord) split {
 	s := split{tp: p.tp(), moeTP: p.moeTP(), pp: p.pp(), n: m.NumLayers(), vocab: m.VocabSize}
-	s.start, s.end = stageLayers(s.n, s.pp, c.stage)
-	s.first, s.last = c.stage == 0, c.stage == s.pp-1
+	s.start, s.end = p.stageRange(s.n, c.stage)
+	s.first, s.last = c.stage == 0, c.stage == p.outputStage(s.n)
 	s.vocabRank = paddedVocab(m.VocabSize) / s.tp
 	if e := m.MoE; e != nil && e.Experts > 0 {
 		s.experts, s.local = e.Experts, localExperts(e.Experts, p.ep(), c.epRank)

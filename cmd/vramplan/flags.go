@@ -193,7 +193,7 @@ var fieldFlags = map[string]string{
 	"serving.engine": "engine", "serving.llama_cpp.flash_attn": "flash-attn", "serving.llama_cpp.gpu_layers": "gpu-layers",
 	"serving.vllm.gpu_memory_utilization": "gpu-memory-utilization", "serving.sglang.mem_fraction_static": "mem-fraction-static",
 	"parallel.tensor_parallel": "tensor-parallel", "parallel.pipeline_parallel": "pipeline-parallel",
-	"parallel.expert_parallel": "expert-parallel", "parallel.data_parallel": "data-parallel",
+	"parallel.expert_parallel": "expert-parallel", "parallel.data_parallel": "data-parallel", "parallel.tensor_split": "tensor-split",
 	"parallel.calibrations": "gpu",
 }
 

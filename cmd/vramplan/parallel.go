@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/vramplan/vramplan/planner"
@@ -13,6 +14,7 @@ import (
 // parallelFlags are the flags that set the input's parallel layout.
 type parallelFlags struct {
 	tp, pp, ep, dp int
+	ts             []float64
 }
 
 func (f *parallelFlags) register(fs *flag.FlagSet) {
@@ -20,6 +22,18 @@ func (f *parallelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.pp, "pipeline-parallel", 0, "pipeline `stages` (vLLM --pipeline-parallel-size, SGLang --pp)")
 	fs.IntVar(&f.ep, "expert-parallel", 0, "expert-parallel `size`: divides --tensor-parallel (SGLang --ep-size) or is tp × dp (vLLM --enable-expert-parallel)")
 	fs.IntVar(&f.dp, "data-parallel", 0, "data-parallel `replicas`; the limits apply to each")
+	fs.Func("tensor-split", "llama.cpp's -ts under --engine llama.cpp: one `share` per device, comma-separated (\"3,1\"); "+
+		"sets --pipeline-parallel to the devices", func(v string) error {
+		f.ts = f.ts[:0]
+		for _, s := range strings.Split(v, ",") {
+			x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a number", s)
+			}
+			f.ts = append(f.ts, x)
+		}
+		return nil
+	})
 }
 
 // apply sets the layout fields whose flags were given.
@@ -29,6 +43,12 @@ func (f *parallelFlags) apply(in *planner.Input, set map[string]bool) {
 	setInt(set, "pipeline-parallel", &p.Pipeline, f.pp)
 	setInt(set, "expert-parallel", &p.Expert, f.ep)
 	setInt(set, "data-parallel", &p.Data, f.dp)
+	if set["tensor-split"] {
+		p.TensorSplit = f.ts
+		if !set["pipeline-parallel"] {
+			p.Pipeline = len(f.ts)
+		}
+	}
 }
 
 // lookupGPUs resolves --gpu: one calibration for every rank, or a comma

@@ -47,7 +47,8 @@ type Command struct {
 	// Ignored lists the flags read but not mapped, with their values.
 	Ignored []string
 
-	batch int // llama-server -b, which caps -ub
+	batch     int  // llama-server -b, which caps -ub
+	splitNone bool // llama-server -sm none
 }
 
 // Error is a flag the planner cannot plan.

@@ -34,6 +34,9 @@ func TestParse(t *testing.T) {
 		{`vllm serve Qwen/Qwen3-8B --quantization fp8 --max-model-len -1 -tp 1`,
 			Command{Engine: planner.EngineVLLM, Model: "Qwen/Qwen3-8B", WeightsDtype: "fp8", AutoLen: true,
 				Serving: planner.Serving{Engine: planner.EngineVLLM}, Parallel: planner.Parallel{Tensor: 1}}, nil},
+		{`llama-server -m m.gguf -sm layer -ts 3/1 -ngl 99`,
+			Command{Engine: planner.EngineLlamaCpp, Model: "m.gguf", Parallel: planner.Parallel{Pipeline: 2, TensorSplit: []float64{3, 1}},
+				Serving: planner.Serving{Engine: planner.EngineLlamaCpp, LlamaCpp: planner.LlamaCppOptions{GPULayers: 99}}}, nil},
 		{`vllm serve m -tp 8 --pipeline-parallel-size 2 --enable-expert-parallel`,
 			Command{Engine: planner.EngineVLLM, Model: "m", Serving: planner.Serving{Engine: planner.EngineVLLM},
 				Parallel: planner.Parallel{Tensor: 8, Pipeline: 2}, ExpertAll: true}, nil},
@@ -61,7 +64,10 @@ func TestParse(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ line, flag string }{
-		{`llama-server -m m.gguf -ts 1,1`, "-ts"},
+		{`llama-server -m m.gguf -sm row -ts 1,1`, "-sm"},
+		{`llama-server -m m.gguf -ts 1,x`, "-ts"},
+		{`llama-server -m m.gguf -ts 1,-1`, "-ts"},
+		{`llama-server -m m.gguf -sm rows`, "-sm"},
 		{`llama-server -m m.gguf --n-cpu-moe 10`, "--n-cpu-moe"},
 		{`llama-server -m m.gguf -ngl 0`, "-ngl"},
 		{`llama-server -m m.gguf -ctk q5_1`, "-ctk"},

@@ -27,8 +27,53 @@ var llamaFlags = func() map[string]handler {
 	aliases(m, flashAttn, "-fa", "--flash-attn")
 	aliases(m, gpuLayers, "-ngl", "--gpu-layers", "--n-gpu-layers")
 	aliases(m, boolFlag(func(c *Command) { c.Serving.LlamaCpp.FlashAttn = planner.FlashAttnOff }), "-nofa", "--no-flash-attn")
+	aliases(m, tensorSplit, "-ts", "--tensor-split")
+	aliases(m, splitMode, "-sm", "--split-mode")
 	return m
 }()
+
+// tensorSplit reads -ts: one share per device, split on ',' or '/' as
+// common/arg.cpp splits it; each device is a pipeline stage of the layout.
+func tensorSplit(c *Command, flag string, t *tokens) error {
+	v, err := t.value(flag)
+	if err != nil {
+		return err
+	}
+	parts := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '/' })
+	if len(parts) == 0 || len(parts) > 1<<10 {
+		return &Error{flag, fmt.Sprintf("%q is not a list of shares", v)}
+	}
+	ts := make([]float64, len(parts))
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(p, 64)
+		if err != nil || !(f > 0) || f > 1e6 {
+			return &Error{flag, fmt.Sprintf("share %q is not a positive number", p)}
+		}
+		ts[i] = f
+	}
+	c.Parallel.TensorSplit, c.Parallel.Pipeline = ts, len(ts)
+	return nil
+}
+
+// splitMode reads -sm: layer (the default) is planned, none is one GPU,
+// row (every matrix split by rows across the devices) is not planned.
+func splitMode(c *Command, flag string, t *tokens) error {
+	v, err := t.value(flag)
+	if err != nil {
+		return err
+	}
+	switch v {
+	case "layer":
+		c.splitNone = false
+	case "none":
+		c.splitNone = true
+	case "row":
+		return &Error{flag, "row (every matrix split across the GPUs) is not planned; -sm layer is"}
+	default:
+		return &Error{flag, fmt.Sprintf("%q is not a split mode (none, layer or row)", v)}
+	}
+	return nil
+}
 
 func kvType(set func(c *Command, d planner.KVDtype)) handler {
 	return func(c *Command, flag string, t *tokens) error {
@@ -224,8 +269,7 @@ func unmodelled(e planner.EngineName) map[string]string {
 }
 
 var llamaUnmodelled = map[string]string{
-	"-ts": "splits across GPUs", "--tensor-split": "splits across GPUs", "-sm": "splits across GPUs",
-	"--split-mode": "splits across GPUs", "-mg": "selects among GPUs", "--main-gpu": "selects among GPUs",
+	"-mg": "selects among GPUs", "--main-gpu": "selects among GPUs",
 	"-dev": "selects devices", "--device": "selects devices", "-ot": "places tensors by pattern",
 	"--override-tensor": "places tensors by pattern", "-cmoe": "keeps experts on the CPU", "--cpu-moe": "keeps experts on the CPU",
 	"-ncmoe": "keeps experts on the CPU", "--n-cpu-moe": "keeps experts on the CPU", "-nkvo": "keeps the KV cache on the CPU",
@@ -287,6 +331,10 @@ func (c *Command) Apply(in *planner.Input) ([]string, error) {
 	in.Limits = l
 	in.Parallel.Tensor, in.Parallel.Pipeline = c.Parallel.Tensor, c.Parallel.Pipeline
 	in.Parallel.Data, in.Parallel.Expert = c.Parallel.Data, c.Parallel.Expert
+	in.Parallel.TensorSplit = c.Parallel.TensorSplit
+	if c.splitNone { // llama-server -sm none: one GPU, whatever -ts says
+		in.Parallel.Pipeline, in.Parallel.TensorSplit = 0, nil
+	}
 	if c.ExpertAll { // vLLM: the experts span the tensor and data groups
 		in.Parallel.Expert = max(c.Parallel.Tensor, 1) * max(c.Parallel.Data, 1)
 	}

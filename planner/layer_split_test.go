@@ -1,0 +1,99 @@
+package planner_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/catalog"
+	"github.com/vramplan/vramplan/planner/cmdline"
+)
+
+// llamaSplitInput is Llama-3.1-8B Q8_0 under llama.cpp on H200s split by
+// layers with shares ts.
+func llamaSplitInput(t *testing.T, ts ...float64) planner.Input {
+	t.Helper()
+	m, err := catalog.Lookup("llama-3.1-8b-instruct-q8_0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := calibrations.Lookup("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return planner.Input{Model: m, Calibration: c, Limits: planner.Limits{MaxBatch: 4, MaxSeqLen: 8192},
+		Serving: planner.Serving{Engine: planner.EngineLlamaCpp}, Parallel: planner.Parallel{Pipeline: len(ts), TensorSplit: ts}}
+}
+
+// TestLlamaLayerSplit checks the layers each device holds against
+// llama.cpp's rule (load_tensors: layer il of n_layer + 1 on device
+// upper_bound(cumulative shares, il / (n_layer + 1))), worked by hand for
+// Llama-3.1-8B's 32 layers.
+func TestLlamaLayerSplit(t *testing.T) {
+	for _, c := range []struct {
+		ts   []float64
+		want [][2]int
+	}{
+		{nil, [][2]int{{0, 17}, {17, 32}}}, // two devices, equal shares by default: 0-16 (16/33 < 0.5), 17-31 and the output
+		{[]float64{3, 1}, [][2]int{{0, 25}, {25, 32}}},
+		{[]float64{1, 1, 1, 1}, [][2]int{{0, 9}, {9, 17}, {17, 25}, {25, 32}}},
+	} {
+		in := llamaSplitInput(t, c.ts...)
+		if c.ts == nil {
+			in.Parallel.Pipeline = 2
+		}
+		p, err := planner.Report(in)
+		if err != nil {
+			t.Fatalf("Report(-ts %v): %v", c.ts, err)
+		}
+		if len(p.Layout.Ranks) != len(c.want) {
+			t.Fatalf("-ts %v: %d distinct ranks, want %d", c.ts, len(p.Layout.Ranks), len(c.want))
+		}
+		for i, rp := range p.Layout.Ranks {
+			if got := rp.Plan.Input.Rank.Layers; got != c.want[i] {
+				t.Errorf("-ts %v: device %d holds layers %v, want %v", c.ts, i, got, c.want[i])
+			}
+		}
+		last := p.Layout.Ranks[len(p.Layout.Ranks)-1].Plan
+		launch := last.Engine.Launch
+		if !strings.Contains(launch, " -ngl 33 ") || !strings.Contains(launch, " -sm layer -ts ") {
+			t.Errorf("-ts %v: launch %q, want -ngl 33 and -sm layer -ts", c.ts, launch)
+		}
+		// The launch command read back gives the same layout.
+		cmd, err := cmdline.Parse(launch)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", launch, err)
+		}
+		again := llamaSplitInput(t)
+		if _, err := cmd.Apply(&again); err != nil {
+			t.Fatal(err)
+		}
+		q, err := planner.Report(again)
+		if err != nil || len(q.Layout.Ranks) != len(c.want) || q.Layout.Ranks[0].Plan.Input.Rank.Layers != c.want[0] {
+			t.Errorf("the launch command %q read back plans %v, %v", launch, q.Layout, err)
+		}
+	}
+}
+
+func TestLlamaLayerSplitErrors(t *testing.T) {
+	for _, c := range []struct {
+		mod  func(*planner.Input)
+		want string
+	}{
+		{func(in *planner.Input) { in.Parallel.TensorSplit = []float64{1, 0.001} }, "device 1 gets no layer"},
+		{func(in *planner.Input) { in.Parallel.TensorSplit = []float64{1, 1, 1} }, "3 shares for 2 pipeline stages"},
+		{func(in *planner.Input) { in.Parallel.TensorSplit = []float64{1, -1} }, "share 1 is -1"},
+		{func(in *planner.Input) { in.Serving.Engine = planner.EngineVLLM }, "llama.cpp's -ts"},
+		{func(in *planner.Input) { in.Parallel.Tensor = 2 }, "no tensor or expert parallelism"},
+	} {
+		in := llamaSplitInput(t, 1, 1)
+		c.mod(&in)
+		_, err := planner.Report(in)
+		var ie *planner.InputError
+		if !errors.As(err, &ie) || ie.Field != "parallel.tensor_split" || !strings.Contains(ie.Msg, c.want) {
+			t.Errorf("Report = %v, want an InputError for parallel.tensor_split saying %q", err, c.want)
+		}
+	}
+}
