@@ -109,13 +109,39 @@ func blasDirs(given dirs) []string {
 // commandLine returns how calibrate was run, quoting arguments that need it.
 func commandLine(args []string) string {
 	words := []string{"gpuagent", "calibrate"}
-	for _, a := range args {
+	for i := 0; i < len(args); i++ {
+		if skip, withValue := notMeasuring(args[i]); skip {
+			if withValue {
+				i++
+			}
+			continue
+		}
+		a := args[i]
 		if a == "" || strings.ContainsAny(a, " \t\"'$\\") {
 			a = strconv.Quote(a)
 		}
 		words = append(words, a)
 	}
 	return strings.Join(words, " ")
+}
+
+// notMeasuring reports whether arg is a flag that says where the result
+// goes rather than how it was measured (-o, --upload, --yes), which the
+// recorded command leaves out: an upload URL is often an address the
+// server would refuse as identifying, and an output path says nothing of
+// the card. withValue reports that the flag's value is the next argument.
+func notMeasuring(arg string) (skip, withValue bool) {
+	name, _, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	if !strings.HasPrefix(arg, "-") {
+		return false, false
+	}
+	switch name {
+	case "o", "upload":
+		return true, !hasValue
+	case "yes":
+		return true, false
+	}
+	return false, false
 }
 
 // errUsage marks a calibrate error as bad usage (exit 2).

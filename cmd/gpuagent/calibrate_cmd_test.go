@@ -39,9 +39,21 @@ func TestProbeWithoutDriverFails(t *testing.T) {
 	}
 }
 
+// TestCommandLine: the recorded command is how the figures were measured;
+// where they went (-o, --upload, --yes) is left out, so an upload URL on
+// an address never makes the server refuse the upload as identifying.
 func TestCommandLine(t *testing.T) {
-	got := commandLine([]string{"--machine", "NVIDIA H200, 16 cores", "-o", "h200.json"})
-	if want := `gpuagent calibrate --machine "NVIDIA H200, 16 cores" -o h200.json`; got != want {
-		t.Errorf("commandLine = %s, want %s", got, want)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--machine", "NVIDIA H200, 16 cores", "-o", "h200.json"}, `gpuagent calibrate --machine "NVIDIA H200, 16 cores"`},
+		{[]string{"--runs", "5", "--upload", "http://10.0.0.7:8080", "--yes", "-o=/tmp/x.json", "--blas-dir", "/opt/lib"},
+			`gpuagent calibrate --runs 5 --blas-dir /opt/lib`},
+		{[]string{"-upload=http://192.168.1.2/", "-yes=true", "--device", "1"}, `gpuagent calibrate --device 1`},
+	} {
+		if got := commandLine(tc.args); got != tc.want {
+			t.Errorf("commandLine(%q) = %s, want %s", tc.args, got, tc.want)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"os/user"
+	"regexp"
 	"strings"
 	"time"
 
@@ -42,11 +43,29 @@ func ThisMachine() Local {
 	return l
 }
 
-// Scrub replaces l's names in c's free-text fields.
+// Scrub replaces l's names in c's free-text fields, and takes --upload
+// URL and --yes out of the recorded command (gpuagent before session 6
+// recorded them, and an upload URL on an address is refused as
+// identifying).
 func (l Local) Scrub(c *planner.Calibration) {
 	p := &c.Provenance
+	p.Command = dropUploadFlags(p.Command)
 	for _, s := range []*string{&p.Machine, &p.Command, &p.Notes, &p.Tool} {
 		*s = l.scrub(*s)
+	}
+}
+
+// uploadFlags matches --upload URL and --yes in a recorded command line,
+// with the space before and after.
+var uploadFlags = regexp.MustCompile(`\s--?(upload(=\S+|\s+\S+)|yes(=\S+)?)(\s|$)`)
+
+func dropUploadFlags(cmd string) string {
+	for {
+		next := uploadFlags.ReplaceAllString(cmd, " ")
+		if next == cmd {
+			return strings.TrimSpace(cmd)
+		}
+		cmd = next
 	}
 }
 
