@@ -52,6 +52,15 @@ export interface Vramplan {
   lenAt(index: number): number;
   /** The length slider's position nearest to a length in tokens. */
   lenIndex(tokens: number): number;
+  /**
+   * Reads an engine's start-up log (llama.cpp, vLLM, SGLang), plans the
+   * configuration it states for the model on the calibration and returns
+   * what `vramplan check --log --json` compares: the log as read, one row
+   * per charge (plan_bytes, log_bytes, residual_bytes, within_resolution),
+   * the engine version and launch command. The model and calibration that
+   * calculate keeps are left alone.
+   */
+  checkLog(log: string, model: ModelJSON, calibration: CalibrationJSON): string;
 }
 
 /** Raw exports: each returns its result or a BridgeError. */

@@ -1,8 +1,7 @@
 package enginelog
 
 import (
-	"fmt"
-
+	"github.com/vramplan/vramplan/internal/printf"
 	"github.com/vramplan/vramplan/planner"
 )
 
@@ -15,7 +14,7 @@ func (l *Log) Input(m planner.Model, cal planner.Calibration) (planner.Input, er
 	case l.LlamaCpp != nil:
 		s := l.LlamaCpp
 		if s.NCtx == 0 || s.NSeqMax == 0 {
-			return in, fmt.Errorf("the log states no context (llama_context: n_ctx, n_seq_max)")
+			return in, printf.Errorf("the log states no context (llama_context: n_ctx, n_seq_max)")
 		}
 		in.Limits = planner.Limits{MaxBatch: s.NSeqMax, MaxSeqLen: max(s.NCtx/s.NSeqMax, 1), MaxPrefillTokens: s.NUbatch,
 			KVDtype: planner.KVDtype(s.TypeK)}
@@ -37,7 +36,7 @@ func (l *Log) Input(m planner.Model, cal planner.Calibration) (planner.Input, er
 		}
 	default:
 		if in.Limits.MaxSeqLen = m.MaxContext; in.Limits.MaxSeqLen == 0 {
-			return in, fmt.Errorf("the log states no request length; give one")
+			return in, printf.Errorf("the log states no request length; give one")
 		}
 	}
 	return in, nil

@@ -11,11 +11,11 @@ package enginelog
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/vramplan/vramplan/internal/printf"
 	"github.com/vramplan/vramplan/planner"
 )
 
@@ -63,7 +63,7 @@ type PoolFigures struct {
 // Parse reads a log. It recognises the engine from the lines themselves.
 func Parse(data []byte) (Log, error) {
 	if len(data) > MaxLog {
-		return Log{}, fmt.Errorf("log is %d bytes, more than %d", len(data), MaxLog)
+		return Log{}, printf.Errorf("log is %d bytes, more than %d", len(data), MaxLog)
 	}
 	var r reader
 	for _, start := range relevantLines(data) {
@@ -171,7 +171,7 @@ func (r *reader) done() (Log, error) {
 		l.Figures = append(l.Figures, *r.sums[k])
 	}
 	if l.Engine == "" || len(l.Figures) == 0 {
-		return Log{}, fmt.Errorf("no memory figures of llama.cpp, vLLM or SGLang in the log")
+		return Log{}, printf.Errorf("no memory figures of llama.cpp, vLLM or SGLang in the log")
 	}
 	return l, nil
 }

@@ -3,6 +3,7 @@
 // server rendered it from. Without it the page is a plain GET form.
 
 import { load } from './bridge.js';
+import { attach as attachLogCheck } from './logcheck.js';
 import { loadReader } from './reader.js';
 
 const root = document.getElementById('calc');
@@ -54,6 +55,7 @@ async function boot() {
     fetchModel(form.elements.model.value).catch(() => {})]);
   api = bridge;
   for (const c of cs) cals.set(c.id, JSON.stringify(c));
+  attachLogCheck(root, api, logDocs);
   root.dataset.ready = 'true';
   performance.mark('vramplan:interactive');
   if (early.size) {
@@ -176,6 +178,15 @@ function calculate(p, quiet) {
   const cal = model && resolved(p, 'gpu', cals, cals.keys(), quiet);
   if (!model || !cal) return null;
   return JSON.parse(api.calculate(p.toString(), model, cal));
+}
+
+// logDocs returns the model and calibration JSON the page plans with, for
+// the log paste box, or undefined when either is not at hand.
+function logDocs() {
+  const p = query();
+  const model = resolved(p, 'model', models, catalogIDs(), true);
+  const cal = model && resolved(p, 'gpu', cals, cals.keys(), true);
+  return model && cal ? [model, cal] : undefined;
 }
 
 // resolved returns the document that p's key names, setting the key to its

@@ -47,7 +47,7 @@ function mark(name) { globalThis.performance?.mark?.(name); }
 
 function wrap(raw) {
   const api = { version: raw.version };
-  for (const name of ['plan', 'frontier', 'parseModel', 'parseQuery', 'encodeState', 'calculate', 'lenAt', 'lenIndex']) {
+  for (const name of ['plan', 'frontier', 'parseModel', 'parseQuery', 'encodeState', 'calculate', 'lenAt', 'lenIndex', 'checkLog']) {
     api[name] = (...args) => {
       const r = raw[name](...args);
       if (r instanceof Error) throw r;

@@ -1,0 +1,56 @@
+// End-to-end test of the log paste box in Debian's chromium: a real
+// llama-server start-up log from the H200 grid, pasted into the page with
+// the model it loaded picked from its file, is read and planned in the
+// browser, and the page shows the rows and the launch command that
+// `vramplan check --log --json` gives for the same log, model and GPU.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve, browser, repo, bin, shot } from './harness.mjs';
+
+const grid = join(repo, 'planner/testdata/engines/llamacpp-h200');
+const model = join(grid, 'models/swa-gemma3-4b.json');
+const gpu = 'h200-linux-cuda13.0';
+let server, chrome;
+
+before(async () => { [server, chrome] = await Promise.all([serve(), browser()]); });
+after(async () => { await chrome?.close(); server?.stop(); });
+
+test('a pasted llama-server log is checked in the page as the CLI checks it', async () => {
+  const log = ['logs/swa/load.log', 'logs/swa/32768_4_1_f16_f16_0_512_0.log'].map((f) => readFileSync(join(grid, f), 'utf8')).join('');
+  const file = join(mkdtempSync(join(tmpdir(), 'logcheck-')), 'llama-server.log');
+  writeFileSync(file, log);
+  const want = JSON.parse(execFileSync(bin, ['check', '--log', file, '--model', model, '--gpu', gpu, '--json'], { encoding: 'utf8' }));
+
+  const page = await chrome.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${server.url}?gpu=${gpu}&engine=llama.cpp`);
+  await page.waitForSelector('#calc[data-ready="true"]');
+  await page.setInputFiles('[data-testid="file"]', model);
+  await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent.startsWith('Read'));
+
+  await page.click('[data-testid="log-check"] summary');
+  await page.fill('[data-testid="log-text"]', log);
+  await page.click('[data-testid="log-check-button"]');
+  await page.waitForSelector('[data-testid="log-rows"]:not([hidden])');
+  assert.match(await page.innerText('[data-testid="log-status"]'), /^llama\.cpp log, planned as llama\.cpp b12072/);
+  const rows = await page.$$eval('[data-testid="log-rows"] tbody tr', (trs) => trs.map((tr) => [tr.dataset.key, ...[...tr.cells].map((td) => td.textContent)]));
+  const mib = (b) => (b / 2 ** 20).toFixed(2);
+  assert.deepEqual(rows, want.rows.map((r) => [r.key, r.name, mib(r.plan_bytes), mib(r.log_bytes),
+    (r.residual_bytes >= 0 ? '+' : '') + mib(r.residual_bytes), r.within_resolution ? "within the log's rounding" : '']));
+  assert.ok(rows.filter((r) => r[5]).length >= 2, 'model and KV buffers within the log\'s rounding');
+  // The page names a model read from a local file file:<id>, in the launch command as everywhere.
+  assert.equal(await page.innerText('[data-testid="log-launch"]'), want.plan.engine.launch.replace(' -m swa-gemma3-4b ', ' -m file:swa-gemma3-4b '));
+  await shot(page, 'logcheck.png', { fullPage: true });
+
+  await page.fill('[data-testid="log-text"]', 'nothing an engine printed\n');
+  await page.click('[data-testid="log-check-button"]');
+  assert.match(await page.innerText('[data-testid="log-status"]'), /^Could not check the log: /);
+  assert.equal(await page.isHidden('[data-testid="log-rows"]'), true);
+  assert.deepEqual(errors, []);
+});
