@@ -75,9 +75,10 @@ func BenchmarkUploads(b *testing.B) {
 	}
 }
 
-// BenchmarkCommunityList times GET /api/community and GET /api/calibrations
-// over 100,000 stored uploads in 20 groups, after the first request has
-// computed the aggregates (the first request's time is reported apart).
+// BenchmarkCommunityList times GET /api/community, GET /api/calibrations
+// and the calibrations page over 100,000 stored uploads in 20 groups, after
+// the first request has computed the aggregates (the first request's time
+// is reported apart).
 func BenchmarkCommunityList(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "uploads.db")
 	load(b, path, 100000, 20)
@@ -97,7 +98,7 @@ func BenchmarkCommunityList(b *testing.B) {
 	t0 := time.Now()
 	get("/api/community")
 	b.ReportMetric(float64(time.Since(t0).Milliseconds()), "first-ms")
-	for _, url := range []string{"/api/community", "/api/calibrations"} {
+	for _, url := range []string{"/api/community", "/api/calibrations", "/calibrations"} {
 		b.Run(url, func(b *testing.B) {
 			for b.Loop() {
 				get(url)
