@@ -136,6 +136,19 @@ test('the layout controls re-plan; the shared URL reproduces the layout with and
   assert.deepEqual(page.errors, []);
 });
 
+test('under llama.cpp a pipeline layout is its layer split, in the launch command the CLI gives', async () => {
+  const q = 'model=llama-3.1-8b-instruct-q8_0&gpu=h200-linux-cuda13.0&engine=llama.cpp&batch=4&len=8192&pp=2';
+  const page = await open(q);
+  const plan = planJSON([...cliFlags(q), '--engine', 'llama.cpp']);
+  const launch = await text(page, 'launch-command');
+  assert.match(launch, / -ngl 33 -sm layer -ts 1,1$/);
+  const bound = plan.layout.ranks.find((rp) => rp.ranks[0] === plan.layout.binding_rank);
+  assert.equal(launch, bound.plan.engine.launch);
+  assert.deepEqual((await ranksOf(page)).map((r) => r.label.split(' · ').slice(0, 3).join(' · ')),
+    ['rank 0 · stage 0 · layers 0-16', 'rank 1 · stage 1 · layers 17-31']);
+  assert.deepEqual(page.errors, []);
+});
+
 test('a bad layout is the 400 page, and in the page says what is wrong', async () => {
   for (const [q, want] of [['tp=0', /^tp: /], ['pp=two', /^pp: /], ['tp=3', /parallel\.tensor_parallel/]]) {
     const page = await open(`${llama}&${q}`, { javaScriptEnabled: false });
