@@ -93,8 +93,11 @@ export interface VramplanGGUF {
    * by formula) and, when given, the safetensors headers (one
    * `.safetensors`, several, or a `model.safetensors.index.json` and the
    * shards it names) whose tensors make the weight bytes exact.
+   * `options.weights_dtype` plans the weights in another format, as
+   * `vramplan plan --weights-dtype` does (bf16, fp8, int4, nvfp4, mxfp4, or
+   * a llama.cpp type: q8_0, q6_k, q4_k_m); the safetensors are then not read.
    */
-  readConfig(config: Blob, safetensors?: ArrayLike<Blob>): Promise<ModelJSON>;
+  readConfig(config: Blob, safetensors?: ArrayLike<Blob>, options?: { weights_dtype?: string }): Promise<ModelJSON>;
   /**
    * Checks a calibration document's text as the server checks an upload
    * (calibrations/community.Check, the same Go code): synchronous, returns

@@ -131,9 +131,12 @@ func nameOf(f js.Value) string {
 	return "blob"
 }
 
-// readConfig(config, safetensors?) reads a Hugging Face config.json and, when
-// given, the safetensors headers (one file, or an index and its shards)
-// whose tensors give the exact weight bytes.
+// readConfig(config, safetensors?, options?) reads a Hugging Face
+// config.json and, when given, the safetensors headers (one file, or an
+// index and its shards) whose tensors give the exact weight bytes. Options
+// are hf.Options as JSON names them: {weights_dtype: "fp8"} plans the
+// weights in another format, as the CLI's --weights-dtype does, and then
+// the published tensors' bytes do not apply.
 func readConfig(args []js.Value) (planner.Model, error) {
 	cfg, err := fileArg(args, 0, "config.json")
 	if err != nil {
@@ -143,11 +146,19 @@ func readConfig(args []js.Value) (planner.Model, error) {
 	if err != nil {
 		return planner.Model{}, err
 	}
-	m, err := hf.ParseConfig(data, hf.Options{})
+	var opts hf.Options
+	if len(args) > 2 && args[2].Type() == js.TypeObject && args[2].Get("weights_dtype").Type() == js.TypeString {
+		opts.WeightsDtype = args[2].Get("weights_dtype").String()
+	}
+	m, err := hf.ParseConfig(data, opts)
 	if err != nil {
 		return m, fmt.Errorf("%s: %w", nameOf(cfg[0]), err)
 	}
 	m.ID, m.Name, m.Source = "local-"+m.ID, nameOf(cfg[0])+" ("+m.Arch+")", nameOf(cfg[0])
+	if opts.WeightsDtype != "" {
+		m.Source += ", weights as " + opts.WeightsDtype
+		return m, nil
+	}
 	if len(args) < 2 || !args[1].Truthy() {
 		return m, nil
 	}

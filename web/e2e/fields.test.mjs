@@ -218,3 +218,33 @@ test('without JavaScript: what cannot work is hidden, the footer says what does,
   await matchesCLI(page, [...cliFlags(q).filter((f, i, a) => f !== '--budget' && a[i - 1] !== '--budget'), '--budget', '40GiB'], 'planned on the server');
   await shot(page, 'no-js-planned.png', { fullPage: true });
 });
+
+test('the weights control: a catalog model\'s other formats, and a config.json in another format as --weights-dtype plans it', async () => {
+  const query = 'model=llama-3.1-8b-instruct-q8_0&gpu=h200-linux-cuda13.0&batch=8&len=4096';
+  const page = await open(query);
+  const options = () => page.locator('[data-testid="weights"] option').evaluateAll((os) => os.map((o) => ({ value: o.value, label: o.textContent })));
+  const catalog = await options();
+  const own = planJSON(cliFlags(query)).input.model;
+  assert.deepEqual(catalog.map((o) => o.value), [own.id, ...own.variants.map((v) => v.id)]);
+  assert.equal(catalog[0].label, `q8_0, ${group(mib(own.weights.bytes))} MiB`);
+  const other = catalog[catalog.length - 1].value;
+  await page.selectOption('[data-testid="weights"]', other);
+  await page.waitForFunction((id) => new URL(location.href).searchParams.get('model') === id, other);
+  await matchesCLI(page, cliFlags(await settled(page)), `the catalog's ${other}`);
+  assert.equal(await page.locator('[data-testid="weights"]').inputValue(), other);
+  // A config.json: the formats the CLI's --weights-dtype takes.
+  const dir = mkdtempSync(join(tmpdir(), 'vramplan-e2e-'));
+  const cfg = join(dir, 'config.json');
+  writeFileSync(cfg, readFileSync(join(repo, 'planner/hf/testdata/configs/meta-llama__Llama-3.2-1B-Instruct.json')));
+  await page.setInputFiles('[data-testid="file"]', cfg);
+  await page.waitForFunction(() => /^Read /.test(document.querySelector('[data-testid="file-status"]').textContent));
+  assert.deepEqual((await options()).map((o) => o.value), ['', 'bf16', 'fp8', 'int4', 'nvfp4', 'mxfp4', 'q8_0', 'q6_k', 'q4_k_m']);
+  const flags = (q, ...more) => [...cliFlags(q).filter((f, i, a) => f !== '--model' && a[i - 1] !== '--model'), '--model', cfg, ...more];
+  await matchesCLI(page, flags(await settled(page)), 'as published');
+  await page.selectOption('[data-testid="weights"]', 'fp8');
+  await page.waitForFunction(() => document.querySelector('[data-testid="weights"]').selectedOptions[0]?.textContent.startsWith('fp8, '));
+  const fp8 = await matchesCLI(page, flags(await settled(page), '--weights-dtype', 'fp8'), 'fp8 weights');
+  assert.notEqual(fp8.items.weights, planFigures(planJSON(flags(await settled(page)))).items.weights, 'fp8 weights are not the bf16 checkpoint\'s');
+  await shot(page, 'weights-fp8.png');
+  assert.deepEqual(page.errors, []);
+});

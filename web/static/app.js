@@ -44,6 +44,7 @@ function listen() {
   root.addEventListener('click', onLever);
   root.addEventListener('click', onCopy);
   document.getElementById('file').addEventListener('change', (e) => pick(e.target.files));
+  document.getElementById('weights').addEventListener('change', onWeights);
   root.addEventListener('dragover', (e) => e.preventDefault());
   root.addEventListener('drop', (e) => { e.preventDefault(); pick(e.dataTransfer.files); });
 }
@@ -58,6 +59,7 @@ async function boot() {
   attachLogCheck(root, api, logDocs);
   root.dataset.ready = 'true';
   performance.mark('vramplan:interactive');
+  paintWeights(form.elements.model.value);
   if (early.size) {
     const edited = [...early];
     early.clear();
@@ -317,13 +319,14 @@ function status(msg) {
 
 // pick reads local model files, chosen or dropped, in the page; nothing
 // is uploaded. The GGUF and config.json readers load on the first pick.
-async function pick(list) {
+async function pick(list, dtype = '') {
   const files = [...(list ?? [])];
   if (!files.length) return;
   const names = files.map((f) => f.name).join(', ');
   try {
     status(`Opening ${names} in this browser…`);
-    const [m, ignored] = await readModel(files);
+    const [m, ignored] = await readModel(files, dtype);
+    picked = { files, dtype, id: `file:${m.id}`, config: ignored.config };
     m.id = `file:${m.id}`; // names.LocalPrefix: a link to it says the file must be picked again
     models.set(m.id, JSON.stringify(m));
     if (![...document.querySelectorAll('#model-list option')].some((o) => o.value === m.id)) {
@@ -366,7 +369,8 @@ function plainWords(files, detail) {
 function summary(m) {
   const layers = m.layers.reduce((n, l) => n + l.count, 0);
   const mib = Math.floor(m.weights.bytes / 2 ** 20);
-  return `${m.arch || m.id}, ${layers} layers, ${mib} MiB of weights (${m.weights.source})${m.vision ? ', a vision tower' : ''}`;
+  const kind = m.weights.dtype ? `${m.weights.dtype}, ${m.weights.source}` : m.weights.source;
+  return `${m.arch || m.id}, ${layers} layers, ${group(mib)} MiB of weights (${kind})${m.vision ? ', a vision tower' : ''}`;
 }
 
 const lower = (f) => f.name.toLowerCase();
@@ -379,7 +383,7 @@ const isTensors = (f) => lower(f).endsWith('.safetensors') || lower(f).endsWith(
 // or an index and its shards), or a planner model-shape .json. It returns
 // the shape, the files it did not use and why: a GGUF holds the whole
 // shape, so a config.json or safetensors picked beside it is not read.
-async function readModel(files) {
+async function readModel(files, dtype) {
   const others = (used, why) => ({ files: files.filter((f) => !used.includes(f)), why });
   if (files.some(isGGUF)) {
     const mmproj = files.filter(isMmproj);
@@ -396,10 +400,62 @@ async function readModel(files) {
   const doc = JSON.parse(await docs[0].text());
   if (doc.layers) return [JSON.parse(api.parseModel(JSON.stringify(doc))), others(docs, 'a model-shape file carries its own weights')];
   if (doc.model_type || doc.architectures) {
-    const m = JSON.parse(await (await loadReader()).readConfig(docs[0], tensors.length ? tensors : undefined));
-    return [m, others([...docs, ...tensors], 'not a model file')];
+    const m = JSON.parse(await (await loadReader()).readConfig(docs[0], tensors.length ? tensors : undefined,
+      dtype ? { weights_dtype: dtype } : undefined));
+    return [m, { ...others([...docs, ...tensors], 'not a model file'), config: true }];
   }
   throw new Error('not a model-shape document or a config.json');
+}
+
+// Weights. The control offers another storage format for the weights:
+// for a catalog model, its other formats in the catalog (planner.Variant,
+// each a catalog model of the same shape); for a config.json picked here,
+// the formats `vramplan plan --weights-dtype` takes, read again by the
+// model-file reader. A GGUF or model-shape file's weights are what the file
+// holds.
+const WEIGHT_DTYPES = ['bf16', 'fp8', 'int4', 'nvfp4', 'mxfp4', 'q8_0', 'q6_k', 'q4_k_m'];
+let picked; // the local files last read: { files, dtype, id, config: whether a config.json was read }
+
+function paintWeights(id) {
+  const box = document.getElementById('weights');
+  if (box.dataset.model === id && box.dataset.dtype === (picked?.id === id ? picked.dtype : '')) return;
+  const m = models.has(id) ? JSON.parse(models.get(id)) : undefined;
+  if (!m) return;
+  box.dataset.model = id;
+  const mibs = (w) => `${group(Math.floor(w.bytes / 2 ** 20))} MiB`;
+  const opt = (value, label, selected) => { const o = el('option', { value }, label); o.selected = selected; return o; };
+  let opts, note, local = picked?.id === id;
+  if (local && picked.config) {
+    box.dataset.dtype = picked.dtype;
+    opts = [opt('', `as published (${picked.dtype ? 'the checkpoint\'s own' : `${m.weights.dtype || 'its dtype'}, ${mibs(m.weights)}`})`, !picked.dtype),
+      ...WEIGHT_DTYPES.map((d) => opt(d, d === picked.dtype ? `${d}, ${mibs(m.weights)}` : d, d === picked.dtype))];
+    note = 'The config.json\'s weights in another format, as vramplan plan --weights-dtype plans them.';
+  } else if (local || id.startsWith('file:')) {
+    box.dataset.dtype = '';
+    opts = [opt('', `${m.weights.dtype || 'as the file holds them'}, ${mibs(m.weights)}`, true)];
+    note = 'Fixed by the file: its tensors are stored as they are. Pick a config.json to plan other formats.';
+  } else {
+    box.dataset.dtype = '';
+    opts = [opt(id, `${m.weights.dtype || id}, ${mibs(m.weights)}`, true),
+      ...(m.variants ?? []).map((v) => opt(v.id, `${v.weights.dtype || v.id}, ${mibs(v.weights)}`, false))];
+    note = opts.length > 1 ? 'The same model in the catalog\'s other formats.'
+      : 'The catalog holds this model in one format; pick its config.json to plan others.';
+  }
+  box.replaceChildren(...opts);
+  box.disabled = opts.length < 2;
+  setText(byTest('weights-note'), note);
+}
+
+// onWeights applies the weights control: a catalog variant is another
+// catalog model; a local config.json is read again in the format chosen.
+function onWeights(e) {
+  const v = e.target.value;
+  if (picked?.id === form.elements.model.value) {
+    pick(picked.files, v);
+    return;
+  }
+  form.elements.model.value = v;
+  if (api) update();
 }
 
 // ignoredNote says which picked files the plan does not use, and why.
@@ -450,6 +506,7 @@ function paint(v) {
   paintEngine(r, v);
   paintRanks(r, v.layout);
   paintHints(v.state);
+  paintWeights(v.state.model);
   announce(v.verdict);
 }
 
