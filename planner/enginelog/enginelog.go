@@ -170,7 +170,7 @@ func (r *reader) done() (Log, error) {
 	for _, k := range r.order {
 		l.Figures = append(l.Figures, *r.sums[k])
 	}
-	if l.Engine == "" || len(l.Figures) == 0 {
+	if l.Engine == "" || len(l.Figures) == 0 && l.Pool == nil {
 		return Log{}, printf.Errorf("no memory figures of llama.cpp, vLLM or SGLang in the log")
 	}
 	return l, nil

@@ -2,6 +2,8 @@ package enginelog
 
 import (
 	"strings"
+
+	"github.com/vramplan/vramplan/planner"
 )
 
 // llamaLine reads one line of a llama.cpp log (b12072: src/llama-context.cpp,
@@ -92,7 +94,7 @@ func (r *reader) vllmLine(s string) {
 	}
 	if c, ok := atoi(s, "Maximum concurrency for"); ok {
 		if x, _, ok := number(s, "tokens per request:"); ok {
-			r.isPool, r.pool.ConcurrencyLen, r.pool.MaxConcurrency = true, c, x
+			r.engine, r.isPool, r.pool.ConcurrencyLen, r.pool.MaxConcurrency = "vllm", true, c, x
 		}
 	}
 	if u, _, ok := number(s, "gpu_memory_utilization ("); ok {
@@ -101,16 +103,17 @@ func (r *reader) vllmLine(s string) {
 }
 
 // sglangLine reads SGLang's model-runner lines (model_runner.py): the
-// weights' memory use and the allocated KV cache.
+// weights' memory use and the allocated KV cache (mem_cache/memory_pool.py,
+// MHATokenToKVPool.__init__).
 func (r *reader) sglangLine(s string) {
-	if v, res, ok := size(s, "mem usage="); ok && strings.Contains(s, "Load weight end") {
+	if v, res, ok := sglangSize(s, "mem usage="); ok && strings.Contains(s, "Load weight end") {
 		r.reset("weights")
 		r.add("weights", "model weights", v, res)
 	}
 	if n, ok := atoi(s, "#tokens:"); ok && strings.Contains(s, "KV Cache is allocated") {
 		r.isPool, r.pool.Tokens = true, int64(n)
-		k, kr, ok1 := size(s, "K size:")
-		v, vr, ok2 := size(s, "V size:")
+		k, kr, ok1 := sglangSize(s, "K size:")
+		v, vr, ok2 := sglangSize(s, "V size:")
 		if ok1 && ok2 {
 			r.reset("kv")
 			r.add("kv", "KV cache (K + V)", k+v, kr+vr)
@@ -136,4 +139,19 @@ func between(s, a, b string) string {
 		return rest[:j]
 	}
 	return ""
+}
+
+// sglangSize reads a size as SGLang prints it: its "GB" is GiB, bytes
+// divided by 1024³ (memory_pool.py and model_runner.py, GB = 1024 * 1024 *
+// 1024; the K and V sizes of vllm-project/vllm issue #21348's log bear it
+// out against the model's shape).
+func sglangSize(s, marker string) (planner.Bytes, planner.Bytes, bool) {
+	v, res, ok := size(s, marker)
+	if i := strings.Index(s, marker); ok && i >= 0 {
+		if _, rest, _ := number(s[i:], marker); strings.HasPrefix(strings.TrimSpace(rest), "GB") {
+			const gib = float64(planner.GiB) / 1e9
+			v, res = planner.Bytes(float64(v)*gib), planner.Bytes(float64(res)*gib)
+		}
+	}
+	return v, res, ok
 }
