@@ -78,9 +78,13 @@ func Parse(data []byte) (Log, error) {
 
 // markers are what every line the readers use contains one of; the other
 // lines of a server's log (requests, slots) are skipped without a copy.
-var markers = [][]byte{[]byte("iB"), []byte(" GB"), []byte("llama_context:"), []byte("load_tensors:"),
-	[]byte("llama_kv_cache"), []byte("loaded meta data"), []byte("GPU KV cache size"), []byte("Maximum concurrency"),
-	[]byte("KV Cache is allocated"), []byte("gpu_memory_utilization")}
+// They are few and start with bytes a request line seldom holds, since
+// each is searched over the whole log: "B" finds every size (MiB, GiB,
+// GB, and vLLM's gpu_memory_utilization line, which prints GiB), "llama_"
+// every llama_context, llama_kv_cache and llama_model_loader line, "KV"
+// vLLM's and SGLang's pool lines.
+var markers = [][]byte{[]byte("B"), []byte("llama_"), []byte("load_tensors:"), []byte("KV"),
+	[]byte("Maximum concurrency"), []byte("gpu_memory_utilization")}
 
 // relevantLines returns the starts of the lines holding a marker, in
 // order. Each marker is searched over the whole log at once, which is many
