@@ -109,7 +109,7 @@ bench-wasm: deps-npm ## planner benchmarks under wasm in Node
 # Inlining stays in this module's packages only, as for the planner
 # module: everywhere, it costs ~250 KB gzip of the 3 MB budget.
 WORKER      := build/worker
-WORKERFLAGS := -trimpath -ldflags="-s -w" -gcflags=all=-l -gcflags=github.com/vramplan/vramplan/...=
+WORKERFLAGS := -tags stdjson -trimpath -ldflags="-s -w" -gcflags=all=-l -gcflags=github.com/vramplan/vramplan/...=
 WORKERMAX   := 3000000
 WRANGLER    := WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false node_modules/.bin/wrangler
 

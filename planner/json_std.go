@@ -1,4 +1,4 @@
-//go:build !(js && wasm)
+//go:build !(js && wasm) || stdjson
 
 package planner
 
@@ -11,7 +11,9 @@ import (
 // This file and json_wasm.go are the planner's JSON codec: encoding/json
 // natively, internal/jsonlite in the WebAssembly module, whose gzip budget
 // cannot carry encoding/json. jsonlite's tests hold the two to the same
-// bytes on every golden document.
+// bytes on every golden document. The Workers build (make worker) sets the
+// stdjson tag: it carries encoding/json for echo anyway, and jsonlite
+// would add 28 KB gzip to a worker at its 3 MB limit.
 
 // unmarshalStrict decodes one JSON document into v; an unknown field and
 // trailing data are errors.

@@ -12,9 +12,10 @@ import (
 // packages the native binary carries: the GGUF reader and gguf-parser-go
 // (~0.6 MB gzip with its HTTP, TLS and SSH clients), the model-file
 // readers, the embedded browser assets (Workers static assets serve them),
-// the SQLite driver and Prometheus.
+// the SQLite driver, Prometheus, and the planner module's own JSON codec
+// (the stdjson tag: encoding/json is linked for echo anyway).
 func TestLightImports(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".")
+	cmd := exec.Command("go", "list", "-tags", "stdjson", "-deps", "-f", "{{.ImportPath}}", ".") // as make worker builds it
 	cmd.Env = append(cmd.Environ(), "GOOS=js", "GOARCH=wasm")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -41,6 +42,7 @@ func TestLightImports(t *testing.T) {
 		"github.com/vramplan/vramplan/gpuagent",
 		"modernc.org/sqlite",
 		"github.com/prometheus/client_golang",
+		"github.com/vramplan/vramplan/internal/jsonlite", // encoding/json is there for echo
 	} {
 		if has(heavy) {
 			t.Errorf("cmd/worker depends on %s under GOOS=js GOARCH=wasm", heavy)
