@@ -91,7 +91,13 @@ func seedBudget(in *Input) Bytes {
 }
 
 func (c *charges) items(in *Input, l limits) []Item {
-	items := make([]Item, 0, numKeys)
+	n := 0
+	for _, ok := range c.present {
+		if ok {
+			n++
+		}
+	}
+	items := make([]Item, 0, n) // exactly: a slice of every key is 4 KB to clear per plan
 	for k := key(0); k < numKeys; k++ {
 		if !c.present[k] {
 			continue
