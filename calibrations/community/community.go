@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"regexp"
 	"strings"
 
 	"github.com/vramplan/vramplan/calibrations"
@@ -102,8 +101,8 @@ func reject(field, format string, args ...any) *Rejection {
 
 // fieldPrefix finds the field a calibrations error starts with.
 var (
-	fieldPrefix  = regexp.MustCompile(`^([a-z_]+(?:\.[a-z_]+)*(?:\[\d+\])?(?:\.[a-z_]+)?): `)
-	unknownField = regexp.MustCompile(`unknown field "([^"]+)"`)
+	fieldPrefix  = lazy(`^([a-z_]+(?:\.[a-z_]+)*(?:\[\d+\])?(?:\.[a-z_]+)?): `)
+	unknownField = lazy(`unknown field "([^"]+)"`)
 )
 
 func parseReason(err error) Reason {
@@ -112,10 +111,10 @@ func parseReason(err error) Reason {
 	if errors.As(err, &typ) && typ.Field != "" {
 		return Reason{Field: typ.Field, Msg: fmt.Sprintf("%s is not a %s", typ.Value, typeName(typ.Type.Kind()))}
 	}
-	if m := unknownField.FindStringSubmatch(msg); m != nil {
+	if m := unknownField().FindStringSubmatch(msg); m != nil {
 		return Reason{Field: m[1], Msg: "unknown field: the calibration schema has no such field"}
 	}
-	if m := fieldPrefix.FindStringSubmatch(msg); m != nil {
+	if m := fieldPrefix().FindStringSubmatch(msg); m != nil {
 		return Reason{Field: m[1], Msg: strings.TrimPrefix(msg, m[0])}
 	}
 	return Reason{Msg: msg}
@@ -162,9 +161,9 @@ func KeyOf(c *planner.Calibration) Key {
 }
 
 var (
-	nonAlnum    = regexp.MustCompile(`[^a-z0-9]+`)
-	branchMajor = regexp.MustCompile(`^\s*(\d{2,4})\.\d+`)
-	cudaPattern = regexp.MustCompile(`^\d{1,2}\.\d{1,2}$`)
+	nonAlnum    = lazy(`[^a-z0-9]+`)
+	branchMajor = lazy(`^\s*(\d{2,4})\.\d+`)
+	cudaPattern = lazy(`^\d{1,2}\.\d{1,2}$`)
 )
 
 // NormalizeGPU returns a device name without vendor and brand words, in
@@ -175,12 +174,12 @@ func NormalizeGPU(name string) string {
 	for _, w := range []string{"nvidia", "geforce", "tesla"} {
 		n = strings.ReplaceAll(n, w, " ")
 	}
-	return strings.Trim(nonAlnum.ReplaceAllString(n, ""), " ")
+	return strings.Trim(nonAlnum().ReplaceAllString(n, ""), " ")
 }
 
 // Branch returns a driver version's branch: "580.159.04" gives "r580".
 func Branch(driver string) string {
-	if m := branchMajor.FindStringSubmatch(driver); m != nil {
+	if m := branchMajor().FindStringSubmatch(driver); m != nil {
 		return "r" + m[1]
 	}
 	return "unknown"
