@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -71,12 +72,16 @@ func secure(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// pageHeaders sets a page's policy: csp is cspFor's, framable or not.
-func pageHeaders(csp string, framable bool) echo.MiddlewareFunc {
+// pageHeaders sets a page's policy, cspFor's of scripts, framable or not.
+// The policy is made on the first page request: scripts renders the
+// layout, which a Workers instance (one per request) answering the API
+// need not do.
+func pageHeaders(scripts func() string, framable bool) echo.MiddlewareFunc {
+	csp := sync.OnceValue(func() string { return cspFor(scripts(), framable) })
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			h := c.Response().Header()
-			h.Set("Content-Security-Policy", csp)
+			h.Set("Content-Security-Policy", csp())
 			if !framable {
 				h.Set("X-Frame-Options", "DENY")
 			}

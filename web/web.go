@@ -81,8 +81,8 @@ func newApp(d Deps) (http.Handler, *app) {
 	e.HTTPErrorHandler = httpError // errors.go: one shape for every error
 	a := &app{deps: d, opts: d.Uploads.withDefaults(), lim: newLimiter(d.Limits),
 		serverOnly: d.Static != nil && !exists(d.Static, "dist/planner.wasm")}
-	scripts := inlineHashes()
-	site, framable := pageHeaders(cspFor(scripts, false), false), pageHeaders(cspFor(scripts, true), true)
+	scripts := sync.OnceValue(inlineHashes)
+	site, framable := pageHeaders(scripts, false), pageHeaders(scripts, true)
 	e.Match(getOrHead, "/", a.page(false), site)
 	e.Match(getOrHead, "/embed", a.page(true), framable)
 	e.Match(getOrHead, "/docs", a.docs, site)
