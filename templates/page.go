@@ -158,10 +158,7 @@ func leverShape(v calc.View) string {
 // tick is an axis label at a position in the chart's user units.
 type tick struct{ At, Label string }
 
-var (
-	xTicks = ticks([]int{1, 4, 16, 64, 256}, calc.BatchX, itoa)
-	yTicks = ticks([]int{256, 4096, 65536, 1 << 20}, calc.LenY, topTokens)
-)
+var xTicks = ticks([]int{1, 4, 16, 64, 256}, calc.BatchX, itoa)
 
 func ticks(at []int, pos func(int) string, label func(int) string) []tick {
 	out := make([]tick, len(at))
@@ -169,25 +166,6 @@ func ticks(at []int, pos func(int) string, label func(int) string) []tick {
 		out[i] = tick{pos(v), label(v)}
 	}
 	return out
-}
-
-// topTokens labels the y axis, whose top holds every length past it: the
-// frontier is drawn flat there, so its label says so.
-func topTokens(n int) string {
-	if n >= calc.LenMax {
-		return "≥" + shortTokens(n)
-	}
-	return shortTokens(n)
-}
-
-func shortTokens(n int) string {
-	switch {
-	case n >= 1<<20:
-		return itoa(n>>20) + "M"
-	case n >= 1<<10:
-		return itoa(n>>10) + "K"
-	}
-	return itoa(n)
 }
 
 func embedURL(model, gpu string) string {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -181,7 +182,7 @@ func TestCalculatorMemo(t *testing.T) {
 		"batch=2&len=512&kv=fp8", "batch=2&len=512&kv=fp8&budget=20000"} {
 		s, _ := ParseQuery(q)
 		got, want := k.Calculate(s, &in.Model, &in.Calibration), Calculate(s, in.Model, in.Calibration)
-		if got.Chart != want.Chart || got.TotalMiB != want.TotalMiB {
+		if !reflect.DeepEqual(got.Chart, want.Chart) || got.TotalMiB != want.TotalMiB {
 			t.Errorf("%s: memoised chart %+v, want %+v", q, got.Chart, want.Chart)
 		}
 	}

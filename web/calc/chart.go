@@ -48,6 +48,17 @@ type Chart struct {
 	// plot ("-20", "") when the model does not say.
 	TrainedY     string `json:"trained_y"`
 	TrainedLabel string `json:"trained_label"`
+	// Top is the length at the top of the y axis: 1M tokens, or the power
+	// of 16 (times 256) that holds the longest length of the frontier, so a
+	// frontier past 1M is drawn to scale, not flattened against the top.
+	Top    int    `json:"top"`
+	YTicks []Tick `json:"y_ticks"`
+}
+
+// Tick is an axis label at a position in the chart's user units.
+type Tick struct {
+	At    string `json:"at"`
+	Label string `json:"label"`
 }
 
 // Sliders places the sliders and the cliffs marked on them.
@@ -87,9 +98,44 @@ func xOf(batch int) float64 {
 	return plotLeft + (plotRight-plotLeft)*math.Log2(float64(max(batch, 1)))/math.Log2(BatchMax)
 }
 
-func yOf(n int) float64 {
-	f := (math.Log2(float64(max(n, LenMin))) - math.Log2(LenMin)) / (math.Log2(LenMax) - math.Log2(LenMin))
+// yOf returns the y coordinate of n tokens on an axis whose top is top.
+func yOf(n, top int) float64 {
+	f := (math.Log2(float64(max(n, LenMin))) - math.Log2(LenMin)) / (math.Log2(float64(top)) - math.Log2(LenMin))
 	return plotBottom - (plotBottom-plotTop)*min(f, 1)
+}
+
+// axisTop returns the y axis's top for a frontier: LenMax, or the power of
+// 16 times LenMin that holds its longest length.
+func axisTop(frontier []planner.Point) int {
+	top := LenMax
+	for _, pt := range frontier {
+		for top < pt.MaxSeqLen && top <= math.MaxInt32/16 {
+			top *= 16
+		}
+	}
+	return top
+}
+
+// yTicks labels the y axis at every power of 16 times LenMin up to top.
+func yTicks(top int) []Tick {
+	var ts []Tick
+	for n := LenMin; n <= top; n *= 16 {
+		ts = append(ts, Tick{num(yOf(n, top)), shortTokens(n)})
+	}
+	return ts
+}
+
+// shortTokens writes a tick's length: 256, 4K, 64K, 1M, 16M.
+func shortTokens(n int) string {
+	switch {
+	case n >= 1<<30:
+		return strconv.Itoa(n>>30) + "G"
+	case n >= 1<<20:
+		return strconv.Itoa(n>>20) + "M"
+	case n >= 1<<10:
+		return strconv.Itoa(n>>10) + "K"
+	}
+	return strconv.Itoa(n)
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
@@ -107,17 +153,19 @@ func Frontier(in planner.Input) []planner.Point {
 }
 
 func chart(frontier []planner.Point, s State, p *planner.Plan) Chart {
-	c := chartOf(frontier, s, p)
+	top := axisTop(frontier)
+	c := chartOf(frontier, s, p, top)
+	c.Top, c.YTicks = top, yTicks(top)
 	c.TrainedY, c.TrainedLabel = "-20", ""
-	if n := p.Input.Model.MaxContext; n > 0 && n <= LenMax {
-		c.TrainedY, c.TrainedLabel = num(yOf(n)), "trained context "+groupInt(n)
+	if n := p.Input.Model.MaxContext; n > 0 && n <= top {
+		c.TrainedY, c.TrainedLabel = num(yOf(n, top)), "trained context "+groupInt(n)
 	}
 	return c
 }
 
-func chartOf(frontier []planner.Point, s State, p *planner.Plan) Chart {
+func chartOf(frontier []planner.Point, s State, p *planner.Plan, top int) Chart {
 	if !anyFits(frontier) {
-		return Chart{PointX: num(xOf(min(s.Batch, BatchMax))), PointY: num(yOf(s.Len)), Fits: p.Fits,
+		return Chart{PointX: num(xOf(min(s.Batch, BatchMax))), PointY: num(yOf(s.Len, top)), Fits: p.Fits,
 			Summary: "Nothing fits: not one token at any batch from 1 to 256.", Note: "Nothing fits at any batch"}
 	}
 	var path strings.Builder
@@ -127,12 +175,12 @@ func chartOf(frontier []planner.Point, s State, p *planner.Plan) Chart {
 		if i == 0 {
 			cmd = "M"
 		}
-		path.WriteString(cmd + num(xOf(pt.Batch)) + " " + num(yOf(pt.MaxSeqLen)) + " ")
+		path.WriteString(cmd + num(xOf(pt.Batch)) + " " + num(yOf(pt.MaxSeqLen, top)) + " ")
 		if pt.Batch == 1 || pt.Batch == 8 || pt.Batch == 64 || pt.Batch == 256 {
 			words = append(words, "batch "+strconv.Itoa(pt.Batch)+": "+groupInt(pt.MaxSeqLen)+" tokens")
 		}
 	}
-	return Chart{Path: strings.TrimSpace(path.String()), PointX: num(xOf(min(s.Batch, BatchMax))), PointY: num(yOf(s.Len)),
+	return Chart{Path: strings.TrimSpace(path.String()), PointX: num(xOf(min(s.Batch, BatchMax))), PointY: num(yOf(s.Len, top)),
 		Fits: p.Fits, Summary: "Longest sequence that fits: " + strings.Join(words, "; ") + "."}
 }
 
@@ -172,5 +220,6 @@ func budgetTop(device, need int64) int64 {
 // BatchX returns the chart's x coordinate of a batch.
 func BatchX(batch int) string { return num(xOf(batch)) }
 
-// LenY returns the chart's y coordinate of a length in tokens.
-func LenY(n int) string { return num(yOf(n)) }
+// LenY returns the chart's y coordinate of a length in tokens on the
+// chart's usual axis, whose top is LenMax.
+func LenY(n int) string { return num(yOf(n, LenMax)) }

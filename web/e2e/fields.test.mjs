@@ -248,3 +248,25 @@ test('the weights control: a catalog model\'s other formats, and a config.json i
   await shot(page, 'weights-fp8.png');
   assert.deepEqual(page.errors, []);
 });
+
+test('a frontier past 1M tokens rescales the chart\'s y axis, in the page as on the server', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vramplan-e2e-'));
+  const cfg = join(dir, 'config.json');
+  writeFileSync(cfg, readFileSync(join(repo, 'planner/hf/testdata/configs/meta-llama__Llama-3.2-1B-Instruct.json')));
+  const page = await open(h200);
+  const ticks = () => page.locator('[data-testid="chart-yticks"] text').allTextContents();
+  assert.deepEqual(await ticks(), ['256', '4K', '64K', '1M'], 'Qwen3-8B on an H200: the usual axis');
+  await page.setInputFiles('[data-testid="file"]', cfg);
+  await page.waitForFunction(() => /^Read /.test(document.querySelector('[data-testid="file-status"]').textContent));
+  const plan = planJSON([...cliFlags(await settled(page)).filter((f, i, a) => f !== '--model' && a[i - 1] !== '--model'), '--model', cfg]);
+  assert.ok(plan.fits);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="chart-yticks"] text').length === 5);
+  assert.deepEqual(await ticks(), ['256', '4K', '64K', '1M', '16M']);
+  const d = await page.getAttribute('[data-testid="frontier-path"]', 'd');
+  const ys = [...d.matchAll(/[ML][\d.]+ ([\d.]+)/g)].map((m) => +m[1]);
+  assert.ok(ys[0] > 10 && ys[0] < +(await page.locator('[data-testid="chart-yticks"] line').nth(3).getAttribute('y1')),
+    `batch 1 is drawn past the 1M line and below the top, to scale (y ${ys[0]})`);
+  assert.ok(new Set(ys.slice(0, 4)).size === 4, `no flat run along the top: ${ys}`);
+  await shot(page, 'chart-past-1m.png', { clip: await page.locator('[data-testid="chart"]').boundingBox() });
+  assert.deepEqual(page.errors, []);
+});

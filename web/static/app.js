@@ -654,6 +654,9 @@ function paintLevers(box, v) {
 }
 
 function paintChart(c) {
+  paintList(byTest('chart-yticks'), String(c.top), () => c.y_ticks.flatMap((t) => [
+    svg('text', { x: 40, y: t.at, 'text-anchor': 'end', 'dominant-baseline': 'middle' }, t.label),
+    svg('line', { class: 'grid', x1: 44, y1: t.at, x2: 312, y2: t.at })]));
   setAttr(byTest('frontier-path'), 'd', c.path);
   const pt = byTest('frontier-point');
   setAttr(pt, 'cx', c.point_x);
@@ -681,6 +684,14 @@ function paintSliders(v) {
 // group writes a whole number as calc.Group does: "143,771".
 const grouping = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const group = (n) => grouping.format(n);
+
+// svg makes an SVG element, as el makes an HTML one.
+function svg(tag, attrs, ...kids) {
+  const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  e.append(...kids);
+  return e;
+}
 
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
