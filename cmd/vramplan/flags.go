@@ -72,7 +72,14 @@ func (f *inputFlags) build(fs *flag.FlagSet) (planner.Input, error) {
 	}
 	f.applyFeatures(&in, set)
 	f.parallel.apply(&in, set)
-	return in, f.applyEngine(&in, set)
+	if err := f.applyEngine(&in, set); err != nil {
+		return in, err
+	}
+	if in.Limits.MaxSeqLen == 0 && !set["max-seq-len"] {
+		// Validate would say "0 is out of range": the flag was not given.
+		return in, &flagError{"max-seq-len", "required: the longest sequence in tokens, such as --max-seq-len 4096"}
+	}
+	return in, nil
 }
 
 func (f *inputFlags) base() (planner.Input, error) {

@@ -34,6 +34,8 @@ func TestPlanExitCodes(t *testing.T) {
 		{[]string{"plan", "--input", b1, "--budget", "lots"}, 2, "--budget:"},
 		{[]string{"plan", "--input", b1, "--gpu", "nosuch"}, 2, "--gpu: no calibration"},
 		{[]string{"plan", "--max-seq-len", "4096"}, 2, "--model: required"},
+		{[]string{"plan", "--model", "qwen3-8b-q8_0", "--gpu", "h200"}, 2, "--max-seq-len: required: the longest sequence in tokens"},
+		{[]string{"solve", "--model", "qwen3-8b-q8_0", "--gpu", "h200"}, 2, "--max-seq-len: required"},
 		{[]string{"plan", "--input", "/nonexistent.json"}, 2, "--input:"},
 		{[]string{"plan", "--input", b1, "stray"}, 2, "unexpected argument"},
 		{[]string{"frobnicate"}, 2, "unknown command"},
