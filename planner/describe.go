@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vramplan/vramplan/internal/printf"
+	"github.com/vramplan/vramplan/planner/printf"
 )
 
 // describe names charge k and states how its bytes were computed.

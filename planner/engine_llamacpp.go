@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vramplan/vramplan/internal/printf"
+	"github.com/vramplan/vramplan/planner/printf"
 )
 
 // This file is the llama.cpp profile, read from llama.cpp b12072 (upstream
