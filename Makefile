@@ -109,10 +109,11 @@ bench-wasm: deps-npm ## planner benchmarks under wasm in Node
 # No inlining anywhere, this module included (−51 KB gzip at 02b0e7f; the
 # worker's CPU goes to starting an instance, not to planning): wrangler's
 # own gzip, which the free plan's 3 MB is checked against (deploy.test.mjs),
-# reads ~1.7 % more than the gzip -9 figure printed here.
+# reads ~1.7 % more than the gzip -9 figure printed here, so the check here
+# is 2.95 MB: a landing that passes it also passes wrangler's 3 MB.
 WORKER      := build/worker
 WORKERFLAGS := -tags stdjson -trimpath -ldflags="-s -w" -gcflags=all=-l
-WORKERMAX   := 3000000
+WORKERMAX   := 2950000
 WRANGLER    := WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false node_modules/.bin/wrangler
 
 worker: wasm ## the Cloudflare Workers build into build/worker; prints its raw and gzip size (budget 3 MB gzip)
@@ -125,7 +126,7 @@ worker: wasm ## the Cloudflare Workers build into build/worker; prints its raw a
 	@raw=$$(cat $(WORKER)/*.mjs $(WORKER)/*.js $(WORKER)/app.wasm | wc -c); \
 	 gz=$$(cat $(WORKER)/*.mjs $(WORKER)/*.js $(WORKER)/app.wasm | gzip -9 | wc -c); \
 	 echo "worker: $$raw bytes raw, $$gz bytes gzip (budget $(WORKERMAX))"; \
-	 test $$gz -le $(WORKERMAX) || { echo "worker: over the free plan's 3 MB gzip"; exit 1; }
+	 test $$gz -le $(WORKERMAX) || { echo "worker: over 2.95 MB gzip -9, which wrangler reads as over the free plan's 3 MB"; exit 1; }
 
 worker-dev: worker deps-npm ## serve the worker locally under wrangler dev (local D1, no account, no network) on 127.0.0.1:8787
 	CI=1 $(WRANGLER) d1 migrations apply DB --local
