@@ -613,6 +613,42 @@ var models = []planner.Model{
 		{Name: "ffn_up", N: 8192, K: 3072, Count: 28, Dtype: "q4_k"},
 		{Name: "output", N: 128256, K: 3072, Count: 1, Dtype: "q6_k"},
 	}}},
+	{ID: "llama-3.3-70b-instruct-bf16", Name: "Llama-3.3-70B-Instruct", Arch: "llama", Source: "generated from meta-llama/Llama-3.3-70B-Instruct config.json (weights as published: torch_dtype and quantization_config)", HiddenSize: 8192, VocabSize: 128256, IntermediateSize: 28672, QueryHeads: 64, MaxContext: 131072, Layers: []planner.LayerGroup{
+		{Count: 80, Layer: planner.Layer{Kind: "full", KVHeads: 8, KeyDim: 128, ValueDim: 128}},
+	}, Weights: planner.Weights{Bytes: 141107412992, Source: "formula", Dtype: "bf16", Classes: []planner.WeightClass{
+		{Class: "embedding", Bytes: 2101346304, Params: 1050673152},
+		{Class: "attention", Bytes: 24159191040, Params: 12079595520},
+		{Class: "ffn", Bytes: 112742891520, Params: 56371445760},
+		{Class: "norm", Bytes: 2637824, Params: 1318912},
+		{Class: "output", Bytes: 2101346304, Params: 1050673152},
+	}, Matrices: []planner.Matrix{
+		{Name: "attn_k", N: 1024, K: 8192, Count: 80, Dtype: "bf16"},
+		{Name: "attn_output", N: 8192, K: 8192, Count: 80, Dtype: "bf16"},
+		{Name: "attn_q", N: 8192, K: 8192, Count: 80, Dtype: "bf16"},
+		{Name: "attn_v", N: 1024, K: 8192, Count: 80, Dtype: "bf16"},
+		{Name: "ffn_down", N: 8192, K: 28672, Count: 80, Dtype: "bf16"},
+		{Name: "ffn_gate", N: 28672, K: 8192, Count: 80, Dtype: "bf16"},
+		{Name: "ffn_up", N: 28672, K: 8192, Count: 80, Dtype: "bf16"},
+		{Name: "output", N: 128256, K: 8192, Count: 1, Dtype: "bf16"},
+	}}},
+	{ID: "llama-3.3-70b-instruct-fp8", Name: "Llama-3.3-70B-Instruct FP8", Arch: "llama", Source: "generated from meta-llama/Llama-3.3-70B-Instruct config.json (weights fp8 for every linear layer but embeddings, lm_head and routers)", HiddenSize: 8192, VocabSize: 128256, IntermediateSize: 28672, QueryHeads: 64, MaxContext: 131072, Layers: []planner.LayerGroup{
+		{Count: 80, Layer: planner.Layer{Kind: "full", KVHeads: 8, KeyDim: 128, ValueDim: 128}},
+	}, Weights: planner.Weights{Bytes: 72656373952, Source: "formula", Dtype: "fp8", Classes: []planner.WeightClass{
+		{Class: "embedding", Bytes: 2101346304, Params: 1050673152},
+		{Class: "attention", Bytes: 12079596800, Params: 12079595520},
+		{Class: "ffn", Bytes: 56371446720, Params: 56371445760},
+		{Class: "norm", Bytes: 2637824, Params: 1318912},
+		{Class: "output", Bytes: 2101346304, Params: 1050673152},
+	}, Matrices: []planner.Matrix{
+		{Name: "attn_k", N: 1024, K: 8192, Count: 80, Dtype: "fp8"},
+		{Name: "attn_output", N: 8192, K: 8192, Count: 80, Dtype: "fp8"},
+		{Name: "attn_q", N: 8192, K: 8192, Count: 80, Dtype: "fp8"},
+		{Name: "attn_v", N: 1024, K: 8192, Count: 80, Dtype: "fp8"},
+		{Name: "ffn_down", N: 8192, K: 28672, Count: 80, Dtype: "fp8"},
+		{Name: "ffn_gate", N: 28672, K: 8192, Count: 80, Dtype: "fp8"},
+		{Name: "ffn_up", N: 28672, K: 8192, Count: 80, Dtype: "fp8"},
+		{Name: "output", N: 128256, K: 8192, Count: 1, Dtype: "bf16"},
+	}}},
 	{ID: "llama-3.3-70b-instruct-q4_k_m", Name: "Llama-3.3-70B-Instruct Q4_K_M", Arch: "llama", Source: "generated from meta-llama/Llama-3.3-70B-Instruct config.json (weights q4_k_m by llama.cpp's per-tensor rules)", HiddenSize: 8192, VocabSize: 128256, IntermediateSize: 28672, QueryHeads: 64, MaxContext: 131072, Layers: []planner.LayerGroup{
 		{Count: 80, Layer: planner.Layer{Kind: "full", KVHeads: 8, KeyDim: 128, ValueDim: 128}},
 	}, Weights: planner.Weights{Bytes: 42470588416, Source: "formula", Dtype: "q4_k", Classes: []planner.WeightClass{

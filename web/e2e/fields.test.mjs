@@ -249,6 +249,18 @@ test('the weights control: a catalog model\'s other formats, and a config.json i
   assert.deepEqual(page.errors, []);
 });
 
+test('"70B in FP8" is asked in the browser: the catalog\'s Llama-3.3-70B offers its bf16 and fp8 formats and plans them as the CLI does', async () => {
+  const query = 'model=llama-3.3-70b-instruct-q4_k_m&gpu=h200-linux-cuda13.0&batch=8&len=8192';
+  const page = await open(query);
+  const values = await page.locator('[data-testid="weights"] option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual([...values].sort(), ['llama-3.3-70b-instruct-bf16', 'llama-3.3-70b-instruct-fp8', 'llama-3.3-70b-instruct-q4_k_m']);
+  await page.selectOption('[data-testid="weights"]', 'llama-3.3-70b-instruct-fp8');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('model') === 'llama-3.3-70b-instruct-fp8');
+  const fp8 = await matchesCLI(page, cliFlags(await settled(page)), 'the 70B in fp8');
+  assert.notEqual(fp8.items.weights, planFigures(planJSON(cliFlags(query))).items.weights, 'fp8 weights are not the q4_k_m file\'s');
+  assert.deepEqual(page.errors, []);
+});
+
 test('a frontier past 1M tokens rescales the chart\'s y axis, in the page as on the server', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vramplan-e2e-'));
   const cfg = join(dir, 'config.json');
