@@ -38,7 +38,7 @@ func ExampleReport() {
 		fmt.Println(l.Knob, l.From, "->", l.To, l.Fits)
 	}
 	// Output:
-	// cannot fit this configuration in the 32607 MiB budget: over by 14443 MiB
+	// cannot fit this configuration in the 32,607 MiB budget: over by 14,443 MiB
 	// kv_dtype fp8 -> nvfp4 true
 	// max_seq_len 65536 -> 32768 true
 	// max_batch 8 -> 4 true

@@ -44,8 +44,8 @@ func hardwareWarnings(in *Input) []string {
 		}
 	}
 	if in.Budget > 0 && c.DeviceTotal > 0 && in.Budget > c.DeviceTotal {
-		w = append(w, printf.Sprintf("the budget (%d MiB) is more than %s holds (%d MiB): the plan fits the budget, not this GPU",
-			in.Budget.MiB(), gpu, c.DeviceTotal.MiB()))
+		w = append(w, printf.Sprintf("the budget (%s) is more than %s holds (%s): the plan fits the budget, not this GPU",
+			in.Budget.mib(), gpu, c.DeviceTotal.mib()))
 	}
 	return w
 }

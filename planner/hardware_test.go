@@ -74,7 +74,7 @@ func TestFP4Unsupported(t *testing.T) {
 func TestBudgetOverDevice(t *testing.T) {
 	in := goldenInput(t, "budget-over-device-rtx5090")
 	p, _ := Report(in)
-	if !p.Fits || !strings.Contains(strings.Join(p.Warnings, "\n"), "is more than NVIDIA GeForce RTX 5090 holds (32607 MiB)") {
+	if !p.Fits || !strings.Contains(strings.Join(p.Warnings, "\n"), "is more than NVIDIA GeForce RTX 5090 holds (32,607 MiB)") {
 		t.Errorf("Report(1043200 MiB on a 32 GB card) = fits %v, warnings %q", p.Fits, p.Warnings)
 	}
 	in.Budget = in.Calibration.DeviceTotal
@@ -89,7 +89,7 @@ func TestWeightsExceedBudget(t *testing.T) {
 	in := goldenInput(t, "weights-exceed-llama70b-rtx5090")
 	p, _ := Report(in)
 	if p.Failure == nil || p.Failure.Reason != FailureWeights ||
-		!strings.HasPrefix(p.Failure.Message, "the weights alone are 40503 MiB, 7896 MiB more than the 32607 MiB budget") {
+		!strings.HasPrefix(p.Failure.Message, "the weights alone are 40,503 MiB, 7,896 MiB more than the 32,607 MiB budget") {
 		t.Fatalf("Report(70B on 32 GB).Failure = %+v", p.Failure)
 	}
 	if !budgetAndLayoutOnly(p.Levers) || p.Combination != nil {

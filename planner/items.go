@@ -176,8 +176,8 @@ func kvPlan(in *Input, s *shape, c *charges, l limits) KVPlan {
 
 func failure(p *Plan, floor bool, l limits) *Failure {
 	f := &Failure{Reason: FailureOverBudget, Budget: p.Budget, Total: p.Total, OverBy: p.Total - p.Budget}
-	f.Message = printf.Sprintf("cannot fit this configuration in the %d MiB budget: over by %d MiB",
-		p.Budget.MiB(), f.OverBy.MiB())
+	f.Message = printf.Sprintf("cannot fit this configuration in the %s budget: over by %s",
+		p.Budget.mib(), f.OverBy.mib())
 	if fixed := satAdd(p.Weights, tierBytes(p.Tiers, TierDriver)); fixed > p.Budget {
 		f.Reason = FailureWeights
 		f.Message = weightsMessage(p, fixed)
@@ -186,8 +186,8 @@ func failure(p *Plan, floor bool, l limits) *Failure {
 	if floor {
 		f.Reason = FailureAdmissionFloor
 		f.OverBy = max(f.OverBy, 0)
-		f.Message = printf.Sprintf("the KV pool cannot hold one sequence of %d tokens in the %d MiB budget "+
-			"(admission floor): the plan needs %d MiB for one", l.seqLen, p.Budget.MiB(), p.Total.MiB())
+		f.Message = printf.Sprintf("the KV pool cannot hold one sequence of %s tokens in the %s budget "+
+			"(admission floor): the plan needs %s for one", Grouped(int64(l.seqLen)), p.Budget.mib(), p.Total.mib())
 	}
 	return f
 }
@@ -195,12 +195,12 @@ func failure(p *Plan, floor bool, l limits) *Failure {
 // weightsMessage says that the weights do not fit, first, and by how much.
 func weightsMessage(p *Plan, fixed Bytes) string {
 	if p.Weights > p.Budget {
-		return printf.Sprintf("the weights alone are %d MiB, %d MiB more than the %d MiB budget: no limit or feature "+
-			"can fit them, only a larger budget, smaller weights or more GPUs", p.Weights.MiB(), (p.Weights - p.Budget).MiB(), p.Budget.MiB())
+		return printf.Sprintf("the weights alone are %s, %s more than the %s budget: no limit or feature "+
+			"can fit them, only a larger budget, smaller weights or more GPUs", p.Weights.mib(), (p.Weights - p.Budget).mib(), p.Budget.mib())
 	}
-	return printf.Sprintf("the weights (%d MiB) and what the driver charges before them (%d MiB) are %d MiB more than "+
-		"the %d MiB budget: no limit or feature can fit them, only a larger budget, smaller weights or more GPUs",
-		p.Weights.MiB(), (fixed - p.Weights).MiB(), (fixed - p.Budget).MiB(), p.Budget.MiB())
+	return printf.Sprintf("the weights (%s) and what the driver charges before them (%s) are %s more than "+
+		"the %s budget: no limit or feature can fit them, only a larger budget, smaller weights or more GPUs",
+		p.Weights.mib(), (fixed - p.Weights).mib(), (fixed - p.Budget).mib(), p.Budget.mib())
 }
 
 func tierBytes(ts []TierTotal, t Tier) Bytes {

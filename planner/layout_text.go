@@ -15,14 +15,14 @@ func (p *Plan) layoutText() string {
 	printf.Fprintf(&b, "Layout %s: %d GPUs, %d distinct %s.\n", l.Parallel, l.GPUs, len(l.Ranks), plural(len(l.Ranks), "rank", "ranks"))
 	bp, _ := p.RankPlanOf(l.Binding)
 	if p.Fits {
-		printf.Fprintf(&b, "Fits on every GPU; the binding rank is %d, with %d MiB to spare.\n", l.Binding, bp.Headroom.MiB())
+		printf.Fprintf(&b, "Fits on every GPU; the binding rank is %d, with %s to spare.\n", l.Binding, bp.Headroom.mib())
 	} else {
-		printf.Fprintf(&b, "Cannot fit: rank %d is over its %d MiB budget by %d MiB.\n", l.Binding, bp.Budget.MiB(), (bp.Total - bp.Budget).MiB())
+		printf.Fprintf(&b, "Cannot fit: rank %d is over its %s budget by %s.\n", l.Binding, bp.Budget.mib(), (bp.Total - bp.Budget).mib())
 	}
 	for i := range l.Ranks {
 		writeRank(&b, &l.Ranks[i], l.Binding)
 	}
-	printf.Fprintf(&b, "\n== all %d GPUs: %d MiB of %d MiB (weights %d MiB)\n", l.GPUs, p.Total.MiB(), p.Budget.MiB(), p.Weights.MiB())
+	printf.Fprintf(&b, "\n== all %d GPUs: %s of %s (weights %s)\n", l.GPUs, p.Total.mib(), p.Budget.mib(), p.Weights.mib())
 	if c := p.Capacity; c != nil {
 		printf.Fprintf(&b, "  capacity on every rank: %d sequences of %d tokens; %d tokens at batch %d\n",
 			c.MaxSeqsAtMaxLen, p.Input.Limits.MaxSeqLen, c.MaxLenAtBatch, max(p.Input.Limits.MaxBatch, 1))

@@ -16,12 +16,12 @@ func (p *Plan) Text() string {
 	}
 	var b strings.Builder
 	if p.Fits && p.Engine != nil && p.Engine.Pool != nil {
-		printf.Fprintf(&b, "Fits: %s takes %d MiB (%.3g of the device) and gives its KV pool the %d MiB left.\n\n",
-			p.Engine.Engine, p.Budget.MiB(), p.Engine.Pool.Fraction, p.Engine.Pool.PoolBytes.MiB())
+		printf.Fprintf(&b, "Fits: %s takes %s (%.3g of the device) and gives its KV pool the %s left.\n\n",
+			p.Engine.Engine, p.Budget.mib(), p.Engine.Pool.Fraction, p.Engine.Pool.PoolBytes.mib())
 	} else if p.Fits {
-		printf.Fprintf(&b, "Fits in the %d MiB budget with %d MiB to spare.\n\n", p.Budget.MiB(), p.Headroom.MiB())
+		printf.Fprintf(&b, "Fits in the %s budget with %s to spare.\n\n", p.Budget.mib(), p.Headroom.mib())
 	} else {
-		printf.Fprintf(&b, "Cannot fit this configuration in the %d MiB budget.\n\n", p.Budget.MiB())
+		printf.Fprintf(&b, "Cannot fit this configuration in the %s budget.\n\n", p.Budget.mib())
 		if p.Failure != nil && p.Failure.Reason != FailureOverBudget {
 			printf.Fprintf(&b, "  %s\n\n", p.Failure.Message)
 		}

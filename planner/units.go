@@ -29,6 +29,33 @@ const MaxBytes Bytes = 1 << 62
 // tables print it.
 func (b Bytes) MiB() int64 { return int64(b / MiB) }
 
+// Grouped formats n with a comma between groups of three digits, as a
+// person reads a long figure: "143,771". The planner's sentences (failure
+// messages, warnings, the text's headline) print MiB figures this way; its
+// tables and JSON keep plain integers.
+func Grouped(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	digits := strings.TrimPrefix(s, "-")
+	if len(digits) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:len(s)-len(digits)])
+	lead := len(digits) % 3
+	if lead == 0 {
+		lead = 3
+	}
+	b.WriteString(digits[:lead])
+	for i := lead; i < len(digits); i += 3 {
+		b.WriteByte(',')
+		b.WriteString(digits[i : i+3])
+	}
+	return b.String()
+}
+
+// mib is b in whole MiB, grouped, with its unit: "40,503 MiB".
+func (b Bytes) mib() string { return Grouped(b.MiB()) + " MiB" }
+
 // String formats b with the largest binary unit that keeps it readable:
 // "2304 MiB", "4 GiB", "1.5 GiB", "512 B".
 func (b Bytes) String() string {

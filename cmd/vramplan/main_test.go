@@ -26,7 +26,7 @@ func TestPlanExitCodes(t *testing.T) {
 		code int
 		want string // in stdout for 0/1, in stderr for 2
 	}{
-		{[]string{"plan", "--input", b1}, 0, "Fits in the 32607 MiB budget"},
+		{[]string{"plan", "--input", b1}, 0, "Fits in the 32,607 MiB budget"},
 		{[]string{"plan", "--input", a43}, 1, "over by 3345 MiB"},
 		{[]string{"plan", "--input", a43, "--max-seq-len", "2048"}, 0, "Fits"},
 		{[]string{"plan", "--input", b1, "--kv-dtype", "fp7"}, 2, "--kv-dtype: unknown KV dtype"},
@@ -199,7 +199,7 @@ func TestSolveText(t *testing.T) {
 		t.Errorf("solve = exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI("solve", "--input", "../../planner/testdata/golden/weights-exceed-llama70b-rtx5090.input.json")
-	if code != 0 || !strings.Contains(out, "nothing fits, at any batch or length: the weights alone are 40503 MiB, 7896 MiB more") {
+	if code != 0 || !strings.Contains(out, "nothing fits, at any batch or length: the weights alone are 40,503 MiB, 7,896 MiB more") {
 		t.Errorf("solve (weights over the budget) = exit %d\n%s", code, out)
 	}
 }

@@ -15,26 +15,9 @@ import (
 // gibFrom is the size, in MiB, from which a figure in MiB is also given in GiB.
 const gibFrom = 10 * 1024
 
-// Group formats n with a comma between groups of three digits: "143,771".
-func Group(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	digits := strings.TrimPrefix(s, "-")
-	if len(digits) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	b.WriteString(s[:len(s)-len(digits)])
-	lead := len(digits) % 3
-	if lead == 0 {
-		lead = 3
-	}
-	b.WriteString(digits[:lead])
-	for i := lead; i < len(digits); i += 3 {
-		b.WriteByte(',')
-		b.WriteString(digits[i : i+3])
-	}
-	return b.String()
-}
+// Group formats n with a comma between groups of three digits: "143,771",
+// as the planner's own sentences do.
+func Group(n int64) string { return planner.Grouped(n) }
 
 // GiB returns mib in GiB, to a tenth, in parentheses ("(140.4 GiB)"), or ""
 // for a figure short enough to read in MiB alone.

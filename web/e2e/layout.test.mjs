@@ -174,7 +174,7 @@ test('the iframe embed and <vram-calculator> carry the layout', async () => {
   await page.evaluate(() => {
     const wc = document.createElement('vram-calculator');
     wc.id = 'layout-wc';
-    for (const [k, v] of Object.entries({ model: 'llama-3.3-70b', gpu: 'rtx5090-wsl2', batch: '1', len: '8192', tp: '2', engine: 'vllm' })) wc.setAttribute(k, v);
+    for (const [k, v] of Object.entries({ model: 'llama-3.3-70b-instruct-q4', gpu: 'rtx5090-wsl2', batch: '1', len: '8192', tp: '2', engine: 'vllm' })) wc.setAttribute(k, v);
     document.body.append(wc);
   });
   const wc = page.locator('#layout-wc[data-ready="true"]');

@@ -212,7 +212,7 @@ test('weights that cannot fit say so first, by how much, with only the levers th
       await page.keyboard.press('ArrowRight');
       await page.keyboard.press('ArrowLeft');
     }
-    assert.match(await page.locator('[data-testid="verdict"]').innerText(), /^The weights alone are 40503 MiB, 7896 MiB more than the 32607 MiB budget/);
+    assert.match(await page.locator('[data-testid="verdict"]').innerText(), /^The weights alone are 40,503 MiB, 7,896 MiB more than the 32,607 MiB budget/);
     assert.equal(plan.failure.reason, 'weights_exceed_budget');
     const levers = await page.locator('[data-testid="levers"] a').allInnerTexts();
     assert.deepEqual(levers, ['tensor parallel 1 → 8: 8 GPUs', '5 GPUs: tensor_parallel 1 × pipeline_parallel 5',
