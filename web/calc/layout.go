@@ -117,7 +117,7 @@ type RankView struct {
 	HeadroomMiB int64  `json:"headroom_mib"`
 	Bars        []Bar  `json:"bars"`
 	BudgetPct   string `json:"budget_pct"`
-	Figures     string `json:"figures"` // "28026 of 32607 MiB, 4580 MiB to spare"
+	Figures     string `json:"figures"` // "28,026 of 32,607 MiB, 4,580 MiB to spare"
 }
 
 // layoutView builds the view of a layout plan; bind is its binding rank's plan.
@@ -193,23 +193,23 @@ func bindingPlan(p *planner.Plan) *planner.Plan {
 func layoutVerdict(p, b *planner.Plan) string {
 	l := p.Layout
 	if p.Fits {
-		return printf.Sprintf("Fits on all %d GPUs; the binding rank %d has %d MiB of its %d MiB budget to spare.",
-			l.GPUs, l.Binding, b.Headroom.MiB(), b.Budget.MiB())
+		return printf.Sprintf("Fits on all %d GPUs; the binding rank %d has %s of its %s budget to spare.",
+			l.GPUs, l.Binding, sizeOf(b.Headroom), sizeOf(b.Budget))
 	}
 	if p.Failure != nil && p.Failure.Reason != planner.FailureOverBudget {
 		return capitalize(p.Failure.Message) + "."
 	}
-	return printf.Sprintf("Does not fit: the binding rank %d is over its %d MiB budget by %d MiB.",
-		l.Binding, b.Budget.MiB(), (b.Total - b.Budget).MiB())
+	return printf.Sprintf("Does not fit: the binding rank %d is over its %s budget by %s.",
+		l.Binding, sizeOf(b.Budget), sizeOf(b.Total-b.Budget))
 }
 
 // rankFigures is a rank's total against its budget, in words.
 func rankFigures(r *RankView) string {
-	spare := printf.Sprintf("%d MiB to spare", r.HeadroomMiB)
+	spare := Group(r.HeadroomMiB) + " MiB to spare"
 	if !r.Fits {
-		spare = printf.Sprintf("over by %d MiB", -r.HeadroomMiB)
+		spare = "over by " + Group(-r.HeadroomMiB) + " MiB"
 	}
-	return printf.Sprintf("%d of %d MiB, %s", r.TotalMiB, r.BudgetMiB, spare)
+	return Group(r.TotalMiB) + " of " + Group(r.BudgetMiB) + " MiB, " + spare
 }
 
 // layoutLeverLabel names a lever as a link; a layout lever says how many

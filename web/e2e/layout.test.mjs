@@ -54,9 +54,9 @@ function ranksOf(page) {
 function wantRanks(plan) {
   return plan.layout.ranks.map((rp) => {
     const p = rp.plan;
-    const spare = p.fits ? `${mib(p.headroom_bytes)} MiB to spare` : `over by ${mib(p.total_bytes - p.budget_bytes)} MiB`;
+    const spare = p.fits ? `${group(mib(p.headroom_bytes))} MiB to spare` : `over by ${group(mib(p.total_bytes - p.budget_bytes))} MiB`;
     const binding = rp.ranks[0] === plan.layout.binding_rank;
-    return { figures: `${mib(p.total_bytes)} of ${mib(p.budget_bytes)} MiB, ${spare}`, binding, marked: binding, segs: p.tiers.length };
+    return { figures: `${group(mib(p.total_bytes))} of ${group(mib(p.budget_bytes))} MiB, ${spare}`, binding, marked: binding, segs: p.tiers.length };
   });
 }
 
