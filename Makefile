@@ -94,7 +94,7 @@ wasm-test: deps-npm ## the planner's tests under GOOS=js GOARCH=wasm in Node
 fuzz: ## every fuzz target for FUZZTIME (default 5s)
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
 
-fuzz-long: ## nightly: every fuzz target for LONGFUZZTIME (default 10m) each, printing each one's executions; not part of make test
+fuzz-long: ## nightly: every fuzz target for LONGFUZZTIME (default 10m) each, printing each one's executions; not part of make test; FUZZSHARD=i/n runs one of n shards, FUZZWORKERS the workers per target
 	FUZZTIME=$(or $(LONGFUZZTIME),10m) scripts/fuzz.sh
 
 bench: ## native benchmarks (see docs/benchmarks.md)

@@ -2,6 +2,12 @@
 # Runs every fuzz target in the module for $FUZZTIME each (default 5s).
 # Targets are found with `go test -list`, so a new fuzzer runs without an edit here.
 #
+# FUZZSHARD=i/n runs only the i-th of n interleaved shards of the target list
+# (1-based), so n machines or n processes can share a long run:
+#   FUZZSHARD=1/2 make fuzz-long & FUZZSHARD=2/2 make fuzz-long
+# FUZZWORKERS sets the fuzz workers per target (go test -parallel; default
+# GOMAXPROCS).
+#
 # Go 1.26's fuzz coordinator can end a clean run with a bare "context deadline
 # exceeded" when -fuzztime expires while a worker is mid-call (golang/go#75804,
 # fixed in Go 1.27). That failure writes no failing input. A run that fails
@@ -10,6 +16,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-5s}
+shard=${FUZZSHARD:-1/1}
+shard_i=${shard%/*}
+shard_n=${shard#*/}
+if ! [[ $shard_i =~ ^[0-9]+$ && $shard_n =~ ^[0-9]+$ ]] || ((shard_i < 1 || shard_i > shard_n)); then
+  echo "fuzz.sh: FUZZSHARD=$shard: want i/n with 1 <= i <= n" >&2
+  exit 2
+fi
+workers=()
+if [[ -n ${FUZZWORKERS:-} ]]; then
+  workers=(-parallel="$FUZZWORKERS")
+fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -22,7 +39,7 @@ deadline_race() {
 fuzz_one() {
   local pkg=$1 target=$2 try
   for try in 1 2 3; do
-    if go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" >"$log" 2>&1; then
+    if go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "${workers[@]}" "$pkg" >"$log" 2>&1; then
       grep '^fuzz: elapsed' "$log" | tail -1 | sed "s/^/  $target: /" || true
       return 0
     fi
@@ -36,9 +53,14 @@ fuzz_one() {
   return 1
 }
 
+n=0
 for pkg in $(go list ./...); do
   for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
-    echo "fuzz $pkg $target ($fuzztime)"
+    n=$((n + 1))
+    if (((n - 1) % shard_n + 1 != shard_i)); then
+      continue
+    fi
+    echo "fuzz $pkg $target ($fuzztime, started $(date -u +%H:%M:%S))"
     fuzz_one "$pkg" "$target"
   done
 done
