@@ -1,0 +1,178 @@
+package observation
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vramplan/vramplan/calibrations/community"
+	"github.com/vramplan/vramplan/planner"
+)
+
+// This file holds Check's rules: every field in range and of the form the
+// schema states, and nothing that could name a machine or a person — the
+// free-text fields (the engine version, the GPU name, the catalog id) take
+// letters, digits and a few separators only, so neither a path nor markup
+// can be stored.
+
+// The bounds of the numbers an observation holds.
+const (
+	maxTotalMiB = 4 << 20 // 4 TiB
+	maxCtx      = 1 << 24
+	maxSeqs     = 1 << 16
+	maxTokens   = 1 << 40
+	maxFigures  = 8
+)
+
+func validate(o *Observation) []community.Reason {
+	var rs []community.Reason
+	add := func(field, format string, args ...any) {
+		rs = append(rs, community.Reason{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if o.Schema != Schema {
+		add("schema", "is %q; want %q", o.Schema, Schema)
+	}
+	keys, ok := figureKeys[o.Engine]
+	if !ok {
+		add("engine", "is %q; want llama.cpp, vllm or sglang", o.Engine)
+	}
+	if !token(o.EngineVersion, 64, "._+-()") {
+		add("engine_version", "want 1–64 letters, digits and . _ + - ( ) (a release such as b12072 or 0.11.0)")
+	}
+	if !day(o.Day) {
+		add("day", "is %q; want a date YYYY-MM-DD from 2023 on", o.Day)
+	}
+	if !token(o.GPU.Name, 64, " -_.") {
+		add("gpu.name", "want the device name CUDA reports: 1–64 letters, digits, spaces and - _ .")
+	}
+	if o.GPU.TotalMiB < 1024 || o.GPU.TotalMiB > maxTotalMiB {
+		add("gpu.total_mib", "is %d; want 1024 to %d", o.GPU.TotalMiB, maxTotalMiB)
+	}
+	if c := o.Model.Catalog; c != "" && (!token(c, 100, "._-") || strings.ToLower(c) != c) {
+		add("model.catalog", "want a catalog id: lowercase letters, digits and . _ -")
+	}
+	rs = append(rs, settings(o)...)
+	return append(rs, figures(o, keys)...)
+}
+
+// settings checks the engine's settings block.
+func settings(o *Observation) []community.Reason {
+	var rs []community.Reason
+	add := func(field, format string, args ...any) {
+		rs = append(rs, community.Reason{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if o.Engine == planner.EngineLlamaCpp {
+		if o.Pool != nil {
+			add("pool", "is vLLM's and SGLang's; llama.cpp states its context in llama_cpp")
+		}
+		s := o.LlamaCpp
+		if s == nil {
+			add("llama_cpp", "missing: a llama.cpp observation states its context settings")
+			return rs
+		}
+		rangeOf(add, "llama_cpp.n_ctx", int64(s.NCtx), 1, maxCtx)
+		rangeOf(add, "llama_cpp.n_seq_max", int64(s.NSeqMax), 1, maxSeqs)
+		rangeOf(add, "llama_cpp.n_ubatch", int64(s.NUbatch), 1, maxCtx)
+		for _, t := range []struct{ field, v string }{{"llama_cpp.type_k", s.TypeK}, {"llama_cpp.type_v", s.TypeV}} {
+			if !slices.Contains(planner.EngineLlamaCpp.KVDtypes(), planner.KVDtype(t.v)) {
+				add(t.field, "is %q; the profile plans %v", t.v, planner.EngineLlamaCpp.KVDtypes())
+			}
+		}
+		rangeOf(add, "llama_cpp.layers", int64(s.Layers), 0, 1<<12)
+		rangeOf(add, "llama_cpp.gpu_layers", int64(s.GPULayers), 0, int64(s.Layers))
+		return rs
+	}
+	if o.LlamaCpp != nil {
+		add("llama_cpp", "is llama.cpp's; a %s observation has none", o.Engine)
+	}
+	if p := o.Pool; p != nil {
+		rangeOf(add, "pool.tokens", p.Tokens, 0, maxTokens)
+		rangeOf(add, "pool.concurrency_len", int64(p.ConcurrencyLen), 0, maxCtx)
+		if !(p.MaxConcurrency >= 0 && p.MaxConcurrency <= 1e7) {
+			add("pool.max_concurrency", "want 0 to 10,000,000")
+		}
+		if !(p.Utilization >= 0 && p.Utilization <= 1) {
+			add("pool.gpu_memory_utilization", "want a fraction, 0 to 1")
+		}
+	}
+	return rs
+}
+
+// figures checks the measured charges: known keys, each once, every size
+// within the device.
+func figures(o *Observation, keys []string) []community.Reason {
+	var rs []community.Reason
+	if len(o.Figures) == 0 && o.Pool == nil {
+		return []community.Reason{{Field: "figures", Msg: "empty: an observation reports at least one charge"}}
+	}
+	if len(o.Figures) > maxFigures {
+		return []community.Reason{{Field: "figures", Msg: fmt.Sprintf("holds %d figures; at most %d", len(o.Figures), maxFigures)}}
+	}
+	total := o.GPU.TotalMiB * int64(planner.MiB)
+	seen := map[string]bool{}
+	for i, f := range o.Figures {
+		field := "figures[" + strconv.Itoa(i) + "]"
+		switch {
+		case !slices.Contains(keys, f.Key):
+			rs = append(rs, community.Reason{Field: field + ".key", Msg: fmt.Sprintf("is %q; a %s observation reports %v", f.Key, o.Engine, keys)})
+		case seen[f.Key]:
+			rs = append(rs, community.Reason{Field: field + ".key", Msg: fmt.Sprintf("%q appears twice", f.Key)})
+		case f.Bytes < 0 || f.Bytes > total:
+			rs = append(rs, community.Reason{Field: field + ".bytes", Msg: fmt.Sprintf("is %d; want 0 to the device's %d", f.Bytes, total)})
+		case f.Resolution < 0 || f.Resolution > int64(planner.GiB):
+			rs = append(rs, community.Reason{Field: field + ".resolution_bytes", Msg: fmt.Sprintf("is %d; want 0 to 1 GiB", f.Resolution)})
+		}
+		seen[f.Key] = true
+	}
+	return rs
+}
+
+func rangeOf(add func(string, string, ...any), field string, v, lo, hi int64) {
+	if v < lo || v > hi {
+		add(field, "is %d; want %d to %d", v, lo, hi)
+	}
+}
+
+// token reports whether s is 1 to n characters, each an ASCII letter or
+// digit or one of extra, starting with a letter or digit.
+func token(s string, n int, extra string) bool {
+	if s == "" || len(s) > n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || !strings.ContainsRune(extra, rune(c))) {
+			return false
+		}
+	}
+	return true
+}
+
+// day reports whether s is a real date YYYY-MM-DD between 2023 and 2099.
+func day(s string) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	y, e1 := strconv.Atoi(s[:4])
+	m, e2 := strconv.Atoi(s[5:7])
+	d, e3 := strconv.Atoi(s[8:])
+	if e1 != nil || e2 != nil || e3 != nil || y < 2023 || y > 2099 || m < 1 || m > 12 || d < 1 {
+		return false
+	}
+	days := [...]int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[m-1]
+	if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+		days = 29
+	}
+	return d <= days && strings.IndexFunc(s, func(r rune) bool { return r != '-' && (r < '0' || r > '9') }) < 0
+}
+
+// canonicalGPU returns the name the project's table knows the card by, or
+// the name with its spaces collapsed.
+func canonicalGPU(name string) string {
+	if g, ok := community.Known(name); ok {
+		return g.Name
+	}
+	return strings.Join(strings.Fields(name), " ")
+}
