@@ -105,6 +105,34 @@ export interface VramplanGGUF {
    * text is not a string.
    */
   checkCalibration(text: string): string | Error;
+  /**
+   * Checks an engine observation document's text as the server checks one
+   * (planner/enginelog/observation.Check): synchronous, returns the JSON of
+   * an ObservationCheck, or an Error when text is not a string.
+   */
+  checkObservation(text: string): string | Error;
+  /**
+   * Builds the engine observation of a pasted start-up log for the model
+   * and calibration the page has picked (their JSON), and checks it: the
+   * JSON of an ObservationCheck whose document is what an upload sends. The
+   * version defaults to the one the log states (llama.cpp's build line).
+   */
+  observeLog(log: string, model: string, calibration: string,
+    options?: { version?: string; day?: string; catalog?: string }): string | Error;
+}
+
+/** checkObservation's and observeLog's answer. */
+export interface ObservationCheck {
+  /** Whether the server will take the document (it may still hold it). */
+  ok: boolean;
+  /** Every refusal, each naming its field. */
+  reasons?: { field?: string; reason: string }[];
+  /** The observation's id and digest, and its model shape's digest. */
+  id?: string;
+  digest?: string;
+  model_digest?: string;
+  /** The document as it will be sent and stored. */
+  document?: string;
 }
 
 /** checkCalibration's answer. */

@@ -6,7 +6,9 @@
 // planner/hf. It installs globalThis.vramplanGGUF (see ../vramplan.d.ts),
 // whose functions take File objects and return a Promise of the model
 // shape as JSON, the planner's own model format; and checkCalibration,
-// the upload form's check of a calibration file (calibration_js.go).
+// the upload form's check of a calibration file (calibration_js.go); and
+// checkObservation and observeLog, the log paste box's engine observation
+// (observation_js.go).
 //
 // It is a module of its own because gguf-parser-go (with the net/http and
 // SSH code it pulls in) and the config.json templates would put the
@@ -30,6 +32,8 @@ func main() {
 	api.Set("read", export("read", readGGUF))
 	api.Set("readConfig", export("readConfig", readConfig))
 	api.Set("checkCalibration", js.FuncOf(checkCalibration))
+	api.Set("checkObservation", js.FuncOf(checkObservation))
+	api.Set("observeLog", js.FuncOf(observeLog))
 	api.Set("version", planner.PlanSchema)
 	js.Global().Set("vramplanGGUF", api)
 	select {}

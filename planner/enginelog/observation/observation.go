@@ -126,10 +126,6 @@ type Checked struct {
 	// ModelDigest is the hex SHA-256 of the canonical model shape: equal
 	// shapes, equal digests, whatever the file was called.
 	ModelDigest string
-	// Held says why the observation contradicts its own plan (a charge the
-	// profile computes exactly disagrees): it is kept and listed, but the
-	// refit leaves it out. Empty for an observation that can be used.
-	Held []string
 }
 
 // Check decodes and checks one observation document.
@@ -159,7 +155,6 @@ func checked(o Observation) Checked {
 	shape, _ := json.Marshal(&o.Model.Shape) // a decoded model always marshals
 	ms := sha256.Sum256(shape)
 	ch.ModelDigest = hex.EncodeToString(ms[:])
-	ch.Held = consistency(&o)
 	return ch
 }
 

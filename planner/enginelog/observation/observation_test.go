@@ -63,8 +63,8 @@ func TestGridObservations(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s/%s: Check: %v", model, config, err)
 		}
-		if len(ch.Held) > 0 {
-			t.Errorf("%s/%s: held: %v", model, config, ch.Held)
+		if held := Held(&ch.Observation); len(held) > 0 {
+			t.Errorf("%s/%s: held: %v", model, config, held)
 		}
 		if bytes.Contains(ch.Document, []byte("/tmp")) || bytes.Contains(ch.Document, []byte(".gguf")) {
 			t.Errorf("%s/%s: the document names a file:\n%s", model, config, ch.Document)
@@ -87,8 +87,8 @@ func TestHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ch.Held) != 1 || !strings.Contains(ch.Held[0], "kv is") {
-		t.Errorf("Check(kv + 8 MiB).Held = %q, want the KV buffer's contradiction", ch.Held)
+	if held := Held(&ch.Observation); len(held) != 1 || !strings.Contains(held[0], "kv is") {
+		t.Errorf("Held(kv + 8 MiB) = %q, want the KV buffer's contradiction", held)
 	}
 }
 
@@ -179,4 +179,23 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("the canonical form does not check to itself: %v\n%s", err, ch.Document)
 		}
 	})
+}
+
+func TestVersion(t *testing.T) {
+	for _, tt := range []struct {
+		engine planner.EngineName
+		log    string
+		want   string
+	}{
+		{planner.EngineLlamaCpp, "build: 12072 (81ff7abe) with cc (GCC) 13.3.0 for x86_64-linux-gnu\nllama_context: n_ctx = 4096", "b12072"},
+		{planner.EngineLlamaCpp, "llama_context: n_ctx = 4096", ""},
+		{planner.EngineLlamaCpp, "build: ../../etc (x)", ""},
+		{planner.EngineVLLM, "INFO 10-01 api_server.py:1234] vLLM API server version 0.11.0\n", "0.11.0"},
+		{planner.EngineVLLM, "Initializing a V1 LLM engine (v0.10.1.1) with config", "0.10.1.1"},
+		{planner.EngineSGLang, "KV Cache is allocated. #tokens: 1000", ""},
+	} {
+		if got := Version(tt.engine, []byte(tt.log)); got != tt.want {
+			t.Errorf("Version(%s, %q) = %q, want %q", tt.engine, tt.log, got, tt.want)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package observation
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
@@ -28,10 +29,15 @@ func FromLog(l *enginelog.Log, m planner.Model, gpu GPU, version, day, catalog s
 	return o
 }
 
-// Log returns the observation as planner/enginelog reads a log, so that
-// its configuration can be planned (Log.Input) and compared (Compare).
+// Log returns o as planner/enginelog reads a log, so that its
+// configuration can be planned (Log.Input) and compared (Compare).
 // device_used is not a log figure and is left out.
-func (o *Observation) Log() enginelog.Log {
+//
+// This and the other functions of an Observation are functions rather
+// than methods: the reader's WebAssembly links text/template, which keeps
+// every exported method of a type it may reflect on, and Plan would bring
+// the whole planner into a module that only checks documents.
+func Log(o *Observation) enginelog.Log {
 	l := enginelog.Log{Engine: o.Engine}
 	if s := o.LlamaCpp; s != nil {
 		l.LlamaCpp = &enginelog.LlamaCppSettings{NCtx: s.NCtx, NSeqMax: s.NSeqMax, NUbatch: s.NUbatch, FlashAttn: s.FlashAttn,
@@ -52,8 +58,8 @@ func (o *Observation) Log() enginelog.Log {
 // use after the first decode.
 const DeviceUsed = "device_used"
 
-// Figure returns the figure with the key, and whether there is one.
-func (o *Observation) Figure(key string) (Figure, bool) {
+// FigureOf returns o's figure with the key, and whether there is one.
+func FigureOf(o *Observation, key string) (Figure, bool) {
 	for _, f := range o.Figures {
 		if f.Key == key {
 			return f, true
@@ -62,11 +68,11 @@ func (o *Observation) Figure(key string) (Figure, bool) {
 	return Figure{}, false
 }
 
-// Plan plans the observation's configuration with calibration cal, as
-// `vramplan check --log` does. A configuration that does not fit cal's
-// budget is still planned: the plan's items are what the comparison reads.
-func (o *Observation) Plan(cal planner.Calibration) (planner.Plan, error) {
-	l := o.Log()
+// Plan plans o's configuration with calibration cal, as `vramplan check
+// --log` does. A configuration that does not fit cal's budget is still
+// planned: the plan's items are what the comparison reads.
+func Plan(o *Observation, cal planner.Calibration) (planner.Plan, error) {
+	l := Log(o)
 	in, err := l.Input(o.Model.Shape, cal)
 	if err != nil {
 		return planner.Plan{}, err
@@ -78,10 +84,10 @@ func (o *Observation) Plan(cal planner.Calibration) (planner.Plan, error) {
 	return p, err
 }
 
-// Calibration returns a calibration of the observation's GPU with no
-// figures measured: enough to plan the charges that do not depend on the
-// driver (the weights, the KV cache, the compute buffer), as Check does.
-func (o *Observation) Calibration() planner.Calibration {
+// Calibration returns a calibration of o's GPU with no figures measured:
+// enough to plan the charges that do not depend on the driver (the
+// weights, the KV cache, the compute buffer), as Held does.
+func Calibration(o *Observation) planner.Calibration {
 	return planner.Calibration{Schema: planner.CalibrationSchema, ID: "observation", GPU: o.GPU.Name, Driver: "unknown",
 		CUDA: "unknown", Platform: "linux", DeviceTotal: planner.Bytes(o.GPU.TotalMiB) * planner.MiB}
 }
@@ -90,19 +96,20 @@ func (o *Observation) Calibration() planner.Calibration {
 // observation of the same shape and settings must match.
 var exact = map[planner.EngineName][]string{planner.EngineLlamaCpp: {"weights", "kv"}}
 
-// consistency returns why o contradicts the plan of its own shape and
-// settings: a charge its engine's profile computes exactly that differs
-// from the figure by more than its print resolution.
-func consistency(o *Observation) []string {
+// Held returns why o contradicts the plan of its own shape and settings —
+// a charge its engine's profile computes exactly differs from the figure
+// by more than its print resolution — or nil. A held observation is kept
+// and listed, but the refit leaves it out.
+func Held(o *Observation) []string {
 	keys := exact[o.Engine]
 	if len(keys) == 0 {
 		return nil
 	}
-	p, err := o.Plan(o.Calibration())
+	p, err := Plan(o, Calibration(o))
 	if err != nil {
 		return []string{"its configuration cannot be planned: " + err.Error()}
 	}
-	l := o.Log()
+	l := Log(o)
 	var why []string
 	for _, r := range enginelog.Compare(&l, &p) {
 		for _, k := range keys {
@@ -113,4 +120,43 @@ func consistency(o *Observation) []string {
 		}
 	}
 	return why
+}
+
+// Version returns the engine release a start-up log states, or "" when it
+// states none: llama.cpp's "build: N (commit)" line (common/common.cpp,
+// common_init) as "bN", vLLM's "vLLM API server version X" or "V1 LLM engine
+// (vX)" line as "X". SGLang prints no version line of its own.
+func Version(engine planner.EngineName, log []byte) string {
+	s := string(log[:min(len(log), 1<<20)])
+	switch engine {
+	case planner.EngineLlamaCpp:
+		if v := after(s, "build: ", " ("); v != "" {
+			return "b" + v
+		}
+	case planner.EngineVLLM:
+		for _, m := range []string{"vLLM API server version ", "V1 LLM engine (v"} {
+			if v := after(s, m, ""); v != "" {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// after returns the release token after marker in s (digits, letters and
+// dots; up to end when end is not empty), or "" when it is not a version.
+func after(s, marker, end string) string {
+	i := strings.Index(s, marker)
+	if i < 0 {
+		return ""
+	}
+	rest := s[i+len(marker):]
+	n := 0
+	for n < len(rest) && n < 64 && (rest[n] >= '0' && rest[n] <= '9' || rest[n] == '.' || rest[n] >= 'a' && rest[n] <= 'z' || rest[n] == '+') {
+		n++
+	}
+	if n == 0 || end != "" && !strings.HasPrefix(rest[n:], end) {
+		return ""
+	}
+	return rest[:n]
 }

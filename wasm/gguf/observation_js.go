@@ -1,0 +1,118 @@
+//go:build js && wasm
+
+package main
+
+// This file exports the page's engine observations: observeLog builds the
+// observation of a pasted start-up log, and checkObservation checks an
+// observation's text, both by the validator the server runs on POST
+// /api/observations (planner/enginelog/observation.Check), so the page
+// shows what will be sent, and refuses what the server would refuse,
+// before anything is sent. They live in this module, beside
+// checkCalibration, because the planner's is at its size budget.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"syscall/js"
+
+	"github.com/vramplan/vramplan/calibrations/community"
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/enginelog"
+	"github.com/vramplan/vramplan/planner/enginelog/observation"
+)
+
+// observed is the answer of checkObservation and observeLog
+// (ObservationCheck in vramplan.d.ts).
+type observed struct {
+	OK      bool               `json:"ok"`
+	Reasons []community.Reason `json:"reasons,omitempty"`
+	// ID and Digest are what the server will file it under, ModelDigest
+	// the model's shape digest. Whether it is held is the server's answer:
+	// that check plans, which this module leaves out.
+	ID          string `json:"id,omitempty"`
+	Digest      string `json:"digest,omitempty"`
+	ModelDigest string `json:"model_digest,omitempty"`
+	// Document is the text that will be sent, canonical.
+	Document string `json:"document,omitempty"`
+}
+
+// checkObservation(text) checks an observation document and returns the
+// JSON of an observed. It is synchronous; an argument that is not a string,
+// or a panic, returns an Error.
+func checkObservation(_ js.Value, args []js.Value) (result any) {
+	defer recovered("checkObservation", &result)
+	if len(args) == 0 || args[0].Type() != js.TypeString {
+		return js.Global().Get("TypeError").New("vramplanGGUF.checkObservation: argument 1 (the document's text) is not a string")
+	}
+	return answer(checkObserved([]byte(args[0].String())))
+}
+
+// observeLog(logText, modelJSON, calibrationJSON, options) builds the
+// observation of an engine's start-up log for the model and the GPU the
+// page has picked, and checks it. options: {version, day, catalog}; the
+// version defaults to the one the log states. It returns the JSON of an
+// observed, or an Error when an argument is missing or the log is unreadable.
+func observeLog(_ js.Value, args []js.Value) (result any) {
+	defer recovered("observeLog", &result)
+	for i, what := range []string{"the log text", "the model JSON", "the calibration JSON"} {
+		if len(args) <= i || args[i].Type() != js.TypeString {
+			return js.Global().Get("TypeError").New(fmt.Sprintf("vramplanGGUF.observeLog: argument %d (%s) is not a string", i+1, what))
+		}
+	}
+	opt := func(k string) string {
+		if len(args) < 4 || args[3].Type() != js.TypeObject || args[3].Get(k).Type() != js.TypeString {
+			return ""
+		}
+		return args[3].Get(k).String()
+	}
+	doc, err := observe([]byte(args[0].String()), []byte(args[1].String()), []byte(args[2].String()), opt("version"), opt("day"), opt("catalog"))
+	if err != nil {
+		return jsError(fmt.Errorf("vramplanGGUF.observeLog: %w", err))
+	}
+	return answer(checkObserved(doc))
+}
+
+func observe(text, modelJSON, calJSON []byte, version, day, catalog string) ([]byte, error) {
+	l, err := enginelog.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	m, err := planner.ParseModel(modelJSON)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	var c planner.Calibration
+	if err := json.Unmarshal(calJSON, &c); err != nil {
+		return nil, fmt.Errorf("calibration: %w", err)
+	}
+	if version == "" {
+		version = observation.Version(l.Engine, text)
+	}
+	o := observation.FromLog(&l, m, observation.GPU{Name: c.GPU, TotalMiB: int64(c.DeviceTotal / planner.MiB)}, version, day, catalog)
+	return observation.Format(&o), nil
+}
+
+func checkObserved(data []byte) observed {
+	ch, err := observation.Check(data)
+	var rej *community.Rejection
+	if errors.As(err, &rej) {
+		return observed{Reasons: rej.Reasons, Document: string(data)}
+	}
+	if err != nil {
+		return observed{Reasons: []community.Reason{{Msg: err.Error()}}}
+	}
+	return observed{OK: true, ID: ch.ID, Digest: ch.Digest, ModelDigest: ch.ModelDigest, Document: string(ch.Document)}
+}
+
+func answer(o observed) any {
+	b, _ := json.Marshal(o) // an observed always marshals
+	return string(b)
+}
+
+// recovered turns a panic of the export name into an Error result.
+func recovered(name string, result *any) {
+	if r := recover(); r != nil {
+		*result = jsError(fmt.Errorf("vramplanGGUF.%s: panic: %v", name, r))
+	}
+}
