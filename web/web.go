@@ -22,6 +22,8 @@
 //	GET  /api/uploads/:id   one upload; DELETE it with its deletion token
 //	GET  /api/uploads.jsonl every accepted upload, one JSON object a line
 //	GET  /api/community     every upload group with its aggregate
+//	POST /api/observations  upload an engine observation; GET lists them
+//	GET  /api/observations/:id  one; DELETE it with its deletion token
 //	GET  /api/calibrations/:id  one calibration (:id as --gpu takes it)
 //	GET  /static/…          Deps.Static; the built wasm is 503 until `make wasm`
 //
@@ -102,6 +104,10 @@ func newApp(d Deps) (http.Handler, *app) {
 	e.Match(getOrHead, "/api/uploads/:id", a.getUpload, cors)
 	e.DELETE("/api/uploads/:id", a.deleteUpload, cors)
 	e.Match(getOrHead, "/api/community", a.communityList, cors)
+	e.POST("/api/observations", a.postObservation, cors)
+	e.Match(getOrHead, "/api/observations", a.listObservations, cors)
+	e.Match(getOrHead, "/api/observations/:id", a.getObservation, cors)
+	e.DELETE("/api/observations/:id", a.deleteObservation, cors)
 	e.Match(getOrHead, "/api/calibrations/:id", a.calibration, cors)
 	e.OPTIONS("/api/calibrations/:id", preflight("GET, HEAD"), cors)
 	if d.Static != nil {

@@ -1,3 +1,5 @@
+//go:build !stdjson
+
 // Package printf formats as fmt does, for the verbs and operands the planner
 // uses: %v %s %d %q %f %g %w with widths, precisions and the - + 0 flags,
 // operands that are strings, booleans, integers, floats, errors, Stringers

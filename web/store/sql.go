@@ -179,7 +179,7 @@ func collect[T any](rows *sql.Rows, err error, scan func(Scanner) (T, error)) ([
 
 // Found returns u and err of a read by id, with sql.ErrNoRows as
 // ErrNotFound: store.Found(store.ScanUpload(row)).
-func Found(u Upload, err error) (Upload, error) {
+func Found[T any](u T, err error) (T, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, ErrNotFound
 	}
@@ -205,7 +205,7 @@ func Stored(u Upload, seq int64) Upload {
 // NotDeleted returns why SQLDeleteUpload deleted nothing, given the
 // upload's Get: ErrNotFound when there is no such upload, ErrToken when
 // the token hash was wrong.
-func NotDeleted(_ Upload, err error) error {
+func NotDeleted[T any](_ T, err error) error {
 	if err != nil {
 		return err
 	}

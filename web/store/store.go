@@ -128,6 +128,13 @@ type Store interface {
 	Hit(ctx context.Context, key string, window int64) (int64, error)
 	// Sweep forgets the counters of every window below before.
 	Sweep(ctx context.Context, before int64) error
+	// PutObservation, GetObservation, DeleteObservation and Observations
+	// are Put, Get, Delete and Uploads for engine observations
+	// (observations.go), which are kept apart from uploads and not grouped.
+	PutObservation(ctx context.Context, o Observation) (Observation, bool, error)
+	GetObservation(ctx context.Context, id string) (Observation, error)
+	DeleteObservation(ctx context.Context, id, tokenHash string) error
+	Observations(ctx context.Context, q ObservationQuery) ([]Observation, error)
 	// Setting returns the setting name, storing proposed first when it has
 	// none, so concurrent first calls all get the value of the one stored.
 	Setting(ctx context.Context, name, proposed string) (string, error)

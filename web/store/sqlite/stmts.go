@@ -20,7 +20,7 @@ import (
 
 // writes are the statements the writer runs.
 var writes = []string{store.SQLInsertUpload, store.SQLDeleteUpload, store.SQLPutAggregate,
-	store.SQLHit, store.SQLSweep, store.SQLInsertSetting}
+	store.SQLHit, store.SQLSweep, store.SQLInsertSetting, store.SQLInsertObservation, store.SQLDeleteObservation}
 
 // stmts holds the prepared statements of one Store. It is safe for
 // concurrent use; close closes them all.

@@ -30,6 +30,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Hit", testHit}, {"Setting", testSetting}, {"Large", testLarge},
 		{"ConcurrentPut", testConcurrentPut}, {"ConcurrentHit", testConcurrentHit},
 		{"ConcurrentDelete", testConcurrentDelete},
+		{"ObservationPutGet", testObservationPutGet}, {"ObservationDuplicate", testObservationDuplicate},
+		{"ObservationDelete", testObservationDelete}, {"Observations", testObservations},
+		{"ConcurrentObservations", testConcurrentObservations},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
