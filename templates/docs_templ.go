@@ -66,7 +66,7 @@ func Docs(model, gpu string, serverOnly bool) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\" title=\"vramplan calculator\" loading=\"lazy\" data-testid=\"embed-iframe\"></iframe><h2>A web component</h2><p>Load the module once, then place an element per model. Attributes: <code>model</code>, <code>gpu</code>, and optionally <code>batch</code>, <code>len</code>, <code>kv</code>, <code>budget</code> (MiB), and <code>tp</code>, <code>pp</code>, <code>ep</code>, <code>dp</code>: a parallel layout, shown as a bar per rank.</p><pre data-testid=\"component-snippet\"><code>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\" title=\"vramplan calculator\" loading=\"lazy\" data-testid=\"embed-iframe\"></iframe><h2>A web component</h2><p>Load the module once, then place an element per model. Attributes: <code>model</code>, <code>gpu</code>, and optionally <code>batch</code>, <code>len</code>, <code>kv</code>, <code>budget</code> (MiB), and <code>tp</code>, <code>pp</code>, <code>ep</code>, <code>dp</code>: a parallel layout, shown as a bar per rank (the total is then summed over its GPUs, and says so), and <code>ts</code>: llama.cpp's tensor split under <code>engine=\"llama.cpp\"</code>, one share per GPU (<code>\"3,1\"</code>).</p><pre data-testid=\"component-snippet\"><code>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

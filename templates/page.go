@@ -240,3 +240,12 @@ func rankClass(r calc.RankView) string {
 	}
 	return c
 }
+
+// across follows the Total, Budget and Headroom labels of a layout, whose
+// figures are sums over its GPUs: ", all 4 GPUs".
+func across(v calc.View) string {
+	if v.Across == "" {
+		return ""
+	}
+	return ", " + v.Across
+}

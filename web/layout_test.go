@@ -52,11 +52,54 @@ func TestPageLayout(t *testing.T) {
 	}
 }
 
+// TestPageSplit checks llama.cpp's tensor split in the page: the ts field
+// shown with its value under llama.cpp with two GPUs, the ranks its split
+// gives, the launch command's -ts, and the totals labelled as sums over
+// the GPUs; and the field hidden for one GPU or another engine.
+func TestPageSplit(t *testing.T) {
+	const q = "/?model=llama-3.1-8b-instruct-q8_0&gpu=h200-linux-cuda13.0&engine=llama.cpp&batch=4&len=8192&pp=2&ts=3,1"
+	doc := page(t, q, http.StatusOK)
+	if _, hidden := testid(doc, "ts-field").Attr("hidden"); hidden {
+		t.Error("the ts field is hidden under llama.cpp with 2 GPUs")
+	}
+	if v, _ := testid(doc, "ts").Attr("value"); v != "3,1" {
+		t.Errorf("ts field = %q, want 3,1", v)
+	}
+	if got := attrText(testid(doc, "rank-label")); len(got) != 2 || !strings.Contains(got[0], "layers 0-24") || !strings.Contains(got[1], "layers 25-31") {
+		t.Errorf("rank labels %q, want layers 0-24 and 25-31", got)
+	}
+	if got := testid(doc, "launch-command").Text(); !strings.HasSuffix(got, "-sm layer -ts 3,1") {
+		t.Errorf("launch = %q, want -sm layer -ts 3,1", got)
+	}
+	if got := attrText(testid(doc, "across")); len(got) != 3 || got[0] != ", all 2 GPUs" {
+		t.Errorf("totals' labels say %q, want \", all 2 GPUs\" three times", got)
+	}
+	for _, other := range []string{strings.Replace(q, "&pp=2", "", 1), strings.Replace(q, "llama.cpp", "vllm", 1)} {
+		if _, hidden := testid(page(t, other, http.StatusOK), "ts-field").Attr("hidden"); !hidden {
+			t.Errorf("%s: the ts field is shown", other)
+		}
+	}
+	one := page(t, strings.Replace(q, "&pp=2", "", 1), http.StatusOK)
+	if got := strings.Join(attrText(testid(one, "across")), ""); got != "" {
+		t.Errorf("one GPU's totals' labels say %q", got)
+	}
+}
+
+// attrText returns the text of every element of sel.
+func attrText(sel *goquery.Selection) []string {
+	var out []string
+	sel.Each(func(_ int, s *goquery.Selection) { out = append(out, s.Text()) })
+	return out
+}
+
 func TestPageLayoutErrors(t *testing.T) {
 	for q, want := range map[string]string{
 		"tp=two": "tp:", "pp=0": "pp:", "dp=2000": "dp:",
-		"tp=3": "parallel.tensor_parallel", // 64 query heads do not split 3 ways
-		"ep=2": "parallel.expert_parallel", // a dense model has no experts
+		"tp=3":                            "parallel.tensor_parallel", // 64 query heads do not split 3 ways
+		"ep=2":                            "parallel.expert_parallel", // a dense model has no experts
+		"engine=llama.cpp&pp=2&ts=3,x":    "ts: share 1",
+		"engine=llama.cpp&pp=2&ts=1,1,1":  "ts: 3 shares for the layout's 2 GPUs",
+		"engine=llama.cpp&pp=2&ts=1,1e-9": "parallel.tensor_split: device 1 gets no layer", // llama.cpp would give it none
 	} {
 		doc := page(t, "/?"+llamaTP2+"&"+q, http.StatusBadRequest)
 		if got := testid(doc, "error").Text(); !strings.Contains(got, want) {

@@ -43,6 +43,7 @@ func (s State) encodeLayout(set func(k, v string, skip bool)) {
 	for i, n := range s.sizes() {
 		set(layoutKeys[i], strconv.Itoa(*n), *n <= 1)
 	}
+	set("ts", s.TS, s.TS == "")
 }
 
 // parallel is the planner's layout of s.
@@ -55,8 +56,18 @@ func (s State) GPUs() int { return max(s.TP, 1) * max(s.PP, 1) * max(s.DP, 1) }
 
 // withLayoutLever applies a layout lever. The fewest-GPUs lever names its
 // layout in its To ("4 (tensor_parallel 4 × pipeline_parallel 1)"): one
-// replica, no expert parallelism, unless it says otherwise.
+// replica, no expert parallelism, unless it says otherwise. A tensor split
+// for another number of GPUs is dropped: the lever's layout has llama.cpp's
+// equal shares, as the planner applied it (layout_levers.go).
 func (s State) withLayoutLever(l planner.Lever) (State, bool) {
+	t, ok := s.layoutLever(l)
+	if t.GPUs() != s.GPUs() {
+		t.TS = ""
+	}
+	return t, ok
+}
+
+func (s State) layoutLever(l planner.Lever) (State, bool) {
 	n, err := strconv.Atoi(l.To)
 	switch l.Knob {
 	case planner.KnobTensorParallel:

@@ -69,14 +69,15 @@ func unhex(c byte) int {
 	return -1
 }
 
-// escape percent-encodes everything but RFC 3986's unreserved characters
-// and ':', which a query may hold as it is (a local model's "file:" id).
+// escape percent-encodes everything but RFC 3986's unreserved characters,
+// ':' and ',', which a query may hold as they are (a local model's "file:"
+// id, a tensor split's "3,1").
 func escape(s string) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_.~:", c) >= 0 {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_.~:,", c) >= 0 {
 			b.WriteByte(c)
 			continue
 		}

@@ -37,6 +37,10 @@ type State struct {
 	PP int `json:"pp,omitempty"`
 	EP int `json:"ep,omitempty"`
 	DP int `json:"dp,omitempty"`
+	// TS is llama.cpp's tensor split, one share per GPU written with ','
+	// ("3,1"), planned under llama.cpp with more than one GPU (split.go);
+	// "" is equal shares.
+	TS string `json:"ts,omitempty"`
 }
 
 // Default limits of a state that names none.
@@ -76,6 +80,9 @@ func ParseQuery(query string) (State, error) {
 		return s, err
 	}
 	if err := parseLayout(q, &s); err != nil {
+		return s, err
+	}
+	if err := parseSplit(q, &s); err != nil {
 		return s, err
 	}
 	for _, f := range []struct {
@@ -207,6 +214,7 @@ func (s State) Apply(in *planner.Input) {
 		CUDAGraphs: s.Graphs}
 	in.Budget = s.Budget
 	in.Parallel = s.parallel()
+	in.Parallel.TensorSplit = s.tensorSplit()
 	if e := s.Engine; e != "" && e != planner.EngineSeed {
 		// The engines have none of the seed's features: the page keeps
 		// their controls but plans without them.

@@ -61,8 +61,10 @@ type View struct {
 	Launch string `json:"launch,omitempty"`
 
 	// Layout is the plan per rank of a layout of more than one GPU; the
-	// figures above are then sums over its GPUs.
+	// figures above are then sums over its GPUs, and Across says so ("all
+	// 4 GPUs"), beside the Total, Budget and Headroom labels.
 	Layout *LayoutView `json:"layout,omitempty"`
+	Across string      `json:"across,omitempty"`
 }
 
 // Bar is one tier's segment of the stacked bar, as a share of the scale.
@@ -121,6 +123,10 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 	in := planner.Input{Model: *m, Calibration: *c}
 	s.Apply(&in)
 	v := View{Query: s.Encode(), State: s}
+	if err := s.checkSplit(); err != nil {
+		v.Error = err.Error()
+		return v
+	}
 	p, err := planner.Report(in)
 	var f *planner.Failure
 	if err != nil && !errors.As(err, &f) {
@@ -157,6 +163,9 @@ func (k *Calculator) frontierOf(in planner.Input, s State, m *planner.Model, c *
 func (v *View) fill(p *planner.Plan) {
 	v.Fits, v.BudgetMiB, v.TotalMiB, v.HeadroomMiB = p.Fits, p.Budget.MiB(), p.Total.MiB(), p.Headroom.MiB()
 	v.TotalGiB, v.BudgetGiB, v.HeadroomGiB = GiB(v.TotalMiB), GiB(v.BudgetMiB), GiB(v.HeadroomMiB)
+	if p.Layout != nil {
+		v.Across = printf.Sprintf("all %d GPUs", p.Layout.GPUs)
+	}
 	v.BudgetNote = budgetNote(p)
 	v.Verdict = verdict(p)
 	scale := max(p.Total, p.Budget)
@@ -179,10 +188,15 @@ func (v *View) fill(p *planner.Plan) {
 }
 
 // barLabel says what the stacked bar shows: "memory by tier: driver
-// 1,692 MiB, …; total 30,312 of 32,607 MiB".
+// 1,692 MiB, …; total 30,312 of 32,607 MiB" ("memory by tier, summed over
+// all 4 GPUs: …" for a layout).
 func barLabel(v *View) string {
 	var b strings.Builder
-	b.WriteString("memory by tier: ")
+	b.WriteString("memory by tier")
+	if v.Across != "" {
+		b.WriteString(", summed over " + v.Across)
+	}
+	b.WriteString(": ")
 	for i, t := range v.Bars {
 		if i > 0 {
 			b.WriteString(", ")
@@ -197,6 +211,9 @@ func barLabel(v *View) string {
 // state holds bytes, so a decimal unit shows as a budget that is not a whole
 // number of MiB; the note names it in the unit it was most likely given in.
 func budgetNote(p *planner.Plan) string {
+	if l := p.Layout; l != nil {
+		return layoutBudgetNote(p, l)
+	}
 	b := p.Input.Budget
 	switch {
 	case b == 0:
@@ -207,6 +224,24 @@ func budgetNote(p *planner.Plan) string {
 		return "Read as " + sizeOf(b) + "."
 	}
 	return "Read as " + decimal(b) + ", in decimal units (1 GB = 10⁹ bytes): " + sizeOf(b) + ". Write GiB for binary units (1024³ bytes)."
+}
+
+// layoutBudgetNote is budgetNote for a layout, whose budget is each GPU's
+// and whose Budget figure is their sum.
+func layoutBudgetNote(p *planner.Plan, l *planner.Layout) string {
+	all := " " + sizeOf(p.Budget) + " on all " + strconv.Itoa(l.GPUs) + " GPUs."
+	if p.Input.Budget != 0 {
+		q := *p
+		q.Layout = nil
+		return budgetNote(&q) + " It is each GPU's budget:" + all
+	}
+	each := l.Ranks[0].Plan.Budget
+	for i := range l.Ranks {
+		if l.Ranks[i].Plan.Budget != each {
+			return "Empty: the whole of each GPU," + all
+		}
+	}
+	return "Empty: the whole of each GPU, " + sizeOf(each) + ";" + all
 }
 
 // decimal names a size in the largest decimal unit that divides it.

@@ -60,7 +60,7 @@ export function cliFlags(query) {
   if (q.get('vision') === '1') flags.push('--vision');
   if (q.get('graphs') === '1') flags.push('--cuda-graphs');
   if (q.has('budget')) flags.push('--budget', `${q.get('budget')}MiB`);
-  const layout = { tp: '--tensor-parallel', pp: '--pipeline-parallel', ep: '--expert-parallel', dp: '--data-parallel' };
+  const layout = { tp: '--tensor-parallel', pp: '--pipeline-parallel', ep: '--expert-parallel', dp: '--data-parallel', ts: '--tensor-split' };
   for (const [k, f] of Object.entries(layout)) if (q.has(k)) flags.push(f, q.get(k));
   return flags;
 }

@@ -3,7 +3,9 @@
 // layout controls re-plan; a bar per distinct rank with the binding rank
 // marked; the URL carries the layout (with and without JavaScript) and a
 // bad size is the 400 page; the iframe embed and <vram-calculator> carry it
-// too. Every figure is checked against `vramplan plan --json`.
+// too; the totals say they are sums over the GPUs; under llama.cpp the ts
+// field (its -ts) re-plans each device. Every figure is checked against
+// `vramplan plan --json`.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,15 +62,22 @@ function wantRanks(plan) {
   });
 }
 
-async function assertLayoutMatchesCLI(page, what) {
+// acrossOf reads the labels of the totals (Total, Budget, Headroom).
+const acrossOf = (page) => page.evaluate(() => [...document.querySelectorAll('.totals dt')].map((d) => d.textContent.trim()));
+
+async function assertLayoutMatchesCLI(page, what, extra = []) {
   const query = await settled(page);
-  const plan = planJSON(cliFlags(query));
+  const plan = planJSON([...cliFlags(query), ...extra]);
   const want = planFigures(plan);
   const got = await figures(page);
   for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], `${what}: ${k}`);
   const ranks = (await ranksOf(page)).map(({ label, ...r }) => r);
   assert.deepEqual(ranks, wantRanks(plan), `${what}: the ranks`);
   assert.equal(await text(page, 'gpu-count'), `${plan.layout.gpus} GPUs`, `${what}: the GPU count`);
+  const all = `all ${plan.layout.gpus} GPUs`;
+  assert.deepEqual(await acrossOf(page), [`Total, ${all}`, `Budget, ${all}`, `Headroom, ${all}`], `${what}: the totals say they are sums`);
+  assert.match(await text(page, 'budget-note'), new RegExp(`each GPU.* on ${all}\\.$`), `${what}: the budget note`);
+  assert.match(await page.getAttribute('[data-testid="bar"]', 'aria-label'), new RegExp(`^memory by tier, summed over ${all}: `), `${what}: the bar's label`);
   return { query, plan };
 }
 
@@ -132,6 +141,7 @@ test('the layout controls re-plan; the shared URL reproduces the layout with and
   await page.fill('[data-testid="ep"]', '1');
   await page.waitForFunction(() => document.querySelector('[data-testid="ranks"]').hidden);
   assert.equal(await text(page, 'gpu-count'), '1 GPU');
+  assert.deepEqual(await acrossOf(page), ['Total', 'Budget', 'Headroom'], 'one GPU: the totals are its own');
   assert.doesNotMatch(await settled(page), /tp=|pp=|ep=/);
   assert.deepEqual(page.errors, []);
 });
@@ -164,33 +174,115 @@ test('a bad layout is the 400 page, and in the page says what is wrong', async (
   assert.deepEqual(page.errors, []);
 });
 
+// component puts a <vram-calculator> with attrs on the docs page, waits for
+// its plan, and checks its total, labelled as a sum over the GPUs, against
+// the CLI's plan of the state its link carries.
+async function component(id, attrs) {
+  const page = await (await chrome.newContext()).newPage();
+  await page.goto(`${server.url}docs`);
+  await page.evaluate(([id, attrs]) => {
+    const wc = document.createElement('vram-calculator');
+    wc.id = id;
+    for (const [k, v] of Object.entries(attrs)) wc.setAttribute(k, v);
+    document.body.append(wc);
+  }, [id, attrs]);
+  const wc = page.locator(`#${id}[data-ready="true"]`);
+  await wc.waitFor();
+  const link = new URL(await wc.locator('[data-testid="wc-link"]').getAttribute('href'));
+  const plan = planJSON([...cliFlags(link.search.slice(1)), '--engine', attrs.engine]);
+  assert.equal(await wc.locator('[data-testid="wc-total"]').innerText(), group(mib(plan.total_bytes)));
+  assert.equal(await wc.locator('[data-testid="wc-total-label"]').innerText(), `Total MiB, all ${plan.layout.gpus} GPUs`);
+  return { page, wc, link, plan };
+}
+
 test('the iframe embed and <vram-calculator> carry the layout', async () => {
   const embed = await open(`${llama}&tp=2`, { path: 'embed' });
   await assertLayoutMatchesCLI(embed, 'the iframe embed');
 
-  const ctx = await chrome.newContext();
-  const page = await ctx.newPage();
-  await page.goto(`${server.url}docs`);
-  await page.evaluate(() => {
-    const wc = document.createElement('vram-calculator');
-    wc.id = 'layout-wc';
-    for (const [k, v] of Object.entries({ model: 'llama-3.3-70b-instruct-q4', gpu: 'rtx5090-wsl2', batch: '1', len: '8192', tp: '2', engine: 'vllm' })) wc.setAttribute(k, v);
-    document.body.append(wc);
-  });
-  const wc = page.locator('#layout-wc[data-ready="true"]');
-  await wc.waitFor();
-  const link = new URL(await wc.locator('[data-testid="wc-link"]').getAttribute('href'));
+  const { page, wc, link, plan } = await component('layout-wc',
+    { model: 'llama-3.3-70b-instruct-q4', gpu: 'rtx5090-wsl2', batch: '1', len: '8192', tp: '2', engine: 'vllm' });
   assert.equal(link.searchParams.get('tp'), '2');
-  const plan = planJSON([...cliFlags(link.search.slice(1)), '--engine', 'vllm']);
-  assert.equal(await wc.locator('[data-testid="wc-total"]').innerText(), group(mib(plan.total_bytes)));
   assert.equal(await wc.locator('[data-testid="wc-rank"]').count(), plan.layout.ranks.length);
   assert.equal(await wc.locator('[data-testid="wc-rank"][data-binding="true"]').count(), 1);
   assert.match(await wc.locator('[data-testid="wc-rank"]').first().innerText(), /binding rank/);
   assert.match(await wc.locator('[data-testid="wc-engine"]').innerText(), /--tensor-parallel-size 2/);
   await wc.evaluate((el) => el.setAttribute('tp', '1'));
   await page.waitForFunction(() => document.getElementById('layout-wc').shadowRoot.querySelectorAll('[data-testid="wc-rank"]').length === 0);
+  assert.equal(await wc.locator('[data-testid="wc-total-label"]').innerText(), 'Total MiB');
   await wc.evaluate((el) => el.setAttribute('tp', '0'));
   await page.waitForFunction(() => document.getElementById('layout-wc').dataset.state === 'error');
   assert.match(await wc.locator('[data-testid="wc-error"]').innerText(), /tp: /);
   await shot(page, 'layout-wc.png', { fullPage: true });
+});
+
+// llama.cpp's tensor split: Llama-3.1-8B on two H200s, 3:1.
+const split = 'model=llama-3.1-8b-instruct-q8_0&gpu=h200-linux-cuda13.0&engine=llama.cpp&batch=4&len=8192&pp=2';
+const rankLayers = async (page) => (await ranksOf(page)).map((r) => r.label.split(' · ')[2]);
+
+test('llama.cpp\'s tensor split: the ts field re-plans each device as vramplan plan --tensor-split does', async () => {
+  const page = await open(split);
+  assert.equal(await page.locator('[data-testid="ts-field"]').isVisible(), true, 'llama.cpp, 2 GPUs: the field is shown');
+  assert.equal(await page.inputValue('[data-testid="ts"]'), '');
+  assert.deepEqual(await rankLayers(page), ['layers 0-16', 'layers 17-31'], 'equal shares');
+  await page.fill('[data-testid="ts"]', '3,1');
+  await page.waitForFunction(() => document.querySelector('[data-testid="rank-label"]').textContent.includes('layers 0-24'));
+  const { query, plan } = await assertLayoutMatchesCLI(page, '-ts 3,1', ['--engine', 'llama.cpp']);
+  assert.match(query, /&pp=2&ts=3,1$/);
+  assert.deepEqual(await rankLayers(page), ['layers 0-24', 'layers 25-31']);
+  const bound = plan.layout.ranks.find((rp) => rp.ranks[0] === plan.layout.binding_rank);
+  assert.equal(await text(page, 'launch-command'), bound.plan.engine.launch);
+  assert.match(bound.plan.engine.launch, / -ngl 33 -sm layer -ts 3,1$/);
+  await shot(page, 'layout-tensor-split.png', { fullPage: true });
+
+  await page.fill('[data-testid="ts"]', '1/3'); // llama.cpp's other separator, written back with ','
+  await page.waitForFunction(() => document.querySelector('[data-testid="rank-label"]').textContent.includes('layers 0-8'));
+  await assertLayoutMatchesCLI(page, '-ts 1/3', ['--engine', 'llama.cpp']);
+  assert.match(await settled(page), /&ts=1,3$/);
+
+  await page.fill('[data-testid="ts"]', '3,x');
+  await page.waitForSelector('#result[data-planned="false"] [data-testid="error"]');
+  assert.match(await text(page, 'error'), /^ts: share 1, "x", is not a number/);
+  await page.fill('[data-testid="ts"]', '3,1,1');
+  await page.waitForFunction(() => /^ts: 3 shares for the layout's 2 GPUs/.test(document.querySelector('[data-testid="error"]')?.textContent));
+  await page.fill('[data-testid="ts"]', '');
+  await page.waitForSelector('#result[data-planned="true"]');
+  assert.deepEqual(await rankLayers(page), ['layers 0-16', 'layers 17-31'], 'empty: equal shares again');
+
+  await page.selectOption('[data-testid="engine-picker"]', 'vllm');
+  await page.waitForFunction(() => document.querySelector('[data-testid="ts-field"]').hidden);
+  await page.selectOption('[data-testid="engine-picker"]', 'llama.cpp');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="ts-field"]').hidden);
+  await page.fill('[data-testid="pp"]', '1');
+  await page.waitForFunction(() => document.querySelector('[data-testid="ts-field"]').hidden);
+  assert.deepEqual(page.errors, []);
+});
+
+test('a shared tensor split: the server renders it, a bad one is the 400 page naming ts, the embed and <vram-calculator> carry it', async () => {
+  const noJS = await open(`${split}&ts=3,1`, { javaScriptEnabled: false });
+  assert.equal(noJS.response.status(), 200);
+  assert.equal(await noJS.inputValue('[data-testid="ts"]'), '3,1');
+  const live = await open(`${split}&ts=3,1`);
+  assert.deepEqual(await ranksOf(noJS), await ranksOf(live), 'the server and the page agree');
+  await assertLayoutMatchesCLI(live, 'the shared -ts 3,1', ['--engine', 'llama.cpp']);
+  for (const [ts, want] of [['3,x', /^ts: share 1, "x", is not a number/], ['0,1', /^ts: share 0 is 0: want a positive number/],
+    ['1,1,1', /^ts: 3 shares for the layout's 2 GPUs/]]) {
+    const bad = await open(`${split}&ts=${ts}`, { javaScriptEnabled: false });
+    assert.equal(bad.response.status(), 400, ts);
+    assert.match(await text(bad, 'error'), want, ts);
+    assert.equal(await bad.locator('[data-testid="verdict"]').isVisible(), false, `${ts}: no plan shown`);
+  }
+
+  const embed = await open(`${split}&ts=3,1`, { path: 'embed' });
+  await assertLayoutMatchesCLI(embed, 'the iframe embed\'s -ts 3,1', ['--engine', 'llama.cpp']);
+
+  const { page, wc, link, plan } = await component('split-wc',
+    { model: 'llama-3.1-8b-instruct-q8_0', gpu: 'h200-linux-cuda13.0', batch: '4', len: '8192', engine: 'llama.cpp', pp: '2', ts: '3,1' });
+  assert.equal(link.searchParams.get('ts'), '3,1');
+  const figs = await wc.locator('[data-testid="wc-rank"] p').allInnerTexts();
+  assert.deepEqual(figs.map((f) => f.split(': ').at(-1)), wantRanks(plan).map((r) => r.figures), 'each device\'s figures');
+  assert.match(figs[0], /layers 0-24/);
+  assert.match(await wc.locator('[data-testid="wc-engine"]').innerText(), /-sm layer -ts 3,1$/);
+  await wc.evaluate((el) => el.setAttribute('ts', '1,x'));
+  await page.waitForFunction(() => document.getElementById('split-wc').dataset.state === 'error');
+  assert.match(await wc.locator('[data-testid="wc-error"]').innerText(), /^ts: share 1/);
 });

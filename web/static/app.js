@@ -309,6 +309,7 @@ function applyState(s) {
   f.vision.checked = !!s.vision; f.graphs.checked = !!s.graphs;
   f.budget.value = !s.budget ? '' : s.budget % 2 ** 20 ? `${s.budget}b` : s.budget / 2 ** 20; // whole MiB as the slider sends it, else bytes
   for (const k of ['tp', 'pp', 'ep', 'dp']) f[k].value = s[k] || 1;
+  f.ts.value = s.ts ?? '';
   for (const n of ['batch', 'len']) syncSlider(n); // the budget slider follows the view (paintSliders)
 }
 
@@ -485,6 +486,9 @@ function paint(v) {
     'total-gib': v.total_gib ?? '', 'budget-gib': v.budget_gib ?? '', 'headroom-gib': v.headroom_gib ?? '',
     'max-seqs': group(v.max_seqs), 'max-len': group(v.max_len), kv: v.kv };
   for (const [id, t] of Object.entries(texts)) setText(byTest(id, r), t);
+  const across = v.across ? `, ${v.across}` : ''; // the totals of a layout are sums over its GPUs
+  r.vramplanAcross ??= [...r.querySelectorAll('[data-testid="across"]')];
+  for (const span of r.vramplanAcross) setText(span, across);
   setText(byTest('budget-note'), v.budget_note);
   const bar = byTest('bar', r);
   setAttr(bar, 'aria-label', v.bar_label);
@@ -527,11 +531,15 @@ function paintHints(s) {
   }
 }
 
-// paintGPUs writes how many GPUs the layout controls add up to.
+// paintGPUs writes how many GPUs the layout controls add up to, and shows
+// llama.cpp's tensor-split field where it is planned (calc.State.SplitShown).
 function paintGPUs() {
   const f = form.elements;
   const n = ['tp', 'pp', 'dp'].reduce((m, k) => m * Math.max(1, Math.trunc(+f[k].value) || 1), 1);
   setText(byTest('gpu-count'), n === 1 ? '1 GPU' : `${n} GPUs`);
+  const split = byTest('ts-field');
+  const hide = !(f.engine.value === 'llama.cpp' && n > 1);
+  if (split.hidden !== hide) split.hidden = hide;
 }
 
 // paintRanks writes a layout's bar per distinct rank, as

@@ -7,7 +7,9 @@
 // ("rtx5090"). Optional attributes: batch, len, kv, budget (MiB, or with a
 // unit: 24GiB), engine (llama.cpp, vllm or sglang: plan as that engine
 // allocates, and show its launch command), tp, pp, ep and dp (a parallel
-// layout: a bar per distinct rank, the binding rank marked). Changing any attribute re-plans. A name that matches
+// layout: a bar per distinct rank, the binding rank marked; the total is
+// then summed over its GPUs and says so), ts (llama.cpp's tensor split,
+// one share per GPU: "3,1", under engine="llama.cpp"). Changing any attribute re-plans. A name that matches
 // nothing, or a value that cannot be read, shows what is wrong and no plan:
 // the element never shows a plan of something its author did not ask for.
 
@@ -49,7 +51,7 @@ const words = (err) => String(err?.message ?? err).replace(/^vramplan\.\w+: /, '
 const grouping = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const group = (n) => grouping.format(n);
 
-const attrs = ['model', 'gpu', 'batch', 'len', 'kv', 'budget', 'engine', 'tp', 'pp', 'ep', 'dp'];
+const attrs = ['model', 'gpu', 'batch', 'len', 'kv', 'budget', 'engine', 'tp', 'pp', 'ep', 'dp', 'ts'];
 
 const css = `
 :host { display: block; font: 14px/1.4 system-ui, sans-serif; color: #1b1f24; border: 1px solid #d9dde1; border-radius: 8px; padding: .8rem; max-width: 34rem; background: #fff; }
@@ -101,7 +103,7 @@ class VramCalculator extends HTMLElement {
           <input type="range" min="1" max="256" data-testid="wc-batch" aria-label="Max batch"></label>
         <label>Max sequence length: <output data-testid="wc-len-value"></output>
           <input type="range" min="0" max="48" data-testid="wc-len" aria-label="Max sequence length"></label>
-        <dl><div><dt>Total MiB</dt><dd data-testid="wc-total"></dd></div>
+        <dl><div><dt data-testid="wc-total-label">Total MiB</dt><dd data-testid="wc-total"></dd></div>
           <div><dt>Sequences at this length</dt><dd data-testid="wc-max-seqs"></dd></div>
           <div><dt>Longest at this batch</dt><dd data-testid="wc-max-len"></dd></div></dl>
         <a data-testid="wc-link" target="_blank" rel="noopener">Open in vramplan</a>
@@ -193,6 +195,7 @@ class VramCalculator extends HTMLElement {
     this.$('wc-batch-value').textContent = group(this.state.batch);
     this.$('wc-len-value').textContent = group(this.state.len);
     this.$('wc-total').textContent = group(v.total_mib);
+    this.$('wc-total-label').textContent = v.across ? `Total MiB, ${v.across}` : 'Total MiB';
     this.$('wc-max-seqs').textContent = group(v.max_seqs);
     this.$('wc-max-len').textContent = group(v.max_len);
     this.$('wc-link').href = new URL(`?${v.query}`, base).href;
