@@ -3,9 +3,8 @@ package planner
 // This file is llama.cpp's layer split (-sm layer, the default with more
 // than one device): each device takes a contiguous run of layers by its
 // share of -ts, and the output layer is placed as one more layer. Read
-// from llama.cpp's src/llama-model.cpp, llama_model::load_tensors (the
-// same code in every snapshot read here, a5410f04 among them; the profile
-// is pinned to b12072, 81ff7abe, whose copy was not at hand): the shares
+// from llama.cpp's src/llama-model.cpp, llama_model::load_tensors at the
+// profile's b12072, 81ff7abe (the same code as at a5410f04): the shares
 // are made cumulative and normalised (splits[i] = Σ_{j≤i} ts[j] / Σ ts),
 // and layer il of n_layer + 1 (the output layer is il = n_layer) goes to
 // device upper_bound(splits, il / (n_layer + 1)), with every layer
@@ -109,11 +108,17 @@ func validateTensorSplit(in *Input) error {
 }
 
 // llamaSplitLaunch states a llama.cpp layout in its launch command: -sm
-// layer -ts, and -ngl counting the layers of every device.
+// layer -ts, and -ngl counting the layers of every device. A layout with
+// tensor parallelism has no llama.cpp flag here: b12072's CUDA backend has
+// no row split (#24216, 74976e1a, removed ggml_backend_cuda_split_buffer_type,
+// and src/llama-model.cpp's make_gpu_buft_list throws for -sm row), and its
+// -sm tensor (a meta device over the GPUs, llama_meta_device_get_split_state)
+// is experimental and not planned.
 func llamaSplitLaunch(e *EngineReport, p *Parallel, n int) {
 	if !p.llamaSplit() {
-		e.Notes = append(e.Notes, "llama.cpp's tensor-parallel split (-sm row) is not planned: this layout is "+
-			"planned by vLLM's rules, so the launch command names no split")
+		e.Notes = append(e.Notes, LlamaCppVersion+" splits a layer across GPUs only with its experimental -sm tensor, "+
+			"which is not planned (its -sm row is gone on CUDA: loading fails with \"does not support split buffers\"): "+
+			"this layout is planned by vLLM's rules, so the launch command names no split")
 		return
 	}
 	shares := make([]string, len(p.TensorSplit))

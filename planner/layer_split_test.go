@@ -97,3 +97,19 @@ func TestLlamaLayerSplitErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLlamaTensorParallelNote: llama.cpp under tensor parallelism names no
+// split flag and says why (b12072 has no -sm row on CUDA; -sm tensor is
+// not planned).
+func TestLlamaTensorParallelNote(t *testing.T) {
+	in := llamaSplitInput(t)
+	in.Parallel = planner.Parallel{Tensor: 2}
+	p, err := planner.Report(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := p.Layout.Ranks[0].Plan.Engine
+	if strings.Contains(e.Launch, " -sm ") || !strings.Contains(strings.Join(e.Notes, "\n"), "-sm tensor, which is not planned") {
+		t.Errorf("tp 2 under llama.cpp: launch %q, notes %q", e.Launch, e.Notes)
+	}
+}

@@ -3,6 +3,7 @@ package cmdline
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/vramplan/vramplan/planner"
@@ -62,9 +63,22 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestSplitModeRow: -sm row is refused with llama.cpp's own reason at the
+// pinned version (its CUDA backend has no split buffer type), not as a
+// mode vramplan leaves out.
+func TestSplitModeRow(t *testing.T) {
+	_, err := Parse(`llama-server -m m.gguf -ngl 99 -sm row -ts 3,1`)
+	var e *Error
+	if !errors.As(err, &e) || e.Flag != "-sm" || !strings.Contains(e.Msg, "does not support split buffers") ||
+		!strings.Contains(e.Msg, planner.LlamaCppVersion) || !strings.Contains(e.Msg, "-sm layer") {
+		t.Errorf("Parse(-sm row) = %v, want the -sm error naming llama.cpp's refusal and -sm layer", err)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ line, flag string }{
 		{`llama-server -m m.gguf -sm row -ts 1,1`, "-sm"},
+		{`llama-server -m m.gguf --split-mode tensor`, "--split-mode"},
 		{`llama-server -m m.gguf -ts 1,x`, "-ts"},
 		{`llama-server -m m.gguf -ts 1,-1`, "-ts"},
 		{`llama-server -m m.gguf -sm rows`, "-sm"},

@@ -55,8 +55,12 @@ func tensorSplit(c *Command, flag string, t *tokens) error {
 	return nil
 }
 
-// splitMode reads -sm: layer (the default) is planned, none is one GPU,
-// row (every matrix split by rows across the devices) is not planned.
+// splitMode reads -sm: layer (the default) is planned, none is one GPU.
+// row is refused as llama.cpp b12072 refuses it on CUDA: #24216 (commit
+// 74976e1a) removed the CUDA split buffer type, so src/llama-model.cpp's
+// make_gpu_buft_list finds no ggml_backend_split_buffer_type and throws
+// "device CUDA0 does not support split buffers" when the model loads.
+// tensor (the meta device's experimental tensor parallelism) is not planned.
 func splitMode(c *Command, flag string, t *tokens) error {
 	v, err := t.value(flag)
 	if err != nil {
@@ -68,9 +72,12 @@ func splitMode(c *Command, flag string, t *tokens) error {
 	case "none":
 		c.splitNone = true
 	case "row":
-		return &Error{flag, "row (every matrix split across the GPUs) is not planned; -sm layer is"}
+		return &Error{flag, "row: " + planner.LlamaCppVersion + " has no row split on CUDA (removed by #24216; " +
+			"loading fails with \"device CUDA0 does not support split buffers\"): -sm layer splits the layers across the GPUs"}
+	case "tensor":
+		return &Error{flag, "tensor (llama.cpp's experimental tensor parallelism) is not planned; -sm layer is"}
 	default:
-		return &Error{flag, fmt.Sprintf("%q is not a split mode (none, layer or row)", v)}
+		return &Error{flag, fmt.Sprintf("%q is not a split mode (none, layer, row or tensor)", v)}
 	}
 	return nil
 }
