@@ -328,8 +328,9 @@ func llamaCompute(in *Input, s *shape, c *llamaCells) Bytes {
 		kv = c.swaCells(in, s.maxWindow)
 	}
 	q := int64(m.QueryHeads) * int64(maxKeyDim(m))
+	f := &llamaFit
 	attn := satAdd(satMul3(kv, c.ubatch, (int64(m.QueryHeads)+1)*4),
-		satMul(c.ubatch, 8*q+10*int64(m.HiddenSize)+16))
+		satMul(c.ubatch, f.ComputePerQuery*q+f.ComputePerHidden*int64(m.HiddenSize)+f.ComputePerToken))
 	if s.fullPerToken > 0 && s.maxWindow > 0 {
 		attn = satAdd(attn, satMul3(c.swaCells(in, s.maxWindow), c.ubatch, 4))
 	}
@@ -348,18 +349,47 @@ func maxKeyDim(m *Model) int {
 // for operand conversions and the kernels loaded lazily. Measured at -ub
 // 512 on an H200 (docs/engine-results.md): 12–18 MiB with flash attention
 // and 80–88 MiB without on dense and sliding-window models, 78–88 MiB on
-// the MoE; it grows with -ub.
+// the MoE; it grows with -ub. The constants are LlamaCppFit's.
 func llamaPool(in *Input, s *shape, c *llamaCells) Bytes {
-	per := 16 * MiB
+	per := llamaFit.PoolFA
 	if !in.Serving.LlamaCpp.FlashAttn.on() {
-		per = 88 * MiB
+		per = llamaFit.PoolNoFA
 	}
 	b := Bytes(int64(per) * max(c.ubatch, 512) / 512)
 	if s.hasMoE && in.Serving.LlamaCpp.FlashAttn.on() {
-		b += 64 * MiB
+		b += llamaFit.PoolMoE
 	}
 	return b
 }
+
+// LlamaCppFit holds the llama.cpp profile's fitted constants (E2 and E3 in
+// docs/architecture.md). They are derived, not chosen: `vramplan engines
+// refit` computes them from engine observations by the rules stated on
+// each field, and planner/enginelog/refit's test holds these to what the
+// refit of the checked-in H200 grid gives.
+type LlamaCppFit struct {
+	// ComputePerQuery, ComputePerHidden and ComputePerToken are the
+	// compute buffer's per-token term with flash attention off, in bytes:
+	// PerQuery × q + PerHidden × n_embd + PerToken, q being query heads ×
+	// head dim. PerQuery is the Q and KQV rows (2 × 4 B a query element)
+	// and is not fitted; the other two are the weighted least-squares fit
+	// over full-attention runs whose KQ scores are the largest tensor,
+	// rounded to the byte.
+	ComputePerQuery, ComputePerHidden, ComputePerToken int64
+	// PoolFA and PoolNoFA are the first decode's CUDA pool per 512 of -ub
+	// with flash attention on and off: the median over the runs of the
+	// device's memory in use after the first decode less the plan's other
+	// charges, rounded to the MiB. PoolMoE is what a MoE adds with flash
+	// attention on: its runs' median less PoolFA.
+	PoolFA, PoolNoFA, PoolMoE Bytes
+}
+
+// llamaFit are the constants the profile plans with.
+var llamaFit = LlamaCppFit{ComputePerQuery: 8, ComputePerHidden: 10, ComputePerToken: 16,
+	PoolFA: 17 * MiB, PoolNoFA: 91 * MiB, PoolMoE: 64 * MiB}
+
+// LlamaCppFitted returns the llama.cpp profile's fitted constants.
+func LlamaCppFitted() LlamaCppFit { return llamaFit }
 
 func (llamaCpp) describe(k key, in *Input, c *charges, l limits) (string, string) {
 	cells := cellsOf(in, l)

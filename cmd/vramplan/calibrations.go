@@ -44,27 +44,38 @@ func cmdCalibrations(args []string, stdout, stderr io.Writer) int {
 
 // cmdUpload is `vramplan calibrations upload FILE --to URL [--yes]`.
 func cmdUpload(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("vramplan calibrations upload", flag.ContinueOnError)
+	const name = "vramplan calibrations upload"
+	data, to, yes, code := uploadArgs(name, args, stderr)
+	if data == nil {
+		return code
+	}
+	return send(data, to, yes, stdout, stderr, name)
+}
+
+// uploadArgs parses an upload command's FILE --to URL [--yes] and reads
+// FILE. On bad input it returns no data and the exit code.
+func uploadArgs(name string, args []string, stderr io.Writer) ([]byte, string, bool, int) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	to := fs.String("to", "", "the vramplan server's `URL` (http://127.0.0.1:8080)")
 	yes := fs.Bool("yes", false, "send without asking (what is sent is still printed)")
 	file, rest := splitFile(args)
 	if err := fs.Parse(rest); err != nil {
-		return flagExit(err)
+		return nil, "", false, flagExit(err)
 	}
 	if file == "" && fs.NArg() == 1 {
 		file = fs.Arg(0)
 	}
 	if file == "" || *to == "" {
-		fmt.Fprintln(stderr, "usage: vramplan calibrations upload FILE --to URL [--yes]")
-		return exitBadInput
+		fmt.Fprintf(stderr, "usage: %s FILE --to URL [--yes]\n", name)
+		return nil, "", false, exitBadInput
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		fmt.Fprintf(stderr, "vramplan calibrations upload: %v\n", err)
-		return exitBadInput
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return nil, "", false, exitBadInput
 	}
-	return send(data, *to, *yes, stdout, stderr, "vramplan calibrations upload")
+	return data, *to, *yes, exitFits
 }
 
 // send prepares, shows, confirms and sends one calibration.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,6 +22,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	model := fs.String("model", "", "the model the log loaded: a catalog `name`, a .gguf file, a config.json or a model directory")
 	gpu := fs.String("gpu", "", "GPU calibration `id` or unambiguous prefix")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
+	var obs observeFlags
+	obs.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return exitBadInput
 	}
@@ -59,6 +62,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return fail("log", err)
 	}
 	rows := enginelog.Compare(&l, &p)
+	if obs.path != "" {
+		if err := obs.write(data, &l, m, cal, stderr); err != nil {
+			return fail(err.flag, errors.New(err.msg))
+		}
+	}
 	if *asJSON {
 		b, _ := json.MarshalIndent(struct {
 			Log  enginelog.Log   `json:"log"`

@@ -7,7 +7,9 @@
 //	vramplan plan  --engine llama.cpp|vllm|sglang --model … --gpu … [flags]
 //	vramplan plan  --from-flags "ENGINE COMMAND LINE" --gpu CALIBRATION
 //	vramplan solve --model NAME|FILE --gpu CALIBRATION [flags]
-//	vramplan check --log FILE [--model NAME|FILE] --gpu CALIBRATION
+//	vramplan check --log FILE [--model NAME|FILE] --gpu CALIBRATION [--observation OUT]
+//	vramplan observations [upload FILE --to URL [--yes] | list --from URL]
+//	vramplan engines refit --logs DIR [--from URL]
 //	vramplan calibrations [upload FILE --to URL [--yes] | export --group KEY [--from URL] [-o FILE]]
 //	vramplan models [WORD ...]
 //	vramplan serve [--addr HOST:PORT]
@@ -41,7 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) int{
 		"plan": cmdPlan, "solve": cmdSolve, "check": cmdCheck, "calibrations": cmdCalibrations, "serve": cmdServe,
-		"models": cmdModels,
+		"models": cmdModels, "observations": cmdObservations, "engines": cmdEngines,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
@@ -64,7 +66,10 @@ commands:
                 (--engine llama.cpp|vllm|sglang plans under that engine's rules and prints its
                 launch command; --from-flags "llama-server …" reads an engine command line)
   solve         the largest max-seq-len, the largest batch and the fit frontier
-  check         read an engine's start-up log (--log), plan what it states, show plan against log
+  check         read an engine's start-up log (--log), plan what it states, show plan against log;
+                --observation FILE writes the log's engine observation
+  observations  'upload FILE --to URL' sends an engine observation; 'list --from URL' lists a server's
+  engines       'refit --logs DIR [--from URL]' refits the llama.cpp profile's estimated constants
   calibrations  list the embedded GPU calibrations; 'upload FILE --to URL' sends one to a server,
                 'export --group KEY -o FILE' writes a community aggregate as a table entry
   models        list the model catalog, or search it: vramplan models qwen3 q8

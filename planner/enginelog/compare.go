@@ -57,7 +57,7 @@ type Row struct {
 func Compare(l *Log, p *planner.Plan) []Row {
 	rows := make([]Row, 0, len(l.Figures))
 	for _, f := range l.Figures {
-		b := planned(p, f.Key)
+		b := Planned(p, f.Key)
 		if f.Key == "kv" && p.Engine != nil && p.Engine.Pool != nil {
 			b = p.Engine.Pool.PoolBytes
 		}
@@ -68,7 +68,9 @@ func Compare(l *Log, p *planner.Plan) []Row {
 	return rows
 }
 
-func planned(p *planner.Plan, key string) planner.Bytes {
+// Planned returns the bytes plan p charges to the figure key: its items of
+// that key, the sliding-window KV with "kv".
+func Planned(p *planner.Plan, key string) planner.Bytes {
 	var b planner.Bytes
 	for _, it := range p.Items {
 		if it.Key == key || key == "kv" && it.Key == "kv_swa" {

@@ -130,8 +130,14 @@ type Answer struct {
 
 // Send posts body to the server at base ("http://127.0.0.1:8080").
 func Send(ctx context.Context, base string, body []byte) (Answer, error) {
+	return SendTo(ctx, base, "/api/uploads", body)
+}
+
+// SendTo posts body to path on the server at base: an engine observation
+// goes to /api/observations, whose answer has the same shape.
+func SendTo(ctx context.Context, base, path string, body []byte) (Answer, error) {
 	var a Answer
-	url := strings.TrimSuffix(base, "/") + "/api/uploads"
+	url := strings.TrimSuffix(base, "/") + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return a, err

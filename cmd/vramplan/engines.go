@@ -1,0 +1,132 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/enginelog/observation"
+	"github.com/vramplan/vramplan/planner/enginelog/refit"
+)
+
+// cmdEngines is `vramplan engines refit`.
+func cmdEngines(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "refit" {
+		fmt.Fprintln(stderr, "usage: vramplan engines refit [--logs DIR] [--from URL]")
+		return exitBadInput
+	}
+	return cmdRefit(args[1:], stdout, stderr)
+}
+
+// cmdRefit refits the llama.cpp profile's estimated constants from a
+// validation grid's logs and a server's uploaded observations, and prints
+// the constants before and after and every observation's residuals.
+func cmdRefit(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("vramplan engines refit", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	logs := fs.String("logs", "", "a llama.cpp validation grid `dir` as scripts/llamacpp/device-run.sh writes it (planner/testdata/engines/llamacpp-h200)")
+	from := fs.String("from", "", "also read the observations uploaded to the vramplan server at `URL`")
+	if err := fs.Parse(args); err != nil {
+		return flagExit(err)
+	}
+	if *logs == "" && *from == "" {
+		fmt.Fprintln(stderr, "vramplan engines refit: give --logs DIR, --from URL or both")
+		return exitBadInput
+	}
+	var srcs []refit.Source
+	var skipped []refit.Row
+	if *logs != "" {
+		grid, err := refit.Grid(*logs)
+		if err != nil {
+			fmt.Fprintf(stderr, "vramplan engines refit: --logs: %v\n", err)
+			return exitBadInput
+		}
+		srcs = append(srcs, grid...)
+	}
+	if *from != "" {
+		up, held, err := uploaded(*from)
+		if err != nil {
+			fmt.Fprintf(stderr, "vramplan engines refit: --from: %v\n", err)
+			return exitBadInput
+		}
+		srcs, skipped = append(srcs, up...), held
+	}
+	all, err := calibrations.All()
+	if err != nil {
+		fmt.Fprintf(stderr, "vramplan engines refit: %v\n", err)
+		return exitBadInput
+	}
+	r := refit.Refit(srcs, refit.Table(all))
+	r.Rows = append(r.Rows, skipped...)
+	printRefit(stdout, &r, len(srcs))
+	return exitFits
+}
+
+// uploaded reads a server's observations: the accepted ones to refit from,
+// and a row for each it holds.
+func uploaded(base string) ([]refit.Source, []refit.Row, error) {
+	list, err := fetchObservations(base, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	var srcs []refit.Source
+	var held []refit.Row
+	for _, l := range list {
+		ch, err := observation.Check(l.Observation)
+		switch {
+		case err != nil:
+			held = append(held, refit.Row{Name: "upload " + l.ID, Skipped: "unreadable: " + err.Error()})
+		case l.Status != "accepted":
+			held = append(held, refit.Row{Name: "upload " + l.ID, Engine: ch.Observation.Engine, Skipped: "held by the server: " + strings.Join(l.Reasons, "; ")})
+		default:
+			srcs = append(srcs, refit.Source{Name: "upload " + l.ID, Observation: ch.Observation})
+		}
+	}
+	return srcs, held, nil
+}
+
+func printRefit(w io.Writer, r *refit.Result, n int) {
+	fmt.Fprintf(w, "%s: %d observations\n\n", planner.LlamaCppVersion, n)
+	fmt.Fprintf(w, "  %-58s %10s %10s\n", "constant (planner.LlamaCppFit)", "code", "refit")
+	for _, c := range []struct {
+		name     string
+		old, new string
+	}{
+		{fmt.Sprintf("E2 compute buffer, -fa off, bytes per token per n_embd (%d runs)", r.ComputeRuns), fmt.Sprint(r.Old.ComputePerHidden), fmt.Sprint(r.New.ComputePerHidden)},
+		{"E2 compute buffer, -fa off, bytes per token", fmt.Sprint(r.Old.ComputePerToken), fmt.Sprint(r.New.ComputePerToken)},
+		{fmt.Sprintf("E3 CUDA pool per 512 of -ub, -fa on (%d runs)", r.PoolFA), r.Old.PoolFA.String(), r.New.PoolFA.String()},
+		{fmt.Sprintf("E3 CUDA pool per 512 of -ub, -fa off (%d runs)", r.PoolNoFA), r.Old.PoolNoFA.String(), r.New.PoolNoFA.String()},
+		{fmt.Sprintf("E3 CUDA pool, a MoE's extra with -fa on (%d runs)", r.PoolMoE), r.Old.PoolMoE.String(), r.New.PoolMoE.String()},
+	} {
+		mark := ""
+		if c.old != c.new {
+			mark = "  changed"
+		}
+		fmt.Fprintf(w, "  %-58s %10s %10s%s\n", c.name, c.old, c.new, mark)
+	}
+	fmt.Fprintf(w, "\nresiduals, plan with the code's constants − measured (MiB):\n")
+	fmt.Fprintf(w, "  %-34s %-10s %10s %10s %10s %10s  %s\n", "observation", "engine", "weights", "kv", "compute", "device", "used by")
+	for _, row := range r.Rows {
+		if row.Skipped != "" {
+			fmt.Fprintf(w, "  %-34s %-10s skipped: %s\n", row.Name, row.Engine, row.Skipped)
+			continue
+		}
+		cells := map[string]string{}
+		for _, x := range row.Residuals {
+			cells[x.Key] = fmt.Sprintf("%+.2f", float64(x.Plan-x.Measured)/float64(planner.MiB))
+		}
+		fmt.Fprintf(w, "  %-34s %-10s %10s %10s %10s %10s  %s\n", row.Name, row.Engine, dash(cells["weights"]), dash(cells["kv"]),
+			dash(cells["compute_buffer"]), dash(cells["device_used"]), strings.Join(row.Used, " "))
+	}
+	fmt.Fprintf(w, "\nvLLM and SGLang observations are planned and listed, not fitted (E4).\n")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
