@@ -103,27 +103,49 @@ func sorted(cals []planner.Calibration) []planner.Calibration {
 const MaxSize = 64 << 10
 
 // Parse decodes and validates one calibration document. Unknown fields are
-// an error, so a typo cannot silently drop a measurement.
+// an error, so a typo cannot silently drop a measurement, and so is a key
+// given twice in one object (a *DuplicateKeyError), whose first value a
+// reader of the document would take while a decoder keeps the last.
 func Parse(data []byte) (planner.Calibration, error) {
 	var c planner.Calibration
 	if len(data) > MaxSize {
 		return c, fmt.Errorf("calibration is %d bytes, more than %d", len(data), MaxSize)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return c, fmt.Errorf("decoding calibration: %w", err)
-	}
-	if dec.More() {
-		return c, fmt.Errorf("decoding calibration: trailing data after the object")
+	if !fastDecode(data, &c) {
+		c = planner.Calibration{}
+		if err := decode(data, &c); err != nil {
+			return c, err
+		}
 	}
 	return c, Validate(&c)
 }
 
-// Format returns the canonical encoding of c.
-func Format(c *planner.Calibration) []byte {
-	b, _ := json.MarshalIndent(c, "", "  ") // a Calibration always marshals
-	return append(b, '\n')
+// decode is Parse's decoding by encoding/json, for what fastDecode
+// declines.
+func decode(data []byte, c *planner.Calibration) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(c); err != nil {
+		return fmt.Errorf("decoding calibration: %w", err)
+	}
+	if dec.More() {
+		return fmt.Errorf("decoding calibration: trailing data after the object")
+	}
+	// encoding/json matches keys without regard to case, so "gpu" then
+	// "GPU" is a key given twice. fastDecode declines every doubled key.
+	if k, dup := planner.DuplicateKey(bytes.ToLower(data)); dup {
+		return &DuplicateKeyError{Key: k}
+	}
+	return nil
+}
+
+// A DuplicateKeyError is a document with a key given twice in one object.
+type DuplicateKeyError struct {
+	Key string // in lowercase
+}
+
+func (e *DuplicateKeyError) Error() string {
+	return fmt.Sprintf("%s: appears twice in one object (keys match without regard to case)", e.Key)
 }
 
 var (

@@ -12,7 +12,6 @@
 package community
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -77,12 +76,6 @@ func Check(data []byte) (Checked, error) {
 	if err != nil {
 		return ch, &Rejection{Reasons: []Reason{parseReason(err)}}
 	}
-	// encoding/json keeps the last of a repeated key and matches keys
-	// without regard to case, so "gpu" then "GPU" would store what a
-	// reader of the upload's first line does not see.
-	if k, dup := planner.DuplicateKey(bytes.ToLower(data)); dup {
-		return ch, reject(k, "appears twice in one object (keys match without regard to case)")
-	}
 	if rs := plausible(&c); len(rs) > 0 {
 		return ch, &Rejection{Reasons: rs}
 	}
@@ -107,6 +100,10 @@ var (
 
 func parseReason(err error) Reason {
 	msg := err.Error()
+	var dup *calibrations.DuplicateKeyError
+	if errors.As(err, &dup) {
+		return Reason{Field: dup.Key, Msg: "appears twice in one object (keys match without regard to case)"}
+	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) && typ.Field != "" {
 		return Reason{Field: typ.Field, Msg: fmt.Sprintf("%s is not a %s", typ.Value, typeName(typ.Type.Kind()))}

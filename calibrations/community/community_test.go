@@ -211,3 +211,43 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCheck checks the H200's measured calibration as an upload: the
+// server's CPU per upload before the store.
+func BenchmarkCheck(b *testing.B) {
+	data := h200(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := community.Check(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestDigestPinned pins the digests of two uploads, so that a change to the
+// canonical encoding, which would give content already stored a second id,
+// fails here: the measured H200 file as uploaded, and an upload whose notes
+// hold every kind of character the encoding escapes and a latency small
+// enough to be written with an exponent.
+func TestDigestPinned(t *testing.T) {
+	odd := edit(t, func(m map[string]any) {
+		m["provenance"].(map[string]any)["notes"] = "a <b> & \"c\" \u2028 \x01 tab\t é ff"
+		m["vmm"].(map[string]any)["commit"].([]any)[0].(map[string]any)["p50_us"] = 0.0000001234
+	})
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"h200-linux-cuda13.0.json", h200(t), "50b10c317b20a2359cf85b1ce72c34500397b32a326515cdc1540c0b1349e9f4"},
+		{"escapes and exponents", odd, "1182b84cf6c65bf7eb90582e10280bdced4b3fcbf4ff447cdc7bc2878ec2dfde"},
+	} {
+		ch, err := community.Check(tc.data)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if ch.Digest != tc.want || ch.ID != tc.want[:20] {
+			t.Errorf("Check(%s).Digest = %s (id %s), want %s", tc.name, ch.Digest, ch.ID, tc.want)
+		}
+	}
+}

@@ -32,8 +32,9 @@ var Charged = []string{FigDeviceTotal, FigContext, FigContextEager, FigLibrary, 
 // Figures returns the numbers of c that aggregation reads. A figure that
 // was not measured (an eager reserve of 0, a statistic left out) is absent.
 func Figures(c *planner.Calibration) map[string]float64 {
-	f := map[string]float64{FigDeviceTotal: float64(c.DeviceTotal), FigContext: float64(c.Context),
-		FigLibrary: float64(c.LibraryReserve), FigVMMSupported: b2f(c.VMM.Supported)}
+	f := make(map[string]float64, 9+3*(len(c.VMM.Commit)+len(c.VMM.Decommit)))
+	f[FigDeviceTotal], f[FigContext], f[FigLibrary] = float64(c.DeviceTotal), float64(c.Context), float64(c.LibraryReserve)
+	f[FigVMMSupported] = b2f(c.VMM.Supported)
 	nonzero(f, FigContextEager, float64(c.ContextEager))
 	nonzero(f, FigLibraryEager, float64(c.LibraryReserveEager))
 	nonzero(f, FigGraphExec, float64(c.GraphExec))
@@ -60,10 +61,10 @@ func nonzero(f map[string]float64, name string, v float64) {
 
 func latencies(f map[string]float64, prefix string, ls []planner.Latency) {
 	for _, l := range ls {
-		p := prefix + strconv.FormatInt(int64(l.Chunk), 10) + "."
-		nonzero(f, p+"p50_us", l.P50us)
-		nonzero(f, p+"p90_us", l.P90us)
-		nonzero(f, p+"mean_us", l.MeanUs)
+		chunk := strconv.FormatInt(int64(l.Chunk), 10)
+		nonzero(f, prefix+chunk+".p50_us", l.P50us)
+		nonzero(f, prefix+chunk+".p90_us", l.P90us)
+		nonzero(f, prefix+chunk+".mean_us", l.MeanUs)
 	}
 }
 

@@ -3,7 +3,6 @@ package community
 import (
 	"fmt"
 	"regexp"
-	"strings"
 	"sync"
 
 	"github.com/vramplan/vramplan/planner"
@@ -119,73 +118,6 @@ func checkModel(c *planner.Calibration, add adder) {
 	}
 }
 
-// Patterns of what identifies a machine or a person, refused anywhere in
-// the free-text fields. Each has a cheap test for text every match must
-// hold, byte for byte (hint), so most fields never run the expression: these
-// checks were a tenth of an upload's CPU when every field ran all seven.
-var identifying = []struct {
-	what  string
-	hint  func(string) bool
-	match func(string) bool
-}{
-	{"a GPU UUID", hasAny("-"), lazyMatch(`(?i)\b(GPU|MIG)-[0-9a-f]{8}-[0-9a-f]{4}-`)},
-	{"an IPv4 address", dottedRun, hasIPv4},
-	{"an IPv6 address", hasAny(":"), lazyMatch(`(?i)\b[0-9a-f]{1,4}(:[0-9a-f]{1,4}){5,7}\b`)},
-	{"a MAC address", hasAny(":"), lazyMatch(`(?i)\b[0-9a-f]{2}(:[0-9a-f]{2}){5}\b`)},
-	{"an e-mail address", hasAny("@"), lazyMatch(`[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)},
-	{"a home directory", hasAny("/home/", "/Users/", `C:\Users\`), lazyMatch(`(/home/|/Users/|C:\\Users\\)[^/\\\s"]+`)},
-	{"a serial number", hasAny(":", "=", "#"), lazyMatch(`(?i)serial\s*(number|no\.?)?\s*[:=#]\s*\w`)},
-}
-
-// dottedRun reports whether s holds a run of digits and dots with three
-// dots or more, as every dotted quad is; a version such as 580.159.04 or
-// 6.18.44 has two.
-func dottedRun(s string) bool {
-	dots := 0
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '.':
-			if dots++; dots == 3 {
-				return true
-			}
-		case !isDigit(s[i]):
-			dots = 0
-		}
-	}
-	return false
-}
-
-func isDigit(b byte) bool { return '0' <= b && b <= '9' }
-
-// hasAny returns a test of whether a string holds one of subs.
-func hasAny(subs ...string) func(string) bool {
-	return func(s string) bool {
-		for _, sub := range subs {
-			if strings.Contains(s, sub) {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-var ipv4 = lazy(`\b(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}\b`)
-
-// hasIPv4 reports whether s holds a dotted quad that is not a version: a
-// WSL2 kernel is "5.15.153.1-microsoft-standard-WSL2".
-func hasIPv4(s string) bool {
-	for _, m := range ipv4().FindAllStringIndex(s, -1) {
-		if m[1] < len(s) && s[m[1]] == '-' {
-			continue
-		}
-		if m[0] >= 6 && s[m[0]-6:m[0]] == "Linux " {
-			continue
-		}
-		return true
-	}
-	return false
-}
-
 func checkIdentifying(c *planner.Calibration, add adder) {
 	p := &c.Provenance
 	for _, f := range []struct{ name, v string }{
@@ -193,7 +125,7 @@ func checkIdentifying(c *planner.Calibration, add adder) {
 		{"provenance.notes", p.Notes}, {"provenance.uploader", p.Uploader}, {"provenance.tool", p.Tool},
 	} {
 		for _, id := range identifying {
-			if id.hint(f.v) && id.match(f.v) {
+			if id.match(f.v) {
 				add(f.name, "holds what looks like %s; uploads carry nothing that identifies a machine or a person", id.what)
 				break
 			}
@@ -201,16 +133,24 @@ func checkIdentifying(c *planner.Calibration, add adder) {
 	}
 }
 
-// markup matches what no device, driver or architecture name holds and a
-// page would have to escape: angle brackets and control characters. Pages
+// hasMarkup reports whether s holds what no device, driver or architecture
+// name holds and a page would have to escape: angle brackets and control
+// characters ([<>\x00-\x1f\x7f]). Pages
 // escape every upload's text anyway; refusing these names says so at once
 // rather than showing a card called "<script>".
-var markup = regexp.MustCompile(`[<>\x00-\x1f\x7f]`)
+func hasMarkup(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b < 0x20 || b == 0x7f || b == '<' || b == '>' {
+			return true
+		}
+	}
+	return false
+}
 
 func checkNames(c *planner.Calibration, add adder) {
 	for _, f := range []struct{ name, v string }{{"gpu", c.GPU}, {"driver", c.Driver}, {"arch", c.Arch}} {
 		switch {
-		case markup.MatchString(f.v):
+		case hasMarkup(f.v):
 			add(f.name, "%q holds markup or control characters, which no device reports", f.v)
 		case len(f.v) > 96:
 			add(f.name, "%d bytes: longer than any device reports", len(f.v))
@@ -223,10 +163,4 @@ func checkNames(c *planner.Calibration, add adder) {
 // in a profile), though only an upload uses them.
 func lazy(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
-
-// lazyMatch is lazy(expr)'s MatchString.
-func lazyMatch(expr string) func(string) bool {
-	re := lazy(expr)
-	return func(s string) bool { return re().MatchString(s) }
 }

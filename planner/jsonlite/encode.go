@@ -64,17 +64,30 @@ func (e *encoder) float(f float64, bits int) error {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return errorf(-1, "json: unsupported value: ", strconv.FormatFloat(f, 'g', -1, bits))
 	}
+	e.buf = appendFloat(e.buf, f, bits)
+	return nil
+}
+
+// AppendFloat appends f as Marshal writes a float64 and reports whether it
+// could: JSON holds no NaN or infinity.
+func AppendFloat(dst []byte, f float64) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return dst, false
+	}
+	return appendFloat(dst, f, 64), true
+}
+
+func appendFloat(b []byte, f float64, bits int) []byte {
 	format, abs := byte('f'), math.Abs(f)
 	if abs != 0 && (bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21)) {
 		format = 'e'
 	}
-	b := strconv.AppendFloat(e.buf, f, format, -1, bits)
+	b = strconv.AppendFloat(b, f, format, -1, bits)
 	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
 		b[n-2] = b[n-1]
 		b = b[:n-1]
 	}
-	e.buf = b
-	return nil
+	return b
 }
 
 func (e *encoder) slice(v reflect.Value, depth int) error {
@@ -201,8 +214,10 @@ func zero(v reflect.Value) bool {
 
 const hex = "0123456789abcdef"
 
-// appendString appends s quoted as encoding/json quotes it: <, > and &
+// AppendString appends s quoted as Marshal quotes a string: <, > and &
 // escaped, invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped.
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }
+
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
