@@ -43,10 +43,12 @@ type communityGroup struct {
 // under refresh, one at a time, and swaps its result in under mu, so an
 // upload never waits for a group being re-read.
 type communityCache struct {
-	mu      sync.Mutex
-	stamp   string
-	groups  []communityGroup
-	fetched time.Time
+	mu     sync.Mutex
+	stamp  string
+	groups []communityGroup
+	// began is when the refresh that computed groups began reading the
+	// store, fetched when it ended.
+	began, fetched time.Time
 	// byKey holds each group's entry and the version it was computed at.
 	byKey   map[string]versioned
 	refresh sync.Mutex
@@ -69,18 +71,24 @@ type versioned struct {
 // second, and re-reading a busy group for every upload would not scale.
 const heldStaleness = time.Second
 
-// community returns every group with its aggregate. With maxAge > 0, groups
-// fetched less than maxAge ago are returned as they are.
+// community returns every group with its aggregate as the store held them
+// when the call was made, or later. With maxAge > 0, groups fetched less
+// than maxAge ago are returned as they are.
 func (a *app) community(ctx context.Context, maxAge time.Duration) ([]communityGroup, error) {
 	cc := &a.comm
-	if gs, ok := cc.fresh(maxAge); ok {
+	called := time.Now()
+	if gs, ok := cc.fresh(maxAge, called); ok {
 		return gs, nil
 	}
 	cc.refresh.Lock()
 	defer cc.refresh.Unlock()
-	if gs, ok := cc.fresh(maxAge); ok { // refreshed while this call waited
+	// A refresh that began while this call waited read everything stored
+	// before the call: the uploads of a new group, arriving together, share
+	// one re-read instead of one each.
+	if gs, ok := cc.fresh(maxAge, called); ok {
 		return gs, nil
 	}
+	began := time.Now()
 	gs, err := a.deps.Store.Groups(ctx)
 	if err != nil {
 		return nil, err
@@ -92,7 +100,7 @@ func (a *app) community(ctx context.Context, maxAge time.Duration) ([]communityG
 	if same {
 		cc.mu.Lock()
 		defer cc.mu.Unlock()
-		cc.fetched = time.Now()
+		cc.began, cc.fetched = began, time.Now()
 		return cc.groups, nil
 	}
 	out := make([]communityGroup, 0, len(gs))
@@ -108,15 +116,17 @@ func (a *app) community(ctx context.Context, maxAge time.Duration) ([]communityG
 	}
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	cc.stamp, cc.groups, cc.byKey, cc.fetched = stamp, out, byKey, time.Now()
+	cc.stamp, cc.groups, cc.byKey, cc.began, cc.fetched = stamp, out, byKey, began, time.Now()
 	return out, nil
 }
 
-// fresh returns the groups held when they are younger than maxAge.
-func (cc *communityCache) fresh(maxAge time.Duration) ([]communityGroup, bool) {
+// fresh returns the groups held when they are younger than maxAge, or were
+// read from the store after called.
+func (cc *communityCache) fresh(maxAge time.Duration, called time.Time) ([]communityGroup, bool) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	return cc.groups, maxAge > 0 && cc.groups != nil && time.Since(cc.fetched) < maxAge
+	young := maxAge > 0 && time.Since(cc.fetched) < maxAge
+	return cc.groups, cc.groups != nil && (young || cc.began.After(called))
 }
 
 func stampOf(gs []store.Group) string {
