@@ -37,8 +37,16 @@ func estimatedComm(g int) Bytes {
 }
 
 // commGroup is the size of a rank's largest communicator: its tensor group,
-// its expert group, and for a pipeline the two-rank send/receive pair.
+// its expert group, and for a pipeline the two-rank send/receive pair;
+// none for llama.cpp's layer split.
 func commGroup(p *Parallel) int {
+	if p.llamaSplit() {
+		// llama.cpp's layer split opens no communicator: ggml's scheduler
+		// copies activations between the devices, and only the meta device
+		// of -sm tensor calls the backend's ggml_backend_comm_init
+		// (ggml/src/ggml-backend-meta.cpp at 81ff7abe).
+		return 1
+	}
 	g := max(p.tp(), p.ep())
 	if p.pp() > 1 {
 		g = max(g, 2)

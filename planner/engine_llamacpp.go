@@ -173,7 +173,7 @@ func (p llamaCpp) charge(in *Input, s *shape, l limits, c *charges) {
 	c.set(keyContext, in.Calibration.Context)
 	c.set(keyLibrary, in.Calibration.LibraryReserve)
 	layers, _ := gpuLayers(in)
-	c.set(keyWeights, llamaWeights(&in.Model, layers))
+	c.set(keyWeights, llamaWeights(&in.Model, layers, holdsOutput(in)))
 	if in.Features.Vision && in.Model.Vision != nil {
 		c.set(keyVisionTower, in.Model.Vision.Bytes)
 	}
@@ -196,14 +196,17 @@ func (p llamaCpp) charge(in *Input, s *shape, l limits, c *charges) {
 }
 
 // llamaWeights is the model buffer on the GPU with layers repeating layers
-// and the output layer offloaded: everything but token_embd, a tied output
-// matrix copied back, and CUDA's row padding.
-func llamaWeights(m *Model, layers int) Bytes {
+// and, when output is set, the output layer offloaded: everything but
+// token_embd, a tied output matrix copied back, and CUDA's row padding.
+func llamaWeights(m *Model, layers int, output bool) Bytes {
 	embd, out := classBytes(m, "embedding"), classBytes(m, "output")
-	if out == 0 {
+	if out == 0 && output {
 		out = embd // tied: llama.cpp duplicates token_embd as the output matrix
 	}
 	norm := Bytes(4 * m.HiddenSize) // output_norm, f32
+	if !output {
+		out, norm = 0, 0
+	}
 	repeating := m.Weights.Bytes - embd - classBytes(m, "output") - norm
 	if repeating < 0 {
 		return m.Weights.Bytes
@@ -215,6 +218,16 @@ func llamaWeights(m *Model, layers int) Bytes {
 	}
 	part := Bytes(int64(repeating) / int64(n) * int64(layers))
 	return satAdd(out, norm, part, Bytes(int64(pad)*int64(layers)/int64(n)))
+}
+
+// holdsOutput reports whether in's GPU holds the output layer: one GPU
+// does; in a layout, the last stage (llama.cpp's layer split gives the
+// output layer, il = n_layer, to the last device, as a valid -ts gives the
+// last device a layer). The first stage's share of a layout carries the
+// input embedding, which llama.cpp keeps on the host all the same.
+func holdsOutput(in *Input) bool {
+	r := in.Rank
+	return r == nil || r.Stage == r.Layout.pp()-1
 }
 
 func classBytes(m *Model, class string) Bytes {
@@ -446,7 +459,7 @@ func (p llamaCpp) report(in *Input, s *shape, pl *Plan) {
 			Bytes: satMul3(int64(m.VocabSize), cells.parallel, 4), Source: SourceExact, Detail: "n_vocab × n_seq_max × 4 B"}}
 	if layers < m.NumLayers() {
 		host = append(host, Item{Key: "cpu_layers", Name: "layers left on the CPU", Tier: TierModelResident,
-			Bytes: llamaWeights(m, m.NumLayers()) - llamaWeights(m, layers), Source: SourceExact,
+			Bytes: llamaWeights(m, m.NumLayers(), true) - llamaWeights(m, layers, true), Source: SourceExact,
 			Detail: printf.Sprintf("%d repeating layers and their KV", m.NumLayers()-layers)})
 	}
 	pl.Engine = &EngineReport{Engine: EngineLlamaCpp, Version: LlamaCppVersion, Launch: llamaLaunch(in, a),

@@ -128,6 +128,7 @@ func llamaSplitLaunch(e *EngineReport, p *Parallel, n int) {
 	a := e.LlamaCpp
 	if a != nil && a.FullOffload {
 		e.Launch = strings.Replace(e.Launch, " -ngl "+strconv.Itoa(a.GPULayers), " -ngl "+strconv.Itoa(n+1), 1)
+		a.Layers, a.GPULayers, a.LayersThatFit = n+1, n+1, n+1 // -ngl counts every device's layers
 	} else {
 		e.Notes = append(e.Notes, "a device that cannot hold its layers: llama.cpp would offload fewer layers "+
 			"(-ngl counts every device's), which this layout does not plan")

@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -112,4 +113,70 @@ func TestLlamaTensorParallelNote(t *testing.T) {
 	if strings.Contains(e.Launch, " -sm ") || !strings.Contains(strings.Join(e.Notes, "\n"), "-sm tensor, which is not planned") {
 		t.Errorf("tp 2 under llama.cpp: launch %q, notes %q", e.Launch, e.Notes)
 	}
+}
+
+// TestLlamaLayerSplitSums is the property that llama.cpp's layer split
+// neither loses nor doubles weights: over the catalog's models and random
+// shares for 2 to 4 devices, the devices' model buffers add up to the one
+// GPU's (token_embd on the host, the output layer on the last device,
+// within a MiB of rounding per device), and every device holds at least
+// one layer of a contiguous run.
+func TestLlamaLayerSplitSums(t *testing.T) {
+	ms, err := catalog.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := calibrations.Lookup("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(17, 17))
+	checked := 0
+	for _, m := range ms {
+		one := planner.Input{Model: m, Calibration: c, Limits: planner.Limits{MaxBatch: 1, MaxSeqLen: 4096},
+			Serving: planner.Serving{Engine: planner.EngineLlamaCpp}}
+		single, err := planner.PlanMemory(one)
+		if err != nil {
+			continue // a shape the llama.cpp profile does not plan
+		}
+		ts := make([]float64, 2+r.IntN(3))
+		for i := range ts {
+			ts[i] = float64(1 + r.IntN(4))
+		}
+		in := one
+		in.Parallel = planner.Parallel{Pipeline: len(ts), TensorSplit: ts}
+		p, err := planner.PlanMemory(in)
+		if err != nil {
+			var ie *planner.InputError
+			if errors.As(err, &ie) && ie.Field == "parallel.tensor_split" {
+				continue // a device of too small a share for this model's layers
+			}
+			t.Fatalf("%s -ts %v: %v", m.ID, ts, err)
+		}
+		var sum planner.Bytes
+		next := 0
+		for _, rp := range p.Layout.Ranks {
+			sum += weightsOf(rp.Plan) * planner.Bytes(len(rp.Ranks))
+			if l := rp.Plan.Input.Rank.Layers; l[0] != next || l[1] <= l[0] {
+				t.Errorf("%s -ts %v: device %v holds layers %v after layer %d", m.ID, ts, rp.Ranks, l, next)
+			}
+			next = rp.Plan.Input.Rank.Layers[1]
+		}
+		if d := sum - weightsOf(single); d < -planner.Bytes(len(ts))*planner.MiB || d > planner.Bytes(len(ts))*planner.MiB {
+			t.Errorf("%s -ts %v: the devices hold %d B of weights, one GPU %d B", m.ID, ts, sum, weightsOf(single))
+		}
+		checked++
+	}
+	if checked < 10 {
+		t.Errorf("%d catalog models checked, want at least 10", checked)
+	}
+}
+
+func weightsOf(p planner.Plan) planner.Bytes {
+	for _, it := range p.Items {
+		if it.Key == "weights" {
+			return it.Bytes
+		}
+	}
+	return 0
 }

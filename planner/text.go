@@ -124,7 +124,11 @@ func (p *Plan) writeEngine(b *strings.Builder) {
 			printf.Fprintf(b, ", sliding-window layers %d cells", a.SWACells)
 		}
 		if a.FullOffload {
-			printf.Fprintf(b, "; every layer fits on the GPU (-ngl %d)\n", a.Layers)
+			noun := "GPU"
+			if r := p.Input.Rank; r != nil && r.Layout.GPUs() > 1 {
+				noun = "GPUs"
+			}
+			printf.Fprintf(b, "; every layer fits on the %s (-ngl %d)\n", noun, a.Layers)
 		} else {
 			printf.Fprintf(b, "; %d of %d layers fit on the GPU (-ngl %d)\n", a.LayersThatFit, a.Layers, a.LayersThatFit)
 		}

@@ -383,7 +383,7 @@ func engineOf(p *planner.Plan) (label, answer, launch string) {
 	switch {
 	case e.LlamaCpp != nil && e.LlamaCpp.FullOffload:
 		a := e.LlamaCpp
-		answer = printf.Sprintf("-c %d -np %d fits with every layer on the GPU (-ngl %d)", a.CtxSize, a.Parallel, a.Layers)
+		answer = printf.Sprintf("-c %d -np %d fits with every layer on the %s (-ngl %d)", a.CtxSize, a.Parallel, gpuNoun(p), a.Layers)
 	case e.LlamaCpp != nil:
 		a := e.LlamaCpp
 		answer = printf.Sprintf("-c %d -np %d: %d of %d layers fit on the GPU", a.CtxSize, a.Parallel, a.LayersThatFit, a.Layers)
@@ -393,4 +393,12 @@ func engineOf(p *planner.Plan) (label, answer, launch string) {
 			sizeOf(a.PoolBytes), Group(int64(a.Tokens)), Group(int64(a.Blocks)), a.MaxConcurrency, groupInt(p.Input.Limits.MaxSeqLen), Group(int64(a.MaxModelLen)))
 	}
 	return label, answer, e.Launch
+}
+
+// gpuNoun is "GPU", or "GPUs" for a rank of a layout of several.
+func gpuNoun(p *planner.Plan) string {
+	if r := p.Input.Rank; r != nil && r.Layout.GPUs() > 1 {
+		return "GPUs"
+	}
+	return "GPU"
 }
