@@ -109,6 +109,14 @@ func TestLayoutErrors(t *testing.T) {
 		{"ep shape", func() Input { in := moe; in.Parallel = Parallel{Tensor: 4, Expert: 3}; return in }(), "parallel.expert_parallel"},
 		{"calibrations", layoutInput(Parallel{Tensor: 2, Calibrations: make([]Calibration, 3)}), "parallel.calibrations"},
 		{"negative", layoutInput(Parallel{Data: -1}), "parallel.data_parallel"},
+		{"negative tensor", layoutInput(Parallel{Tensor: -2}), "parallel.tensor_parallel"},
+		{"too many stages", layoutInput(Parallel{Pipeline: maxParallel + 1}), "parallel.pipeline_parallel"},
+		{"rank comm", func() Input {
+			in := layoutInput(Parallel{Tensor: 2})
+			in.Parallel.Calibrations = []Calibration{in.Calibration, in.Calibration}
+			in.Parallel.Calibrations[1].Comm = []CommCost{{GroupRanks: 0, Bytes: MiB}}
+			return in
+		}(), "parallel.calibrations[1].comm[0]"},
 	} {
 		_, err := Report(c.in)
 		var ie *InputError

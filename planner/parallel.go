@@ -139,10 +139,11 @@ func paddedVocab(v int) int { return (v + 63) / 64 * 64 }
 func validateParallel(in *Input) error {
 	p := &in.Parallel
 	for _, f := range [...]struct {
-		name string
-		v    int
-	}{{"tensor_parallel", p.Tensor}, {"pipeline_parallel", p.Pipeline}, {"expert_parallel", p.Expert}, {"data_parallel", p.Data}} {
-		if err := inRange("parallel."+f.name, f.v, 0, maxParallel); err != nil {
+		field string // whole, not joined: every plan validates
+		v     int
+	}{{"parallel.tensor_parallel", p.Tensor}, {"parallel.pipeline_parallel", p.Pipeline},
+		{"parallel.expert_parallel", p.Expert}, {"parallel.data_parallel", p.Data}} {
+		if err := inRange(f.field, f.v, 0, maxParallel); err != nil {
 			return err
 		}
 	}
@@ -254,17 +255,24 @@ func validateCalibrations(in *Input) error {
 	}
 	for i := range cs {
 		t := Input{Calibration: cs[i], Budget: in.Budget}
-		for _, check := range []func(*Input) error{validateCalibration, validateBudget} {
+		for _, check := range [...]func(*Input) error{validateCalibration, validateBudget, validateOwnComm} {
 			if err := check(&t); err != nil {
-				ie := err.(*InputError)
-				return bad(printf.Sprintf("parallel.calibrations[%d].%s", i, ie.Field), "%s", ie.Msg)
+				return calibrationError(i, err)
 			}
-		}
-		if err := validateComm(printf.Sprintf("parallel.calibrations[%d].comm", i), cs[i].Comm); err != nil {
-			return err
 		}
 	}
 	return nil
+}
+
+// validateOwnComm checks a calibration's communication costs; the field is
+// named when the error is, not for every calibration of every plan.
+func validateOwnComm(in *Input) error { return validateComm("comm", in.Calibration.Comm) }
+
+// calibrationError names the field of err, an error of the i'th calibration
+// of a layout, in the layout input.
+func calibrationError(i int, err error) error {
+	ie := err.(*InputError)
+	return bad(printf.Sprintf("parallel.calibrations[%d].%s", i, ie.Field), "%s", ie.Msg)
 }
 
 func validateRank(in *Input) error {
