@@ -77,12 +77,12 @@ func commFor(p *Parallel, c *Calibration) (Bytes, Source) {
 // commDetail states how a rank's communication memory was found.
 func commDetail(in *Input) string {
 	r := in.Rank
-	g := commGroup(&r.Layout)
+	g := int64(commGroup(&r.Layout))
 	if r.CommSource == SourceEstimated {
-		return "largest group " + itoa(g) + " ranks: NCCL " + (r.Comm - customAllReduce).String() +
-			" (AIConfigurator's tables) + custom all-reduce " + customAllReduce.String() + " (vLLM), estimated"
+		return linef("largest group %d ranks: NCCL %B (AIConfigurator's tables) + custom all-reduce %B (vLLM), estimated",
+			g, int64(r.Comm-customAllReduce), int64(customAllReduce))
 	}
-	return "largest group " + itoa(g) + " ranks, measured: " + in.Calibration.ID
+	return linefs("largest group %d ranks, measured: %s", in.Calibration.ID, g)
 }
 
 // commCharge charges a rank's communication memory, under every engine

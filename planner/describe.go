@@ -3,8 +3,6 @@ package planner
 import (
 	"strconv"
 	"strings"
-
-	"github.com/vramplan/vramplan/planner/printf"
 )
 
 // describe names charge k and states how its bytes were computed.
@@ -22,7 +20,8 @@ func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
 	case keySidecar:
 		return "sidecar agent CUDA context", "a second process's context costs about as much as the first"
 	case keyLibrary:
-		return "library reserve (" + in.Calibration.Kind() + ")", "cuBLAS/cuBLASLt/CUTLASS first-dispatch claim, " + in.Calibration.Kind() + ": " + in.Calibration.ID
+		kind := in.Calibration.Kind()
+		return "library reserve (" + kind + ")", "cuBLAS/cuBLASLt/CUTLASS first-dispatch claim, " + kind + ": " + in.Calibration.ID
 	case keyCublas:
 		return "cuBLASLt workspace", "seed A5.3: one per process"
 	case keyBench:
@@ -32,25 +31,25 @@ func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
 	case keyAttnScores:
 		return "attention score buffer", "seed A1.7: attention.attn_scores_mib"
 	case keyExecPersistent:
-		return "executor persistent workspace", itoa(l.prefill) + " tok × d_model " + itoa(m.HiddenSize) +
-			" × 2 B × 3 + " + itoa(l.batch) + " seqs × vocab " + itoa(m.VocabSize) + " × 4 B"
+		return "executor persistent workspace", linef("%d tok × d_model %d × 2 B × 3 + %d seqs × vocab %d × 4 B",
+			int64(l.prefill), int64(m.HiddenSize), int64(l.batch), int64(m.VocabSize))
 	case keyExecShared:
-		return "executor shared workspace", "widest layer activations (attention, FFN, MoE, SSM) at " + itoa(l.prefill) + " tokens"
+		return "executor shared workspace", linef("widest layer activations (attention, FFN, MoE, SSM) at %d tokens", int64(l.prefill))
 	case keyExecDecode:
-		return "executor decode workspace", "widest layer activations at " + itoa(l.batch) + " rows"
+		return "executor decode workspace", linef("widest layer activations at %d rows", int64(l.batch))
 	case keyMoE:
 		return "MoE dequant + expert scratch", "largest expert f16 + prefill × top-k × expert FFN × 2 B"
 	case keyMLA:
 		return "MLA scratch", "prefill × {kv_a, latent, k_rope, kv_b} × 2 B"
 	case keySpec:
-		return printf.Sprintf("speculative-decode staging (k=%d)", in.Features.SpecDecodeK),
+		return linef("speculative-decode staging (k=%d)", int64(in.Features.SpecDecodeK)),
 			"planned for the maximum k: seqs × (k+1) × (vocab × 4 B + d_model × 4 B)"
 	case keyGraphs:
-		name := printf.Sprintf("CUDA-graph pool (%d graphs)", c.graphs)
+		name := linef("CUDA-graph pool (%d graphs)", c.graphs)
 		if in.Calibration.GraphExec == 0 {
-			return name, printf.Sprintf("%d graphs, their size not measured in %s: not charged", c.graphs, in.Calibration.ID)
+			return name, linefs("%d graphs, their size not measured in %s: not charged", in.Calibration.ID, c.graphs)
 		}
-		return name, printf.Sprintf("%d graphs × %s each, measured: %s", c.graphs, in.Calibration.GraphExec, in.Calibration.ID)
+		return name, linefs("%d graphs × %B each, measured: %s", in.Calibration.ID, c.graphs, int64(in.Calibration.GraphExec))
 	case keyVisionStaging:
 		return "vision pixel + embedding buffers", "image² × 3 × 2 B + image tokens × d_model × 2 B"
 	case keyMeasuredT2:
@@ -65,21 +64,21 @@ func describeModel(k key, in *Input, c *charges, l limits) (name, detail string)
 	case keyWeights:
 		return "model weights", weightsDetail(m)
 	case keyWeightCache:
-		return cacheName(in.Features.WeightCache), printf.Sprintf("%d GEMM matrices, seed A1.7 formulas", matrixCount(m))
+		return cacheName(in.Features.WeightCache), linef("%d GEMM matrices, seed A1.7 formulas", int64(matrixCount(m)))
 	case keyVisionTower:
 		return "vision tower", "mmproj tensors"
 	case keyRing:
-		return printf.Sprintf("residual FP16 ring (%d tok)", in.Features.ResidualRing), "seqs × ring × Σ layers K+V × 2 B"
+		return linef("residual FP16 ring (%d tok)", int64(in.Features.ResidualRing)), "seqs × ring × Σ layers K+V × 2 B"
 	case keySSM:
-		return "SSM / recurrent state", printf.Sprintf("%d seqs × per-sequence state", l.batch)
+		return "SSM / recurrent state", linef("%d seqs × per-sequence state", int64(l.batch))
 	case keySnapshots:
-		return printf.Sprintf("recurrent snapshots (%d)", in.Features.RecurrentSnapshots), "entries × per-sequence state"
+		return linef("recurrent snapshots (%d)", int64(in.Features.RecurrentSnapshots)), "entries × per-sequence state"
 	case keySWA:
-		return printf.Sprintf("SWA KV pool (window %d)", c.kv.window), printf.Sprintf("%d blocks, own id space", c.kv.swaBlocks)
+		return linef("SWA KV pool (window %d)", int64(c.kv.window)), linef("%d blocks, own id space", c.kv.swaBlocks)
 	case keyKV:
-		return "KV pool (batch " + itoa(l.batch) + " x " + itoa(l.seqLen) + " tok)",
-			strconv.FormatInt(c.kv.blocks, 10) + " blocks × " + c.kv.globalBlock.String() + " (" + itoa(l.block) + " tok × " +
-				Bytes(int64(c.kv.globalBlock)/int64(l.block)).String() + "/token), " + string(in.Limits.KVDtype.normalize())
+		return linef("KV pool (batch %d x %d tok)", int64(l.batch), int64(l.seqLen)),
+			linefs("%d blocks × %B (%d tok × %B/token), %s", string(in.Limits.KVDtype.normalize()), c.kv.blocks,
+				int64(c.kv.globalBlock), int64(l.block), int64(c.kv.globalBlock)/int64(l.block))
 	case keyScratch:
 		if in.Measured.Scratch > 0 {
 			return "executor scratch (high-water)", "high-water reported by a previous run"
@@ -96,6 +95,7 @@ func weightsDetail(m *Model) string {
 		return m.Weights.Dtype
 	}
 	var b strings.Builder
+	var figure [24]byte
 	b.Grow(len(m.Weights.Dtype) + 2 + 24*len(m.Weights.Classes))
 	b.WriteString(m.Weights.Dtype)
 	for i, cl := range m.Weights.Classes {
@@ -107,7 +107,7 @@ func weightsDetail(m *Model) string {
 		}
 		b.WriteString(cl.Class)
 		b.WriteByte(' ')
-		b.WriteString(cl.Bytes.String())
+		b.Write(cl.Bytes.appendTo(figure[:0]))
 	}
 	return b.String()
 }

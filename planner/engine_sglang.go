@@ -180,11 +180,11 @@ func (sglang) describe(k key, in *Input, c *charges, l limits) (string, string) 
 		return "vision tower", "vision tensors"
 	case keyKV:
 		full, swa := sglangCells(in)
-		d := printf.Sprintf("%s/token full", full)
+		name := linef("KV pool (%d tokens)", sglangTokens(in, c.kv.global, int64(max(l.block, 1))))
 		if swa > 0 {
-			d += printf.Sprintf(" + %.2f × %s/token sliding-window", swaRatio(in), swa)
+			return name, printf.Sprintf("%s/token full + %.2f × %s/token sliding-window", full, swaRatio(in), swa)
 		}
-		return "KV pool (" + strconv.FormatInt(sglangTokens(in, c.kv.global, int64(max(l.block, 1))), 10) + " tokens)", d
+		return name, linef("%B/token full", int64(full))
 	}
 	return "", ""
 }

@@ -285,23 +285,24 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 		if in.Serving.VLLM.ActivationBytes > 0 {
 			return "activation peak (torch)", "as reported"
 		}
-		return "activation peak (torch)", printf.Sprintf("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × 38 B + tokens × hidden × 4 B",
-			l.batch, l.prefill)
+		return "activation peak (torch)", linef("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × 38 B + tokens × hidden × 4 B",
+			int64(l.batch), int64(l.prefill))
 	case keyNonTorch:
 		if in.Serving.VLLM.NonTorchBytes > 0 {
 			return "non-torch memory", "as reported"
 		}
 		return "non-torch memory", "estimated: 0.15 GiB at TP 1 (cuBLAS, NCCL, allocator slack)"
 	case keyGraphEstimate:
-		return printf.Sprintf("CUDA graphs (%d capture sizes)", c.graphs), "capture sizes × measured graph bytes: " + in.Calibration.ID
+		return linef("CUDA graphs (%d capture sizes)", c.graphs),
+			"capture sizes × measured graph bytes: " + in.Calibration.ID
 	case keyKV:
-		return poolName(c, l), printf.Sprintf("%d blocks × %s (%d tokens × page × layers per group)", c.kv.blocks, c.kv.globalBlock, l.block)
+		return poolName(c, l), linef("%d blocks × %B (%d tokens × page × layers per group)", c.kv.blocks, int64(c.kv.globalBlock), int64(l.block))
 	}
 	return "", ""
 }
 
 func poolName(c *charges, l limits) string {
-	return "KV cache (" + strconv.FormatInt(c.kv.blocks, 10) + " blocks of " + itoa(l.block) + " tokens)"
+	return linef("KV cache (%d blocks of %d tokens)", c.kv.blocks, int64(l.block))
 }
 
 func (vllm) report(in *Input, s *shape, p *Plan) {

@@ -59,38 +59,51 @@ func (b Bytes) mib() string { return Grouped(b.MiB()) + " MiB" }
 // String formats b with the largest binary unit that keeps it readable:
 // "2304 MiB", "4 GiB", "1.5 GiB", "512 B".
 func (b Bytes) String() string {
-	neg := ""
-	if b < 0 {
-		neg, b = "-", -b
-	}
-	switch {
-	case b >= MaxBytes:
-		return neg + "overflow"
-	case b >= 10*GiB || (b >= GiB && b%(GiB/10) == 0):
-		return neg + tenths(b, GiB) + " GiB"
-	case b >= MiB:
-		return neg + tenths(b, MiB) + " MiB"
-	case b >= KiB:
-		return neg + tenths(b, KiB) + " KiB"
-	}
-	return neg + strconv.FormatInt(int64(b), 10) + " B"
+	var buf [24]byte // "-" and 20 digits and " B" at the most
+	return string(b.appendTo(buf[:0]))
 }
 
-// tenths renders b / unit to one decimal, as strconv.FormatFloat(…, 'f',
-// 1, 64) renders the quotient (rounded half to even), ".0" trimmed, in
-// integers: every
-// item of every rank of a layout plan states its bytes, and the float
-// formatting was a sixth of a layout plan's allocations.
-func tenths(b, unit Bytes) string {
+// appendTo appends b, formatted as String formats it, to dst: the line
+// items' details are written into one buffer each, not joined from one
+// string per figure.
+func (b Bytes) appendTo(dst []byte) []byte {
+	if b < 0 {
+		dst, b = append(dst, '-'), -b
+	}
+	unit, suffix := Bytes(1), " B"
+	switch {
+	case b >= MaxBytes:
+		return append(dst, "overflow"...)
+	case b >= 10*GiB || (b >= GiB && b%(GiB/10) == 0):
+		unit, suffix = GiB, " GiB"
+	case b >= MiB:
+		unit, suffix = MiB, " MiB"
+	case b >= KiB:
+		unit, suffix = KiB, " KiB"
+	}
+	if unit == 1 { // b < 1 KiB, or -b overflowed
+		dst = strconv.AppendInt(dst, int64(b), 10)
+	} else {
+		dst = appendTenths(dst, b, unit)
+	}
+	return append(dst, suffix...)
+}
+
+// appendTenths appends b / unit to one decimal, as strconv.FormatFloat(…,
+// 'f', 1, 64) renders the quotient (rounded half to even), ".0" trimmed,
+// in integers: every item of every rank of a layout plan states its bytes,
+// and the float formatting was a sixth of a layout plan's allocations.
+func appendTenths(dst []byte, b, unit Bytes) []byte {
 	q, rem := int64(b/unit), int64(b%unit)
 	t, r, u := q*10+rem*10/int64(unit), rem*10%int64(unit), int64(unit)
 	if 2*r > u || (2*r == u && t%2 == 1) {
 		t++
 	}
+	dst = strconv.AppendInt(dst, t/10, 10)
 	if t%10 == 0 {
-		return strconv.FormatInt(t/10, 10)
+		return dst
 	}
-	return strconv.FormatInt(t/10, 10) + "." + string(rune('0'+t%10))
+	return append(dst, '.', byte('0'+t%10))
 }
 
 var unitSuffixes = []struct {

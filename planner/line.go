@@ -1,0 +1,56 @@
+package planner
+
+import (
+	"strconv"
+	"strings"
+)
+
+// This file formats the line items' names and details. Every plan writes a
+// dozen of them, every rank of a layout its own; joined from one string per
+// figure, or formatted by printf (its arguments boxed, its format parsed
+// for every verb and flag), they were a third of a profile's plan.
+
+// linef formats a name or detail: each %d in format is replaced by the
+// next argument in decimal and each %B by the next argument formatted as
+// Bytes.String formats it; %% is a percent sign, a % before any other
+// character is written as it is, and a verb without an argument writes
+// %!(MISSING) and a % at the end %!(NOVERB), as printf does. The line is
+// written into a buffer on the stack and costs the one allocation of its
+// string. The arguments are integers, not values of any type, so that a
+// call is no more code than its integers: the WebAssembly modules carry
+// every call site, uninlined, under a size budget.
+func linef(format string, args ...int64) string { return linefs(format, "", args...) }
+
+// linefs is linef with one string: each %s in format is replaced by s
+// (an ID, a dtype), which would otherwise be joined on in a second string.
+func linefs(format, s string, args ...int64) string {
+	var buf [160]byte
+	b := buf[:0]
+	for {
+		i := strings.IndexByte(format, '%')
+		if i < 0 {
+			break
+		}
+		b, format = append(b, format[:i+1]...), format[i+1:] // the text and its %
+		if format == "" {
+			b = append(b[:len(b)-1], "%!(NOVERB)"...)
+			break
+		}
+		verb := format[0]
+		format = format[1:]
+		switch {
+		case verb == '%': // the % is written
+		case verb == 's':
+			b = append(b[:len(b)-1], s...)
+		case verb != 'd' && verb != 'B':
+			b = append(b, verb)
+		case len(args) == 0:
+			b = append(b[:len(b)-1], "%!(MISSING)"...)
+		case verb == 'd':
+			b, args = strconv.AppendInt(b[:len(b)-1], args[0], 10), args[1:]
+		default:
+			b, args = Bytes(args[0]).appendTo(b[:len(b)-1]), args[1:]
+		}
+	}
+	return string(append(b, format...))
+}
