@@ -12,7 +12,10 @@ import templruntime "github.com/a-h/templ/runtime"
 // LogCheck is the log paste box: an engine's start-up log pasted here is
 // read and planned in the browser (the planner module's checkLog, what
 // `vramplan check --log` prints) for the model and GPU picked above, and
-// set against the log charge by charge. The log never leaves the page.
+// set against the log charge by charge. The log never leaves the page;
+// after a check, the observation built from it (the reader module's
+// observeLog, the server's own check) can be uploaded to POST
+// /api/observations, shown first exactly as it will be sent.
 func LogCheck() templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -30,7 +33,7 @@ func LogCheck() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<details class=\"logcheck js-only\" data-testid=\"log-check\"><summary>Check an engine's start-up log against the plan</summary><p class=\"hint\">Paste what llama-server, vLLM or SGLang printed at start-up, for the model and GPU picked above. It is read in this page and never sent anywhere.</p><textarea id=\"log-text\" rows=\"8\" spellcheck=\"false\" aria-label=\"engine start-up log\" data-testid=\"log-text\"></textarea> <button type=\"button\" id=\"log-check\" data-testid=\"log-check-button\">Check the log</button><p class=\"log-status\" role=\"status\" data-testid=\"log-status\"></p><table class=\"log-rows\" hidden data-testid=\"log-rows\"><thead><tr><th>charge</th><th>plan MiB</th><th>log MiB</th><th>residual MiB</th><th></th></tr></thead> <tbody></tbody></table><p class=\"log-launch\" hidden><code data-testid=\"log-launch\"></code></p></details>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<details class=\"logcheck js-only\" data-testid=\"log-check\"><summary>Check an engine's start-up log against the plan</summary><p class=\"hint\">Paste what llama-server, vLLM or SGLang printed at start-up, for the model and GPU picked above. It is read in this page and never sent anywhere.</p><textarea id=\"log-text\" rows=\"8\" spellcheck=\"false\" aria-label=\"engine start-up log\" data-testid=\"log-text\"></textarea> <button type=\"button\" id=\"log-check\" data-testid=\"log-check-button\">Check the log</button><p class=\"log-status\" role=\"status\" data-testid=\"log-status\"></p><table class=\"log-rows\" hidden data-testid=\"log-rows\"><thead><tr><th>charge</th><th>plan MiB</th><th>log MiB</th><th>residual MiB</th><th></th></tr></thead> <tbody></tbody></table><p class=\"log-launch\" hidden><code data-testid=\"log-launch\"></code></p><div class=\"log-observe\" hidden data-testid=\"log-observe\"><p class=\"hint\">You can upload what this log measured to this server as an engine observation: the engine and its release, the GPU, the model's shape, the settings and the figures above — nothing else, never the log. It is checked here first, as the server checks it; <code>vramplan engines refit</code> reads it.</p><label>engine release <input id=\"log-version\" data-testid=\"log-version\" size=\"12\" placeholder=\"b12072\" autocomplete=\"off\"></label> <button type=\"button\" id=\"log-observe\" data-testid=\"log-observe-button\">Check the observation</button><ul class=\"log-reasons\" data-testid=\"log-observe-reasons\"></ul><pre class=\"log-document\" hidden data-testid=\"log-observe-document\"></pre><button type=\"button\" id=\"log-upload\" hidden data-testid=\"log-upload-button\">Upload this observation</button><p class=\"log-upload-status\" role=\"status\" data-testid=\"log-upload-status\"></p></div></details>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -86,3 +86,20 @@ test('checkCalibration checks a calibration as the server checks an upload, nami
   assert.equal(refused('{{').ok, false);
   assert.ok(reader.checkCalibration(42) instanceof Error, 'a number is not a document');
 });
+
+test('checkObservation checks an engine observation as the server does', async () => {
+  const grid = new URL('planner/testdata/engines/llamacpp-h200/', root);
+  const log = (await Promise.all(['logs/dense/load.log', 'logs/dense/4096_1_0_f16_f16_1_512_0.log']
+    .map((f) => readFile(new URL(f, grid), 'utf8')))).join('');
+  const model = await readFile(new URL('models/dense-llama3-8b.json', grid), 'utf8');
+  const cal = await readFile(new URL('calibrations/h200-linux-cuda13.0.json', root), 'utf8');
+  const built = JSON.parse(reader.observeLog(log, model, cal, { version: 'b12072', day: '2026-11-30' }));
+  assert.equal(built.ok, true, JSON.stringify(built.reasons));
+  assert.doesNotMatch(built.document, /\/tmp|\.gguf/);
+  const again = JSON.parse(reader.checkObservation(built.document));
+  assert.deepEqual([again.ok, again.id, again.document], [true, built.id, built.document]);
+  const bad = JSON.parse(reader.checkObservation(built.document.replace('"day":', '"hostname": "gpu-7", "day":')));
+  assert.deepEqual([bad.ok, bad.reasons[0].field], [false, 'hostname']);
+  assert.ok(reader.checkObservation(42) instanceof TypeError);
+  assert.equal(JSON.parse(reader.observeLog(log, model, cal, {})).reasons[0].field, 'engine_version');
+});

@@ -17,7 +17,8 @@ const model = join(grid, 'models/swa-gemma3-4b.json');
 const gpu = 'h200-linux-cuda13.0';
 let server, chrome;
 
-before(async () => { [server, chrome] = await Promise.all([serve(), browser()]); });
+const dbDir = mkdtempSync(join(tmpdir(), 'logcheck-db-'));
+before(async () => { [server, chrome] = await Promise.all([serve(['--db', join(dbDir, 'e2e.db')]), browser()]); });
 after(async () => { await chrome?.close(); server?.stop(); });
 
 test('a pasted llama-server log is checked in the page as the CLI checks it', async () => {
@@ -52,5 +53,51 @@ test('a pasted llama-server log is checked in the page as the CLI checks it', as
   await page.click('[data-testid="log-check-button"]');
   assert.match(await page.innerText('[data-testid="log-status"]'), /^Could not check the log: /);
   assert.equal(await page.isHidden('[data-testid="log-rows"]'), true);
+  assert.deepEqual(errors, []);
+});
+
+test('the checked log is uploaded from the page as the observation the CLI writes', async () => {
+  const log = ['logs/swa/load.log', 'logs/swa/32768_1_0_f16_f16_0_512_0.log'].map((f) => readFileSync(join(grid, f), 'utf8')).join('');
+  const dir = mkdtempSync(join(tmpdir(), 'observe-'));
+  const file = join(dir, 'llama-server.log'), obs = join(dir, 'obs.json');
+  writeFileSync(file, log);
+  execFileSync(bin, ['check', '--log', file, '--model', model, '--gpu', gpu, '--engine-version', 'b12072',
+    '--day', new Date().toISOString().slice(0, 10), '--observation', obs], { encoding: 'utf8', stdio: 'pipe' });
+  const want = readFileSync(obs, 'utf8');
+
+  const page = await chrome.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${server.url}?gpu=${gpu}&engine=llama.cpp`);
+  await page.waitForSelector('#calc[data-ready="true"]');
+  await page.setInputFiles('[data-testid="file"]', model);
+  await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent.startsWith('Read'));
+  await page.click('[data-testid="log-check"] summary');
+  await page.fill('[data-testid="log-text"]', log);
+  await page.click('[data-testid="log-check-button"]');
+  await page.waitForSelector('[data-testid="log-observe"]:not([hidden])');
+
+  // This log states no release: the page says so by field, as the server would, and sends nothing.
+  await page.click('[data-testid="log-observe-button"]');
+  await page.waitForSelector('[data-testid="log-observe-reasons"] li[data-field="engine_version"]');
+  assert.equal(await page.isHidden('[data-testid="log-upload-button"]'), true);
+
+  await page.fill('[data-testid="log-version"]', 'b12072');
+  await page.click('[data-testid="log-observe-button"]');
+  await page.waitForSelector('[data-testid="log-upload-button"]:not([hidden])');
+  assert.equal(await page.innerText('[data-testid="log-observe-document"]'), want, 'the page shows the document the CLI writes');
+  await page.click('[data-testid="log-upload-button"]');
+  await page.waitForFunction(() => /^(accepted|held|Refused)/.test(document.querySelector('[data-testid="log-upload-status"]').textContent));
+  const status = await page.innerText('[data-testid="log-upload-status"]');
+  assert.match(status, /^accepted: observation [0-9a-f]{20}\. Deletion token .*: \S{24}$/);
+  const id = status.split(' ')[2].replace('.', '');
+  const listed = await (await fetch(`${server.url}api/observations`)).json();
+  assert.deepEqual(listed.observations.map((o) => [o.id, o.status]), [[id, 'accepted']]);
+  assert.equal(JSON.stringify(listed.observations[0].observation), JSON.stringify(JSON.parse(want)));
+
+  await page.click('[data-testid="log-upload-button"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="log-upload-status"]').textContent.startsWith('Already'));
+  assert.equal(await page.innerText('[data-testid="log-upload-status"]'), `Already uploaded: observation ${id} (accepted).`);
+  await shot(page, 'logcheck-upload.png', { fullPage: true });
   assert.deepEqual(errors, []);
 });

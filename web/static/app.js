@@ -3,7 +3,7 @@
 // server rendered it from. Without it the page is a plain GET form.
 
 import { load } from './bridge.js';
-import { attach as attachLogCheck } from './logcheck.js';
+import { attach as attachLogCheck, attachObserve } from './logcheck.js';
 import { loadReader } from './reader.js';
 
 const root = document.getElementById('calc');
@@ -57,6 +57,7 @@ async function boot() {
   api = bridge;
   for (const c of cs) cals.set(c.id, JSON.stringify(c));
   attachLogCheck(root, api, logDocs);
+  attachObserve(root, logDocs);
   root.dataset.ready = 'true';
   performance.mark('vramplan:interactive');
   paintWeights(form.elements.model.value);

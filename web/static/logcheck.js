@@ -3,6 +3,8 @@
 // checkLog for the model and GPU the page has picked, and its rows are the
 // ones `vramplan check --log` prints.
 
+import { loadReader } from './reader.js';
+
 const mib = (b) => (b / 2 ** 20).toFixed(2);
 const signed = (b) => (b >= 0 ? '+' : '') + mib(b); // as the CLI's %+.2f
 
@@ -50,4 +52,95 @@ function row(r) {
     tr.append(td);
   }
   return tr;
+}
+
+// The observation upload: after a check, the observation of the same log,
+// model and GPU is built and checked by the reader module (observeLog, the
+// server's own validator), shown as it will be sent, and posted to
+// /api/observations only when the user asks; the server's answer is shown.
+
+
+/** attachObserve wires the upload part of the box; docs() as for attach. */
+export function attachObserve(root, docs, post = fetch) {
+  const box = root.querySelector('[data-testid="log-check"]');
+  if (!box) return;
+  const part = box.querySelector('[data-testid="log-observe"]');
+  let doc = '';
+  box.querySelector('#log-check').addEventListener('click', () => {
+    part.hidden = box.querySelector('[data-testid="log-rows"]').hidden;
+    reset(part);
+  });
+  part.querySelector('#log-observe').addEventListener('click', async () => {
+    doc = await observe(part, box.querySelector('#log-text').value, docs());
+  });
+  part.querySelector('#log-upload').addEventListener('click', () => upload(part, doc, post));
+}
+
+function reset(part) {
+  part.querySelector('[data-testid="log-observe-reasons"]').replaceChildren();
+  part.querySelector('[data-testid="log-observe-document"]').hidden = true;
+  part.querySelector('#log-upload').hidden = true;
+  part.querySelector('[data-testid="log-upload-status"]').textContent = '';
+}
+
+// observe builds and checks the observation; it returns the document to
+// send, or '' when there is none.
+async function observe(part, text, d) {
+  reset(part);
+  const reasons = part.querySelector('[data-testid="log-observe-reasons"]');
+  const say = (lines) => reasons.replaceChildren(...lines.map(([field, msg]) => {
+    const li = document.createElement('li');
+    li.dataset.field = field ?? '';
+    li.textContent = field ? `${field}: ${msg}` : msg;
+    return li;
+  }));
+  if (!d) {
+    say([[null, 'Pick a model and a GPU first.']]);
+    return '';
+  }
+  const id = JSON.parse(d[0]).id ?? '';
+  const options = { version: part.querySelector('#log-version').value.trim(), day: new Date().toISOString().slice(0, 10),
+    catalog: id.startsWith('file:') ? '' : id };
+  let r;
+  try {
+    r = (await loadReader()).observeLog(text, d[0], d[1], options);
+    if (r instanceof Error) throw r;
+    r = JSON.parse(r);
+  } catch (e) {
+    say([[null, `Could not build the observation: ${e.message.replace(/^vramplanGGUF\.\w+: /, '')}`]]);
+    return '';
+  }
+  if (!r.ok) {
+    say([[null, 'The server would refuse it:'], ...r.reasons.map((x) => [x.field, x.reason])]);
+    return '';
+  }
+  const pre = part.querySelector('[data-testid="log-observe-document"]');
+  pre.textContent = r.document;
+  pre.hidden = false;
+  say([[null, `Valid: observation ${r.id}. This is exactly what will be sent:`]]);
+  part.querySelector('#log-upload').hidden = false;
+  return r.document;
+}
+
+async function upload(part, doc, post) {
+  const status = part.querySelector('[data-testid="log-upload-status"]');
+  if (!doc) return;
+  status.textContent = 'Sending…';
+  let a;
+  try {
+    const resp = await post('/api/observations', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: doc });
+    a = { code: resp.status, ...(await resp.json()) };
+  } catch (e) {
+    status.textContent = `Not sent: ${e.message}`;
+    return;
+  }
+  status.dataset.status = a.status ?? 'error';
+  if (a.code === 201) {
+    const held = (a.reasons ?? []).map((x) => ` Held out of the refit: ${x.reason}`).join('');
+    status.textContent = `${a.status}: observation ${a.id}.${held} Deletion token (shown once; keep it to withdraw the observation): ${a.deletion_token}`;
+  } else if (a.duplicate) {
+    status.textContent = `Already uploaded: observation ${a.id} (${a.status}).`;
+  } else {
+    status.textContent = `Refused (${a.code}): ${a.error}`;
+  }
 }
