@@ -121,13 +121,15 @@ func ScanUpload(s Scanner) (Upload, error) {
 	if doc != "" {
 		u.Document = []byte(doc)
 	}
-	if err := json.Unmarshal([]byte(reasons), &u.Reasons); err != nil {
-		return u, fmt.Errorf("store: upload %s: reasons: %w", u.ID, err)
+	if reasons != "[]" { // what InsertArgs writes for none, the common case
+		if err := json.Unmarshal([]byte(reasons), &u.Reasons); err != nil {
+			return u, fmt.Errorf("store: upload %s: reasons: %w", u.ID, err)
+		}
 	}
 	if len(u.Reasons) == 0 {
 		u.Reasons = nil
 	}
-	if err := json.Unmarshal([]byte(figures), &u.Figures); err != nil {
+	if u.Figures, err = readFigures(figures); err != nil {
 		return u, fmt.Errorf("store: upload %s: figures: %w", u.ID, err)
 	}
 	if len(u.Figures) == 0 {
