@@ -1,3 +1,5 @@
+//go:build !stdjson
+
 package calibrations
 
 // This file decodes the calibration documents that are written the way
@@ -10,6 +12,7 @@ package calibrations
 // encoding/json as before, with its errors. Within the subset the result is
 // the one encoding/json gives (decode_test.go holds the two together under
 // fuzzing), so the fast path changes no upload's outcome, only its cost.
+// The worker's build decodes by encoding/json alone (codec_stdjson.go).
 
 import (
 	"slices"

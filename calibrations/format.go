@@ -1,3 +1,5 @@
+//go:build !stdjson
+
 package calibrations
 
 // This file writes a calibration's canonical encoding without reflection.

@@ -1,3 +1,5 @@
+//go:build !stdjson
+
 package store
 
 // This file reads an upload's figures column without encoding/json: the
@@ -6,7 +8,8 @@ package store
 // column as InsertArgs writes it (json.Marshal of a map of figure names to
 // numbers) and leaves anything else to json.Unmarshal, which gives the
 // same map or the error; figures_test.go holds the two together under
-// fuzzing.
+// fuzzing. The worker's build reads by encoding/json alone
+// (figures_stdjson.go).
 
 import (
 	"encoding/json"

@@ -1,3 +1,5 @@
+//go:build !stdjson
+
 package store
 
 import (
