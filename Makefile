@@ -118,6 +118,7 @@ WRANGLER    := WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false nod
 
 worker: wasm ## the Cloudflare Workers build into build/worker; prints its raw and gzip size (budget 3 MB gzip)
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER)
+	cp cmd/worker/worker.mjs cmd/worker/pool.mjs $(WORKER)/ && rm $(WORKER)/runtime.mjs # our loader: one Go instance for many requests
 	GOOS=js GOARCH=wasm $(GO) build $(WORKERFLAGS) -o $(WORKER)/app.wasm ./cmd/worker
 	mkdir -p $(WORKER)/public/static/dist
 	cp web/static/*.js web/static/*.css $(WORKER)/public/static/

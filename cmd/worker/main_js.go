@@ -7,8 +7,13 @@
 // serve /static/ in front of it (wrangler.toml, make worker), so the worker
 // carries no WebAssembly of its own.
 //
-// The Workers runtime may start a fresh Go instance for each request, so
-// nothing here lives in a global: main builds the handler and serves it.
+// The loader (worker.mjs, pool.mjs) keeps a Go instance for many requests,
+// one at a time (package bridge), but the Workers runtime may start a fresh
+// isolate, and so a fresh instance, for any request: nothing here lives in
+// a global. main builds the handler once per instance and serves it; what
+// the handler keeps between requests is immutable (the catalog, the
+// calibration table, parsed pages) or checked against D1 on each request
+// (the community aggregates; docs/architecture.md, "On Workers").
 // The upload limits are counted in D1: the defaults, or the Worker
 // variables UPLOADS_PER_HOUR (per client) and UPLOADS_PER_DAY (all
 // clients), as `vramplan serve --uploads-per-hour/--uploads-per-day` take
@@ -20,10 +25,11 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
 
 	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/cmd/worker/internal/bridge"
+	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/catalog"
 	"github.com/vramplan/vramplan/web"
 	"github.com/vramplan/vramplan/web/store/d1"
@@ -39,7 +45,7 @@ func main() {
 	} else {
 		d.Store = st
 	}
-	workers.Serve(web.New(d))
+	bridge.Serve(web.New(d), planner.MaxDocument) // readBody's most: a document
 }
 
 // limit reads a Worker variable holding an upload limit; unset is 0, the

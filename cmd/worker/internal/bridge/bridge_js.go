@@ -1,0 +1,74 @@
+//go:build js && wasm
+
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"syscall/js"
+)
+
+// Serve serves h to the loader until the program ends, and never returns.
+// maxBody is the most body bytes any route of h reads: the loader reads at
+// most maxBody+1 of a request's body (enough for a route to see that it is
+// too large) before it hands the request over.
+//
+// The loader gives each instance one request at a time (pool.mjs): the
+// Workers runtime cancels a promise settled from another request's context,
+// and goroutines of two requests in one instance would settle each other's.
+// So a request's env and ctx, which the loader puts on the instance's
+// runtime context object for syumai/workers' cloudflare packages to read,
+// are those of the one request being served.
+func Serve(h http.Handler, maxBody int64) {
+	binding := js.Global().Get("context").Get("binding")
+	serve := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		// method, url, header lines, body (Uint8Array or null), done
+		go answer(h, args[0].String(), args[1].String(), args[2].String(), bytesOf(args[3]), args[4])
+		return nil
+	})
+	binding.Set("serve", serve)
+	binding.Set("maxBody", maxBody)
+	binding.Call("ready")
+	select {} // the instance lives as long as the isolate keeps it
+}
+
+// answer serves one request and calls done(status, statusText, header
+// lines, body or null).
+func answer(h http.Handler, method, url, lines string, body []byte, done js.Value) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := newRequest(ctx, method, url, lines, body)
+	if err != nil {
+		msg, _ := json.Marshal(map[string]string{"error": err.Error()}) // the app's error shape
+		done.Invoke(http.StatusBadRequest, http.StatusText(http.StatusBadRequest),
+			"Content-Type\napplication/json", bytesTo(append(msg, '\n')))
+		return
+	}
+	w := newRecorder()
+	h.ServeHTTP(w, r)
+	status, hl, b := w.answer(method)
+	done.Invoke(status, http.StatusText(status), hl, bytesTo(b))
+}
+
+var uint8Array = js.Global().Get("Uint8Array")
+
+// bytesOf copies a Uint8Array out of JavaScript; null is nil.
+func bytesOf(v js.Value) []byte {
+	if v.IsNull() || v.IsUndefined() {
+		return nil
+	}
+	b := make([]byte, v.Length())
+	js.CopyBytesToGo(b, v)
+	return b
+}
+
+// bytesTo copies b into a new Uint8Array; nil is null.
+func bytesTo(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	a := uint8Array.New(len(b))
+	js.CopyBytesToJS(a, b)
+	return a
+}

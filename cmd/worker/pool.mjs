@@ -1,0 +1,199 @@
+// pool.mjs keeps the worker's Go instances between requests. syumai/workers'
+// generated loader starts a fresh Go instance (new Go, new
+// WebAssembly.Instance, go.run until main is ready) for every request, about
+// 20 ms of CPU before the handler runs; here an instance, once started,
+// serves request after request (cmd/worker/internal/bridge is its Go side).
+//
+// An instance serves one request at a time. The Workers runtime ties every
+// promise to the request whose code created it and cancels the
+// continuations of one settled from another request's context; Go's
+// scheduler runs any goroutine that is ready whenever JavaScript calls in,
+// so two requests in one instance would settle each other's promises (D1's
+// answers, the response). A request therefore takes an idle instance, or
+// starts one while fewer than `size` exist, or waits for the first to come
+// free. Its env and ctx go on the instance's runtime context object (what
+// syumai/workers' cloudflare packages read: cloudflare.Getenv, the D1
+// connector, WaitUntil) for that request only, and ctx is cleared after.
+//
+// An instance whose Go program exits (a panic outside a handler, os.Exit, a
+// fatal error) is dropped: the request it was serving gets a 500 in the
+// app's error shape, and the next request starts a fresh instance. One
+// busy for longer than `lost` ms (its request cancelled by the runtime
+// before it finished, so its finally never ran) no longer counts against
+// `size` and is never reused.
+//
+// It is plain JavaScript with no Workers imports, so web/conformance/cpu.mjs
+// runs this same file in Node to time requests.
+
+/** Pool serves requests on up to `size` Go instances of one module. */
+export class Pool {
+  #mod; #Go; #size; #maxBody; #lost;
+  #idle = []; // instances free now, the most recently used last
+  #busy = new Set();
+  #waiting = []; // resolvers of requests waiting for an instance
+  /** started counts the instances this pool has started, for tests and cpu.mjs. */
+  started = 0;
+
+  /**
+   * @param {WebAssembly.Module} mod the Go program (app.wasm)
+   * @param {object} o Go: wasm_exec.js's class; size: the most instances;
+   *   maxBody: the most body bytes a route reads (the Go side's bridge.Serve
+   *   maxBody, checked when an instance starts); lost: see above.
+   */
+  constructor(mod, { Go = globalThis.Go, size = 4, maxBody, lost = 120000 } = {}) {
+    if (!Number.isSafeInteger(maxBody) || maxBody < 0) throw new Error('pool: maxBody is not a byte count');
+    this.#mod = mod; this.#Go = Go; this.#size = size; this.#maxBody = maxBody; this.#lost = lost;
+  }
+
+  /** fetch answers req as the Go handler does. */
+  async fetch(req, env, ctx) {
+    const body = await readBody(req, this.#maxBody + 1);
+    const inst = await this.#take(env, ctx);
+    try {
+      return await inst.serve(req, body);
+    } finally {
+      this.#give(inst);
+    }
+  }
+
+  async #take(env, ctx) {
+    for (;;) {
+      this.#forgetLost();
+      let inst;
+      while ((inst = this.#idle.pop()) && inst.exited);
+      if (!inst && this.#busy.size < this.#size) {
+        this.started++;
+        inst = await Instance.start(this.#mod, this.#Go, env, ctx, this.#maxBody);
+      }
+      if (inst) {
+        inst.use(env, ctx);
+        this.#busy.add(inst);
+        return inst;
+      }
+      // The handoff comes from another request's context, which the
+      // runtime reschedules into this one; the timer is a pending event of
+      // this request's own, so it is never taken for hung meanwhile.
+      await new Promise((resolve) => { this.#waiting.push(resolve); setTimeout(resolve, 20); });
+    }
+  }
+
+  #give(inst) {
+    inst.release();
+    if (this.#busy.delete(inst) && !inst.exited) this.#idle.push(inst);
+    this.#waiting.shift()?.();
+  }
+
+  #forgetLost() {
+    const now = Date.now();
+    for (const inst of this.#busy) if (now - inst.since > this.#lost) this.#busy.delete(inst);
+  }
+}
+
+// Instance is one Go program and its runtime context object.
+class Instance {
+  since = 0;
+  #go; #context; #serve; #broken = false;
+  #onExit; // resolves the exit promise of the request being served
+
+  static async start(mod, Go, env, ctx, maxBody) {
+    const go = new Go();
+    const inst = new Instance(go, { env, ctx, binding: {} });
+    let ready;
+    const isReady = new Promise((resolve) => { ready = resolve; });
+    inst.#context.binding.ready = () => ready(true);
+    // The program ends in a call from the request being served: exit tells
+    // that request, through a promise of its own (a promise made by an
+    // earlier request, such as the one go.run returns, cannot settle in a
+    // later one).
+    go.exit = (code) => {
+      console.error(`worker: the Go program exited (code ${code}); the next request starts a fresh instance`);
+      inst.#onExit?.(undefined);
+    };
+    const exited = inst.#exited();
+    // wasm_exec.js (syumai/workers' copy) shows the program a globalThis
+    // whose `context` is the instance's context object.
+    const wasm = new WebAssembly.Instance(mod, { ...go.importObject, workers: { ready: () => ready(true) } });
+    go.run(wasm, inst.#context);
+    const ok = await Promise.race([isReady, exited]);
+    inst.#onExit = undefined;
+    if (!ok) throw new Error('the worker\'s Go program exited before it was ready');
+    if (inst.#context.binding.maxBody !== maxBody) {
+      throw new Error(`the worker's Go program reads bodies of ${inst.#context.binding.maxBody} bytes, the loader ${maxBody}`);
+    }
+    inst.#serve = inst.#context.binding.serve;
+    return inst;
+  }
+
+  constructor(go, context) { this.#go = go; this.#context = context; }
+
+  /** exited reports whether the program has ended, or broke in a call from here. */
+  get exited() { return this.#go.exited || this.#broken; }
+
+  #exited() { return new Promise((resolve) => { this.#onExit = resolve; }); }
+
+  use(env, ctx) { this.#context.env = env; this.#context.ctx = ctx; this.since = Date.now(); }
+
+  release() { this.#context.env = undefined; this.#context.ctx = undefined; this.#onExit = undefined; }
+
+  /** serve hands req (its body already read) to the program and returns its Response. */
+  async serve(req, body) {
+    const lines = [];
+    for (const [name, value] of req.headers) lines.push(name, value);
+    let done;
+    const answered = new Promise((resolve) => { done = resolve; });
+    const exited = this.#exited();
+    try {
+      this.#serve(req.method, req.url, lines.join('\n'), body,
+        (status, statusText, header, b) => done(response(status, statusText, header, b)));
+    } catch (e) { // a trap, or a program that ended since it was taken
+      this.#broken = true;
+      return failed(req, e);
+    }
+    return (await Promise.race([answered, exited])) ?? failed(req, 'the Go program exited');
+  }
+}
+
+// failed is the answer to a request the program ended (or broke) while
+// serving: a 500 in the app's error shape, as a panic the app recovers.
+function failed(req, why) {
+  console.error(`worker: ${req.method} ${new URL(req.url).pathname}: ${why}; the next request starts a fresh instance`);
+  return new Response('{"error":"internal server error"}\n', { status: 500, headers: { 'content-type': 'application/json' } });
+}
+
+// response builds the Response the program answered: header alternates
+// names and values, one a line.
+function response(status, statusText, header, body) {
+  const headers = new Headers();
+  if (header !== '') {
+    const f = header.split('\n');
+    for (let i = 0; i + 1 < f.length; i += 2) headers.append(f[i], f[i + 1]);
+  }
+  return new Response(body, { status, statusText, headers });
+}
+
+// readBody reads at most max bytes of req's body: a body past a route's
+// limit is still seen to be past it, and no more of it is held. null is no
+// body.
+async function readBody(req, max) {
+  if (req.body === null) return null;
+  const length = Number(req.headers.get('content-length') ?? NaN);
+  if (length <= max) return new Uint8Array(await req.arrayBuffer());
+  const reader = req.body.getReader();
+  const chunks = [];
+  let n = 0;
+  while (n < max) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    n += value.length;
+  }
+  if (n >= max) reader.cancel().catch(() => {});
+  const out = new Uint8Array(Math.min(n, max));
+  let at = 0;
+  for (const c of chunks) {
+    const part = c.subarray(0, out.length - at);
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
