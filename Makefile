@@ -15,7 +15,7 @@ WASMFLAGS := -trimpath -ldflags="-s -w" -gcflags=all=-l -gcflags=github.com/vram
 READERFLAGS := -trimpath -ldflags="-s -w"
 
 .PHONY: all help build run test check deps deps-go deps-npm unit wasm-test fuzz fuzz-long bench bench-wasm \
-	wasm web templ templ-check chromium bridge-test e2e bench-web worker worker-dev worker-test d1suite bench-worker
+	wasm web templ templ-check chromium bridge-test e2e bench-web worker worker-dev worker-test d1suite loadertest bench-worker
 
 all: build ## build every binary into bin/
 
@@ -133,13 +133,20 @@ worker-dev: worker deps-npm ## serve the worker locally under wrangler dev (loca
 	CI=1 $(WRANGLER) d1 migrations apply DB --local
 	$(WRANGLER) dev --local --ip 127.0.0.1 --port 8787
 
-worker-test: build worker d1suite deps-npm chromium ## the HTTP conformance suite on the native server and the worker, the D1 store's suite in workerd, the page from the worker in chromium
+worker-test: build worker d1suite loadertest deps-npm chromium ## the HTTP conformance suite on the native server and the worker, the D1 store's suite in workerd, the page from the worker in chromium
 	node --test --test-concurrency=1 'web/conformance/*.test.mjs'
 
 # d1suite: the store conformance suite as a worker (web/store/d1/internal/suite).
 d1suite:
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o build/d1suite
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -o build/d1suite/app.wasm ./web/store/d1/internal/suite
+
+# loadertest: the loader's test worker (cmd/worker/internal/bridge/bridgetest)
+# with the calculator's loader.
+loadertest:
+	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o build/loadertest
+	cp cmd/worker/worker.mjs cmd/worker/pool.mjs build/loadertest/ && rm build/loadertest/runtime.mjs
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -o build/loadertest/app.wasm ./cmd/worker/internal/bridge/bridgetest
 
 # gpu-build (here) and gpu-test (on a GPU machine): the GPU acceptance run.
 include gpu.mk

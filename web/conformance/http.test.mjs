@@ -18,7 +18,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { serveNative, serveWorker, planCLI, repo } from './servers.mjs';
+import { serveNative, serveWorker, planCLI, repo, calibration, post } from './servers.mjs';
 import { cliFlags } from '../e2e/harness.mjs';
 
 const b1 = 'model=qwen3-4b-instruct-2507-q8_0&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096&kv=fp8&block=16';
@@ -174,18 +174,6 @@ test('static assets are web/static, under the same URLs, loadable cross-origin',
 
 // The upload tests share the two stores, so they run in this order and the
 // rate-limit test, which spends the hour's allowance, runs last.
-
-/** calibration returns the n-th distinct upload: the measured H200 file with its context moved by n × 4 KiB. */
-function calibration(n, edit = () => {}) {
-  const c = JSON.parse(readFileSync(join(repo, 'calibrations', 'h200-linux-cuda13.0.json'), 'utf8'));
-  c.context_bytes += n * 4096;
-  c.provenance.runs = 3;
-  c.provenance.notes = `conformance upload ${n}`;
-  edit(c);
-  return JSON.stringify(c);
-}
-
-const post = (body, type = 'application/json') => ({ method: 'POST', body, headers: { 'content-type': type } });
 
 // without drops the keys that differ by nature between two stores: the
 // deletion token (random) and the time an upload was stored.

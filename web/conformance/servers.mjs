@@ -7,7 +7,7 @@
 
 import { spawn, execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,13 +70,16 @@ export async function serveNative(flags = []) {
  * state in a fresh temporary folder, removed by stop, after applying the D1
  * migrations there with `wrangler d1 migrations apply --local`, as a
  * deployment applies them. config is a wrangler.toml relative to the
- * repository (the calculator's by default), build the folder it serves.
+ * repository (the calculator's by default), build the folder it serves;
+ * d1: false for a worker without the DB binding.
  */
-export async function serveWorker({ config = 'wrangler.toml', build = 'build/worker', name = 'worker', vars = {} } = {}) {
+export async function serveWorker({ config = 'wrangler.toml', build = 'build/worker', name = 'worker', vars = {}, d1 = true } = {}) {
   if (!existsSync(join(repo, build, 'app.wasm'))) throw new Error(`${build} is missing: run make worker-test`);
   const state = mkdtempSync(join(tmpdir(), 'vramplan-wrangler-'));
-  execFileSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '-c', config, '--persist-to', state],
-    { cwd: repo, env: offline, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (d1) {
+    execFileSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '-c', config, '--persist-to', state],
+      { cwd: repo, env: offline, stdio: ['ignore', 'pipe', 'pipe'] });
+  }
   const [port, inspector] = [await freePort(), await freePort()];
   const w = await start(name, [wrangler, 'dev', '--local', '-c', config, '--ip', '127.0.0.1', '--port', String(port),
     '--inspector-port', String(inspector), '--persist-to', state, '--show-interactive-dev-session=false',
@@ -97,3 +100,16 @@ export function planCLI(args) {
     throw e;
   }
 }
+
+/** calibration returns the n-th distinct upload: the measured H200 file with its context moved by n × 4 KiB. */
+export function calibration(n, edit = () => {}) {
+  const c = JSON.parse(readFileSync(join(repo, 'calibrations', 'h200-linux-cuda13.0.json'), 'utf8'));
+  c.context_bytes += n * 4096;
+  c.provenance.runs = 3;
+  c.provenance.notes = `conformance upload ${n}`;
+  edit(c);
+  return JSON.stringify(c);
+}
+
+/** post is the fetch init of a POST of body as type. */
+export const post = (body, type = 'application/json') => ({ method: 'POST', body, headers: { 'content-type': type } });

@@ -19,8 +19,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -134,7 +136,8 @@ func (w *recorder) answer(method string) (status int, lines string, body []byte)
 		w.header.Set("Content-Type", http.DetectContentType(w.body.Bytes()))
 	}
 	var b strings.Builder
-	for name, vs := range w.header {
+	for _, name := range slices.Sorted(maps.Keys(w.header)) { // in net/http's order
+		vs := w.header[name]
 		if !token(name) {
 			continue // net/http's server drops a header it cannot write
 		}

@@ -1,0 +1,86 @@
+// The worker's loader (cmd/worker/worker.mjs and pool.mjs) under `wrangler
+// dev --local`, with the test worker cmd/worker/internal/bridge/bridgetest
+// (make loadertest): an instance serves request after request, concurrent
+// requests get instances of their own (at most the pool's four) and never
+// share one, a request's body reaches the program up to one byte past the
+// largest a route reads, and a program that panics or exits answers its
+// request 500 and is replaced by a fresh instance for the next.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serveWorker } from './servers.mjs';
+
+let w;
+before(async () => {
+  w = await serveWorker({ config: 'cmd/worker/internal/bridge/bridgetest/wrangler.toml', build: 'build/loadertest', name: 'loader test', d1: false });
+});
+after(async () => { await w?.stop(); });
+
+const maxBody = 8 << 20; // planner.MaxDocument, as worker.mjs has it
+
+async function get(path, init) {
+  const r = await fetch(w.url + path, init);
+  return { status: r.status, type: r.headers.get('content-type'), text: await r.text() };
+}
+
+/** instance answers [id, served] of the instance serving GET /instance. */
+async function instance(sleep = 0) {
+  const r = await get(`/instance?sleep=${sleep}`);
+  assert.equal(r.status, 200, r.text);
+  const [id, n] = r.text.trim().split(' ');
+  return [id, Number(n)];
+}
+
+test('one instance serves request after request', async () => {
+  const [id, n] = await instance();
+  for (let i = 1; i <= 10; i++) assert.deepEqual(await instance(), [id, n + i], `request ${i} after the first`);
+});
+
+test('a request reads its own Worker variables', async () => {
+  assert.deepEqual(await get('/var/GREETING'), { status: 200, type: 'text/plain; charset=utf-8', text: 'hello from wrangler.toml\n' });
+});
+
+test('a program that panics or exits answers 500 and is replaced by a fresh instance', async () => {
+  const seen = new Set([(await instance())[0]]);
+  for (const path of ['/panic', '/exit']) {
+    // The pool may hold idle instances from other tests: fail them all.
+    for (let i = 0; i < 4; i++) {
+      const r = await get(path);
+      assert.equal(r.status, 500, `${path}: ${r.text}`);
+      assert.equal(r.type, 'application/json');
+      assert.deepEqual(JSON.parse(r.text), { error: 'internal server error' });
+    }
+    const [id, n] = await instance();
+    assert.ok(!seen.has(id), `${path}: an instance that ended served again`);
+    assert.equal(n, 1, `${path}: the next request is the fresh instance's first`);
+    assert.deepEqual(await instance(), [id, 2], `${path}: the fresh instance is kept`);
+    seen.add(id);
+  }
+  await new Promise((res) => setTimeout(res, 200));
+  assert.match(w.log(), /bridgetest: asked to panic/);
+  assert.match(w.log(), /the Go program exited \(code 3\)/);
+});
+
+test('concurrent requests get instances of their own, at most four', async () => {
+  const answers = await Promise.all(Array.from({ length: 12 }, () => instance(300)));
+  const byInstance = new Map();
+  for (const [id, n] of answers) byInstance.set(id, [...(byInstance.get(id) ?? []), n]);
+  assert.ok(byInstance.size > 1, `12 requests of 300 ms at once were served by one instance: ${JSON.stringify(answers)}`);
+  assert.ok(byInstance.size <= 4, `${byInstance.size} instances: the pool holds at most 4`);
+  for (const [id, ns] of byInstance) {
+    assert.equal(new Set(ns).size, ns.length, `instance ${id} counted ${ns} (two requests at once?)`);
+  }
+});
+
+test('a body reaches the program whole, or one byte past the most a route reads', async () => {
+  const small = 'a' + 'x'.repeat(998) + 'z';
+  assert.equal((await get('/body', { method: 'POST', body: small, headers: { 'x-test': 'hi' } })).text, '1000 a z hi\n');
+  const big = Buffer.alloc(maxBody + 100, 'y');
+  big[0] = 'b'.charCodeAt(0);
+  assert.equal((await get('/body', { method: 'POST', body: big })).text, `${maxBody + 1} b y \n`, 'with a Content-Length');
+  let at = 0;
+  const stream = new ReadableStream({
+    pull(c) { c.enqueue(big.subarray(at, at += 1 << 20)); if (at >= big.length) c.close(); },
+  });
+  assert.equal((await get('/body', { method: 'POST', body: stream, duplex: 'half' })).text, `${maxBody + 1} b y \n`, 'streamed, without one');
+});
