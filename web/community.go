@@ -235,7 +235,7 @@ func (a *app) summaryOf(c echo.Context, group string) (community.Summary, bool) 
 	cc.mu.Unlock()
 	if s, ok := findGroup(gs, group); ok && s.Count >= community.MinGroup {
 		if stale && cc.refreshing.CompareAndSwap(false, true) {
-			go cc.refreshBehind(a)
+			a.background(func() { cc.refreshBehind(a) })
 		}
 		return s, true
 	}
@@ -244,6 +244,15 @@ func (a *app) summaryOf(c echo.Context, group string) (community.Summary, bool) 
 		return community.Summary{}, false
 	}
 	return findGroup(gs, group)
+}
+
+// background runs f as Deps.Background says.
+func (a *app) background(f func()) {
+	if a.deps.Background != nil {
+		a.deps.Background(f)
+		return
+	}
+	go f()
 }
 
 func findGroup(gs []communityGroup, group string) (community.Summary, bool) {

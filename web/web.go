@@ -67,6 +67,11 @@ type Deps struct {
 	Uploads UploadOptions
 	// Limits bound the work requests can make the app do at once.
 	Limits Limits
+	// Background runs f, work a request starts that may outlive its answer
+	// (the community aggregates' refresh), and returns at once; nil runs it
+	// on a goroutine of its own. cmd/worker keeps the request's Workers
+	// context, whose I/O f uses, alive until f returns.
+	Background func(f func())
 }
 
 // New returns the app's handler. It is safe for concurrent use and keeps no

@@ -38,7 +38,8 @@ import (
 func main() {
 	d := web.Deps{Models: catalog.All, Calibrations: calibrations.All,
 		Uploads: web.UploadOptions{ClientHeader: "CF-Connecting-IP",
-			PerClientHour: limit("UPLOADS_PER_HOUR"), DailyCap: limit("UPLOADS_PER_DAY")}}
+			PerClientHour: limit("UPLOADS_PER_HOUR"), DailyCap: limit("UPLOADS_PER_DAY")},
+		Background: bridge.Background}
 	if st, err := d1.Open("DB"); err != nil {
 		// The calculator still serves; the upload API answers 503.
 		fmt.Fprintf(os.Stderr, "worker: no upload store: %v\n", err)

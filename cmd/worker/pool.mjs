@@ -13,7 +13,11 @@
 // starts one while fewer than `size` exist, or waits for the first to come
 // free. Its env and ctx go on the instance's runtime context object (what
 // syumai/workers' cloudflare packages read: cloudflare.Getenv, the D1
-// connector, WaitUntil) for that request only, and ctx is cleared after.
+// connector, WaitUntil) for that request only, and both are cleared after.
+// Work a request starts that outlives its answer (bridge.Background: the
+// community aggregates' refresh) keeps the instance, and through
+// ctx.waitUntil the request's context, until it is done: its D1 promises
+// belong to that request and could not settle once it had ended.
 //
 // An instance whose Go program exits (a panic outside a handler, os.Exit, a
 // fatal error) is dropped: the request it was serving gets a 500 in the
@@ -49,10 +53,21 @@ export class Pool {
   async fetch(req, env, ctx) {
     const body = await readBody(req, this.#maxBody + 1);
     const inst = await this.#take(env, ctx);
+    let settled;
     try {
-      return await inst.serve(req, body);
+      let res;
+      [res, settled] = await inst.serve(req, body);
+      return res;
     } finally {
-      this.#give(inst);
+      // The instance is this request's until the work it started in the
+      // background (bridge.Background) is done, and waitUntil keeps the
+      // request's context, where that work's promises settle, alive.
+      const give = () => this.#give(inst);
+      if (!settled) give();
+      else {
+        const freed = settled.then(give);
+        if (typeof ctx?.waitUntil === 'function') ctx.waitUntil(freed);
+      }
     }
   }
 
@@ -135,21 +150,27 @@ class Instance {
 
   release() { this.#context.env = undefined; this.#context.ctx = undefined; this.#onExit = undefined; }
 
-  /** serve hands req (its body already read) to the program and returns its Response. */
+  /**
+   * serve hands req (its body already read) to the program and returns its
+   * Response and a promise of the end of the work it started in the
+   * background (null when there is none to wait for).
+   */
   async serve(req, body) {
     const lines = [];
     for (const [name, value] of req.headers) lines.push(name, value);
-    let done;
+    let done, settle;
     const answered = new Promise((resolve) => { done = resolve; });
+    const settled = new Promise((resolve) => { settle = resolve; });
     const exited = this.#exited();
     try {
       this.#serve(req.method, req.url, lines.join('\n'), body,
-        (status, statusText, header, b) => done(response(status, statusText, header, b)));
+        (status, statusText, header, b) => done(response(status, statusText, header, b)), () => settle());
     } catch (e) { // a trap, or a program that ended since it was taken
       this.#broken = true;
-      return failed(req, e);
+      return [failed(req, e), null];
     }
-    return (await Promise.race([answered, exited])) ?? failed(req, 'the Go program exited');
+    const res = await Promise.race([answered, exited]);
+    return res ? [res, Promise.race([settled, exited])] : [failed(req, 'the Go program exited'), null];
   }
 }
 

@@ -3,8 +3,9 @@
 // serves each instance request after request: plans and pages are what
 // the same requests get one at a time, byte for byte; every upload stored
 // is the one its answer names, once, with a token of its own; concurrent
-// duplicates get one id; deletes take effect with their own token only; and
-// the per-client limit, counted in D1, lets through exactly its allowance.
+// duplicates get one id; deletes take effect with their own token only; the
+// per-client limit, counted in D1, lets through exactly its allowance; and
+// the work an upload leaves in the background hangs no later request.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -113,6 +114,18 @@ test('deletes at once: each with its own token only', async () => {
   const jsonl = await send('/api/uploads.jsonl');
   const ids = String(jsonl.body).trim().split('\n').map((l) => JSON.parse(l).id).sort();
   assert.deepEqual(ids, ns.slice(4).map((n) => stored.get(n).id).sort(), 'the uploads left');
+});
+
+test('an upload\'s background refresh of its group leaves later requests served', async () => {
+  // Three accepted uploads establish the group (community.MinGroup); once
+  // its aggregate is a second old, the next upload refreshes it in the
+  // background, whose D1 queries must finish in that upload's context.
+  for (const n of [201, 202, 203]) assert.equal((await upload(calibration(n))).status, 201);
+  await new Promise((res) => setTimeout(res, 1100));
+  assert.equal((await upload(calibration(204))).status, 201);
+  for (const r of await Promise.all(['/api/calibrations', '/api/community', `/api/plan?${plans[0]}`].map((p) => send(p)))) {
+    assert.equal(r.status, 200, `${r.path} after the refresh: ${r.body}`);
+  }
 });
 
 test('uploads at once past the hour\'s allowance: exactly the allowance gets through', async () => {

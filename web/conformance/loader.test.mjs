@@ -2,7 +2,7 @@
 // dev --local`, with the test worker cmd/worker/internal/bridge/bridgetest
 // (make loadertest): an instance serves request after request, concurrent
 // requests get instances of their own (at most the pool's four) and never
-// share one, a request's body reaches the program up to one byte past the
+// share one, nor one still at work its last request started, a request's body reaches the program up to one byte past the
 // largest a route reads, and a program that panics or exits answers its
 // request 500 and is replaced by a fresh instance for the next.
 
@@ -70,6 +70,18 @@ test('concurrent requests get instances of their own, at most four', async () =>
   for (const [id, ns] of byInstance) {
     assert.equal(new Set(ns).size, ns.length, `instance ${id} counted ${ns} (two requests at once?)`);
   }
+});
+
+test('an instance serves no other request until the work its request started in the background is done', async () => {
+  const r = await get('/later?sleep=1500');
+  assert.equal(r.status, 200, r.text);
+  const [busy] = r.text.trim().split(' ');
+  const others = await Promise.all(Array.from({ length: 3 }, () => instance()));
+  for (const [id] of others) assert.notEqual(id, busy, 'a request went to the instance still at work in the background');
+  await new Promise((res) => setTimeout(res, 1600));
+  // Four at once take every instance the pool holds, that one again too.
+  const all = await Promise.all(Array.from({ length: 4 }, () => instance(300)));
+  assert.ok(all.some(([id]) => id === busy), `the instance did not come back once its work was done: ${all}`);
 });
 
 test('a body reaches the program whole, or one byte past the most a route reads', async () => {

@@ -45,7 +45,7 @@ function start(name, argv, opts, ready, ms = 60000) {
     const seen = (d) => {
       log += d;
       const m = ready.exec(log);
-      if (m) { clearTimeout(timer); resolve({ name, url: m[1], stop, log: () => log }); }
+      if (m) { clearTimeout(timer); resolve({ name, url: m[1], stop, log: () => log, pid: p.pid }); }
     };
     p.stdout.on('data', seen);
     p.stderr.on('data', seen);

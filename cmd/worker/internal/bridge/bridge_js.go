@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
 	"syscall/js"
 )
 
@@ -23,8 +24,8 @@ import (
 func Serve(h http.Handler, maxBody int64) {
 	binding := js.Global().Get("context").Get("binding")
 	serve := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		// method, url, header lines, body (Uint8Array or null), done
-		go answer(h, args[0].String(), args[1].String(), args[2].String(), bytesOf(args[3]), args[4])
+		// method, url, header lines, body (Uint8Array or null), done, settled
+		go answer(h, args[0].String(), args[1].String(), args[2].String(), bytesOf(args[3]), args[4], args[5])
 		return nil
 	})
 	binding.Set("serve", serve)
@@ -34,8 +35,9 @@ func Serve(h http.Handler, maxBody int64) {
 }
 
 // answer serves one request and calls done(status, statusText, header
-// lines, body or null).
-func answer(h http.Handler, method, url, lines string, body []byte, done js.Value) {
+// lines, body or null), then, once the work it started in the background
+// has finished, settled().
+func answer(h http.Handler, method, url, lines string, body []byte, done, settled js.Value) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r, err := newRequest(ctx, method, url, lines, body)
@@ -43,12 +45,33 @@ func answer(h http.Handler, method, url, lines string, body []byte, done js.Valu
 		msg, _ := json.Marshal(map[string]string{"error": err.Error()}) // the app's error shape
 		done.Invoke(http.StatusBadRequest, http.StatusText(http.StatusBadRequest),
 			"Content-Type\napplication/json", bytesTo(append(msg, '\n')))
+		settled.Invoke()
 		return
 	}
 	w := newRecorder()
 	h.ServeHTTP(w, r)
 	status, hl, b := w.answer(method)
 	done.Invoke(status, http.StatusText(status), hl, bytesTo(b))
+	background.Wait()
+	settled.Invoke()
+}
+
+// background counts the work the request being served started through
+// Background (the instance serves one request at a time, so that work is
+// this request's); it is zero between requests.
+var background sync.WaitGroup
+
+// Background runs f on a goroutine of its own, as work of the request being
+// served that may outlive its answer: the loader gives the instance no
+// other request, and keeps this request's Workers context (whose I/O f
+// uses: a promise settles only in the request that made it) alive through
+// ctx.waitUntil, until f returns. It is web.Deps.Background for cmd/worker.
+func Background(f func()) {
+	background.Add(1)
+	go func() {
+		defer background.Done()
+		f()
+	}()
 }
 
 var uint8Array = js.Global().Get("Uint8Array")

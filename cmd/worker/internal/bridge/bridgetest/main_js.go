@@ -3,10 +3,10 @@
 // Command bridgetest is a worker that shows the loader (cmd/worker's
 // worker.mjs and pool.mjs) at work, for web/conformance/loader.test.mjs:
 // which instance served a request and how many it has served, a request
-// that holds its instance a while, the request's Worker variables, and a
-// program that panics or exits mid-request. `make loadertest` builds it
-// into build/loadertest with the calculator's loader; it is no part of the
-// calculator.
+// that holds its instance a while (in its handler or in the background),
+// the request's Worker variables, and a program that panics or exits
+// mid-request. `make loadertest` builds it into build/loadertest with the
+// calculator's loader; it is no part of the calculator.
 package main
 
 import (
@@ -54,6 +54,14 @@ func main() {
 			return
 		}
 		fmt.Fprintf(w, "%d %c %c %s\n", len(b), b[0], b[len(b)-1], r.Header.Get("X-Test"))
+	})
+	// GET /later?sleep=MS answers "ID N" at once and holds its instance MS
+	// ms more, in the background.
+	mux.HandleFunc("GET /later", func(w http.ResponseWriter, r *http.Request) {
+		n := served.Add(1)
+		ms, _ := strconv.Atoi(r.URL.Query().Get("sleep"))
+		bridge.Background(func() { time.Sleep(time.Duration(ms) * time.Millisecond) })
+		fmt.Fprintf(w, "%s %d\n", id, n)
 	})
 	// GET /panic panics outside the handler while the request waits.
 	mux.HandleFunc("GET /panic", func(w http.ResponseWriter, r *http.Request) {
