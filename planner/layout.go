@@ -130,8 +130,10 @@ func joinPlans(in *Input, rs []RankPlan, bind int) Plan {
 		top.Budget = satAdd(top.Budget, satMul(int64(p.Budget), n))
 		top.Total = satAdd(top.Total, satMul(int64(p.Total), n))
 		top.Weights = satAdd(top.Weights, satMul(int64(p.Weights), n))
-		for _, it := range p.Items {
-			addItem(&sums, it, n)
+		k := key(0)
+		for j := range p.Items {
+			k = keyFrom(p.Items[j].Key, k)
+			addItem(&sums, &p.Items[j], k, n)
 		}
 		for _, w := range p.Warnings {
 			if !slices.Contains(top.Warnings, w) {
@@ -154,25 +156,32 @@ func joinPlans(in *Input, rs []RankPlan, bind int) Plan {
 	return top
 }
 
-// addItem adds n GPUs' worth of it to its charge's sum; sums is indexed
-// by charge, so the sums come out in the seed's allocation order.
-func addItem(sums *[numKeys + 1]Item, it Item, n int64) {
-	k := keyOf(it.Key)
+// addItem adds n GPUs' worth of it, an item of charge k, to its charge's
+// sum; sums is indexed by charge, so the sums come out in the seed's
+// allocation order.
+func addItem(sums *[numKeys + 1]Item, it *Item, k key, n int64) {
 	if s := &sums[k]; s.Key != "" {
 		s.Bytes = satAdd(s.Bytes, satMul(int64(it.Bytes), n))
 		return
 	}
-	it.Bytes = satMul(int64(it.Bytes), n)
-	it.Detail = "summed over the layout's GPUs"
-	sums[k] = it
+	sums[k] = *it
+	sums[k].Bytes = satMul(int64(it.Bytes), n)
+	sums[k].Detail = "summed over the layout's GPUs"
 }
 
-// keyOf is the charge an item key names, numKeys for none (items are
+// keyFrom is the charge an item key names, numKeys for none (items are
 // built from itemSpecs, so none is only a key this file does not know).
-func keyOf(s string) key {
-	for k := key(0); k < numKeys; k++ {
-		if itemSpecs[k].key == s {
-			return k
+// It looks from charge k on first: a plan's items are in charge order, so
+// each of them is found at or just after the one before it.
+func keyFrom(s string, k key) key {
+	for j := k; j < numKeys; j++ {
+		if itemSpecs[j].key == s {
+			return j
+		}
+	}
+	for j := key(0); j < k; j++ {
+		if itemSpecs[j].key == s {
+			return j
 		}
 	}
 	return numKeys
