@@ -115,3 +115,54 @@ func TestRecorderBodyNotAllowed(t *testing.T) {
 		t.Errorf("Write after 304 = %v, want http.ErrBodyNotAllowed", err)
 	}
 }
+
+// FuzzCrossing sends any request description through newRequest and its
+// header and body back through the recorder: nothing panics, every header
+// pair arrives, and the answer's lines always parse back into pairs of a
+// valid name and a value without a line break.
+func FuzzCrossing(f *testing.F) {
+	f.Add("GET", "http://h/x?y=1", "accept\n*/*", []byte(nil))
+	f.Add("POST", "https://h/api/uploads", "content-length\n3\ncontent-type\napplication/json", []byte("abc"))
+	f.Add("HEAD", "http://h/", "x-a\none\rtwo\nbad name\nv", []byte{})
+	f.Fuzz(func(t *testing.T, method, u, lines string, body []byte) {
+		r, err := newRequest(context.Background(), method, u, lines, body)
+		if err != nil {
+			return
+		}
+		pairs, got := 0, 0
+		if lines != "" {
+			pairs = (strings.Count(lines, "\n") + 1) / 2
+		}
+		for _, vs := range r.Header {
+			got += len(vs)
+		}
+		if got != pairs {
+			t.Fatalf("newRequest(%q): %d header values, want %d", lines, got, pairs)
+		}
+		w := newRecorder()
+		for name, vs := range r.Header {
+			for _, v := range vs {
+				w.Header().Add(name, v)
+			}
+		}
+		w.Write(body)
+		_, out, b := w.answer(method)
+		h, err := header(out)
+		if err != nil {
+			t.Fatalf("answer's header lines %q: %v", out, err)
+		}
+		for name, vs := range h {
+			if !token(name) {
+				t.Errorf("answer sends the header name %q", name)
+			}
+			for _, v := range vs {
+				if strings.ContainsAny(v, "\r\n") {
+					t.Errorf("answer sends %s: %q", name, v)
+				}
+			}
+		}
+		if method != http.MethodHead && string(b) != string(body) {
+			t.Errorf("answer's body is %d bytes, the handler wrote %d", len(b), len(body))
+		}
+	})
+}
