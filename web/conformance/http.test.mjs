@@ -16,7 +16,9 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { serveNative, serveWorker, planCLI, repo, calibration, post } from './servers.mjs';
 import { cliFlags } from '../e2e/harness.mjs';
@@ -257,6 +259,49 @@ test('an upload is withdrawn with its token only, once', async () => {
   assert.equal(same('DELETE it again', await both(`/api/uploads/${id}`, del(uploaded[2].native.deletion_token))).status, 404);
   const jsonl = sameBut('GET /api/uploads.jsonl', await both('/api/uploads.jsonl'), 'created');
   assert.equal(String(jsonl.body).trim().split('\n').length, 2);
+});
+
+/** observation returns the engine observation `vramplan check --observation` writes for a run of the H200 grid. */
+function observation() {
+  const grid = join(repo, 'planner', 'testdata', 'engines', 'llamacpp-h200');
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-obs-'));
+  const log = join(dir, 'llama-server.log'), out = join(dir, 'obs.json');
+  writeFileSync(log, ['load.log', '4096_4_0_f16_f16_1_512_0.log'].map((f) => readFileSync(join(grid, 'logs', 'moe', f), 'utf8')).join(''));
+  execFileSync(join(repo, 'bin', 'vramplan'), ['check', '--log', log, '--model', join(grid, 'models', 'moe-qwen3-30b-a3b.json'),
+    '--gpu', 'h200-linux-cuda13.0', '--engine-version', 'b12072', '--day', '2026-11-30', '--observation', out], { stdio: 'pipe' });
+  return readFileSync(out, 'utf8');
+}
+
+test('observations: accepted, held, listed, refused and withdrawn the same on both', async () => {
+  const doc = observation();
+  const answers = await both('/api/observations', post(doc));
+  assert.equal(sameBut('POST an observation', answers, 'deletion_token').status, 201);
+  const [na, wa] = answers.map((r) => JSON.parse(r.body));
+  assert.equal(na.status, 'accepted', JSON.stringify(na));
+  for (const x of [na, wa]) assert.ok(x.deletion_token?.length >= 16, 'a deletion token');
+  const dup = same('POST it again', await both('/api/observations', post(doc)));
+  assert.deepEqual([dup.status, JSON.parse(dup.body).duplicate, JSON.parse(dup.body).id], [200, true, na.id]);
+  const contradicting = JSON.parse(doc);
+  contradicting.figures.find((f) => f.key === 'kv').bytes += 8 << 20;
+  const held = sameBut('POST a contradicting observation', await both('/api/observations', post(JSON.stringify(contradicting))), 'deletion_token');
+  assert.equal(JSON.parse(held.body).status, 'held', String(held.body));
+  for (const [what, init, status, field] of [
+    ['an unknown field', post(doc.replace('"day":', '"hostname": "gpu-box-7", "day":')), 422, 'hostname'],
+    ['markup in the GPU', post(doc.replace('"NVIDIA H200"', '"<b>H200</b>"')), 422, 'gpu.name'],
+    ['not JSON', post(doc, 'text/plain'), 415, undefined],
+  ]) {
+    const n = same(`POST ${what}`, await both('/api/observations', init));
+    assert.equal(n.status, status, `${what}: ${n.body}`);
+    assert.equal(JSON.parse(n.body).field, field, what);
+  }
+  const list = same('GET /api/observations', await both('/api/observations'));
+  assert.deepEqual(JSON.parse(list.body).observations.map((o) => [o.id, o.status]), [[na.id, 'accepted'], [JSON.parse(held.body).id, 'held']]);
+  assert.equal(same(`GET /api/observations/${na.id}`, await both(`/api/observations/${na.id}`)).status, 200);
+  const del = (token) => ({ method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+  assert.equal(same('DELETE an observation with a wrong token', await both(`/api/observations/${na.id}`, del('not-the-token'))).status, 403);
+  const gone = await Promise.all(servers.map((s, i) => fetch(`${s.url}/api/observations/${na.id}`, del([na, wa][i].deletion_token))));
+  assert.deepEqual(gone.map((r) => r.status), [204, 204], 'each server takes its own token');
+  assert.equal(same('GET a withdrawn observation', await both(`/api/observations/${na.id}`)).status, 404);
 });
 
 test('uploads past the hour\'s allowance per client get 429 with Retry-After, on both alike', async () => {

@@ -56,7 +56,7 @@ func open(t *testing.T) store.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, table := range []string{"uploads", "upload_groups", "aggregates", "hits", "settings"} {
+	for _, table := range []string{"uploads", "upload_groups", "aggregates", "hits", "settings", "observations"} {
 		if _, err := s.DB().ExecContext(context.Background(), "DELETE FROM "+table); err != nil {
 			t.Fatalf("emptying %s (are the migrations applied?): %v", table, err)
 		}
