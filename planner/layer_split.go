@@ -15,8 +15,11 @@ package planner
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/vramplan/vramplan/planner/printf"
 )
 
 // llamaSplit reports whether p is a llama.cpp layer split.
@@ -45,14 +48,30 @@ func (p *Parallel) outputStage(n int) int {
 	return p.llamaDevice(n, n)
 }
 
+// llamaOffload is load_tensors' i_gpu_start and act_gpu_layers for n
+// repeating layers at the split's -ngl: the first start layers stay on the
+// CPU, and the act layers after them (the output layer last) are split.
+func (p *Parallel) llamaOffload(n int) (start, act int) {
+	act = p.ngl
+	if act <= 0 || act > n+1 {
+		act = n + 1
+	}
+	return n + 1 - act, act
+}
+
 // llamaDevice is the device of layer il of n repeating layers (il = n is
-// the output layer): load_tensors' upper_bound over the cumulative shares.
+// the output layer), -1 for a layer left on the CPU: load_tensors'
+// upper_bound over the cumulative shares of (il − i_gpu_start) / act_gpu_layers.
 func (p *Parallel) llamaDevice(il, n int) int {
+	start, act := p.llamaOffload(n)
+	if il < start {
+		return -1
+	}
 	var sum float32
 	for _, s := range p.TensorSplit {
 		sum += float32(s)
 	}
-	x := float32(il) / float32(n+1)
+	x := float32(il-start) / float32(act)
 	var acc float32
 	for d, s := range p.TensorSplit {
 		acc += float32(s)
@@ -75,6 +94,9 @@ func defaultTensorSplit(in *Input) {
 			p.TensorSplit[i] = 1
 		}
 	}
+	if p.llamaSplit() {
+		p.ngl = in.Serving.LlamaCpp.GPULayers
+	}
 }
 
 // validateTensorSplit checks -ts: llama.cpp's, one positive share per
@@ -83,6 +105,11 @@ func validateTensorSplit(in *Input) error {
 	p := &in.Parallel
 	ts := p.TensorSplit
 	if len(ts) == 0 {
+		if in.Serving.Engine == EngineLlamaCpp && p.pp() > 1 && p.tp() == 1 {
+			t := *in // the equal shares normalizeEngine will give it
+			defaultTensorSplit(&t)
+			return validateStages(&t)
+		}
 		return nil
 	}
 	switch {
@@ -98,40 +125,64 @@ func validateTensorSplit(in *Input) error {
 			return bad("parallel.tensor_split", "share %d is %v: want a positive number up to 1e6", i, s)
 		}
 	}
+	return validateStages(in)
+}
+
+// validateStages checks that every device of a llama.cpp layer split gets
+// a repeating layer at the input's -ngl.
+func validateStages(in *Input) error {
+	p := &in.Parallel
+	p.ngl = in.Serving.LlamaCpp.GPULayers
 	n := in.Model.NumLayers()
-	for st := range ts {
+	_, act := p.llamaOffload(n)
+	for st, share := range p.TensorSplit {
 		if a, b := p.stageRange(n, st); a >= b {
-			return bad("parallel.tensor_split", "device %d gets no layer of %d (its share %v is too small)", st, n, ts[st])
+			if act <= n {
+				return bad("parallel.tensor_split", "device %d gets no repeating layer of the %d that -ngl %d offloads "+
+					"(its share is %v)", st, act, act, share)
+			}
+			return bad("parallel.tensor_split", "device %d gets no layer of %d (its share %v is too small)", st, n, share)
 		}
 	}
 	return nil
 }
 
 // llamaSplitLaunch states a llama.cpp layout in its launch command: -sm
-// layer -ts, and -ngl counting the layers of every device. A layout with
-// tensor parallelism has no llama.cpp flag here: b12072's CUDA backend has
-// no row split (#24216, 74976e1a, removed ggml_backend_cuda_split_buffer_type,
-// and src/llama-model.cpp's make_gpu_buft_list throws for -sm row), and its
+// layer -ts, and -ngl counting the layers of every device (all of them, or
+// the input's -ngl, whose first layers stay on the CPU: the first device's
+// plan lists them in host memory). A layout with tensor parallelism has no
+// llama.cpp flag here: b12072's CUDA backend has no row split (#24216,
+// 74976e1a, removed ggml_backend_cuda_split_buffer_type, and
+// src/llama-model.cpp's make_gpu_buft_list throws for -sm row), and its
 // -sm tensor (a meta device over the GPUs, llama_meta_device_get_split_state)
-// is experimental and not planned.
-func llamaSplitLaunch(e *EngineReport, p *Parallel, n int) {
+// is experimental and not planned. m is the whole model.
+func llamaSplitLaunch(e *EngineReport, r *Rank, m *Model) {
+	p := &r.Layout
 	if !p.llamaSplit() {
 		e.Notes = append(e.Notes, LlamaCppVersion+" splits a layer across GPUs only with its experimental -sm tensor, "+
 			"which is not planned (its -sm row is gone on CUDA: loading fails with \"does not support split buffers\"): "+
 			"this layout is planned by vLLM's rules, so the launch command names no split")
 		return
 	}
+	n := m.NumLayers()
+	start, act := p.llamaOffload(n)
 	shares := make([]string, len(p.TensorSplit))
 	for i, s := range p.TensorSplit {
 		shares[i] = strconv.FormatFloat(s, 'g', -1, 64)
 	}
-	a := e.LlamaCpp
-	if a != nil && a.FullOffload {
-		e.Launch = strings.Replace(e.Launch, " -ngl "+strconv.Itoa(a.GPULayers), " -ngl "+strconv.Itoa(n+1), 1)
-		a.Layers, a.GPULayers, a.LayersThatFit = n+1, n+1, n+1 // -ngl counts every device's layers
-	} else {
-		e.Notes = append(e.Notes, "a device that cannot hold its layers: llama.cpp would offload fewer layers "+
-			"(-ngl counts every device's), which this layout does not plan")
+	e.Notes = slices.DeleteFunc(e.Notes, func(s string) bool { return strings.HasPrefix(s, "fits with -ngl ") }) // the device's own -ngl
+	if a := e.LlamaCpp; a != nil {
+		e.Launch = strings.Replace(e.Launch, " -ngl "+strconv.Itoa(a.GPULayers), " -ngl "+strconv.Itoa(act), 1)
+		a.Layers, a.GPULayers = n+1, act // -ngl counts every device's layers
+		if a.FullOffload {
+			a.LayersThatFit = act
+		}
+		a.FullOffload = a.FullOffload && start == 0
+	}
+	if start > 0 && r.Stage == 0 {
+		e.Host = append(e.Host, Item{Key: "cpu_layers", Name: "layers left on the CPU", Tier: TierModelResident,
+			Bytes: llamaWeights(m, n, true) - llamaWeights(m, n-start, true), Source: SourceExact,
+			Detail: printf.Sprintf("layers 0-%d and their KV: -ngl %d of %d offloads the rest", start-1, act, n+1)})
 	}
 	e.Launch += " -sm layer -ts " + strings.Join(shares, ",")
 }

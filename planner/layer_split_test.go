@@ -3,6 +3,7 @@ package planner_test
 import (
 	"errors"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -175,6 +176,122 @@ func TestLlamaLayerSplitSums(t *testing.T) {
 func weightsOf(p planner.Plan) planner.Bytes {
 	for _, it := range p.Items {
 		if it.Key == "weights" {
+			return it.Bytes
+		}
+	}
+	return 0
+}
+
+// llama70bOn5090s is Llama-3.3-70B Q4_K_M under llama.cpp on two RTX 5090s
+// split 1:1, at a context that does not fit with every layer offloaded.
+func llama70bOn5090s(t *testing.T, ngl int) planner.Input {
+	t.Helper()
+	m, err := catalog.Lookup("llama-3.3-70b-instruct-q4_k_m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := calibrations.Lookup("rtx5090")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return planner.Input{Model: m, Calibration: c, Limits: planner.Limits{MaxBatch: 4, MaxSeqLen: 65536},
+		Serving:  planner.Serving{Engine: planner.EngineLlamaCpp, LlamaCpp: planner.LlamaCppOptions{GPULayers: ngl}},
+		Parallel: planner.Parallel{Pipeline: 2, TensorSplit: []float64{1, 1}}}
+}
+
+// TestLlamaPartialOffload checks -ngl below the layer count across two
+// devices against load_tensors' rule worked by hand (80 layers, -ngl 34:
+// i_gpu_start 47, so layers 0-46 stay on the CPU and (il − 47) / 34 < 0.5
+// puts 47-63 on device 0, 64-79 and the output on device 1), the CPU's
+// layers in the first device's host memory as one GPU lists them at the
+// same -ngl, and the search: the layout that does not fit names the
+// largest -ngl that does, which fits, and one more does not.
+func TestLlamaPartialOffload(t *testing.T) {
+	p, err := planner.Report(llama70bOn5090s(t, 34))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]int{{47, 64}, {64, 80}}
+	for i, rp := range p.Layout.Ranks {
+		if got := rp.Plan.Input.Rank.Layers; got != want[i] {
+			t.Errorf("-ngl 34: device %d holds layers %v, want %v", i, got, want[i])
+		}
+		if !strings.Contains(rp.Plan.Engine.Launch, " -ngl 34 -sm layer -ts 1,1") {
+			t.Errorf("device %d: launch %q, want -ngl 34 -sm layer -ts 1,1", i, rp.Plan.Engine.Launch)
+		}
+	}
+	one := llama70bOn5090s(t, 34)
+	one.Parallel = planner.Parallel{}
+	single, err := planner.Report(one)
+	if err != nil && !p.Fits {
+		t.Fatal(err)
+	}
+	if got, want := hostItem(p.Layout.Ranks[0].Plan, "cpu_layers"), hostItem(single, "cpu_layers"); got == 0 || got != want {
+		t.Errorf("-ngl 34: the CPU's layers are %d B on the first device's host, one GPU lists %d B", got, want)
+	}
+	if hostItem(p.Layout.Ranks[1].Plan, "cpu_layers") != 0 {
+		t.Error("the second device lists the CPU's layers too")
+	}
+
+	full, err := planner.Report(llama70bOn5090s(t, 0))
+	var f *planner.Failure
+	if !errors.As(err, &f) || full.Fits {
+		t.Fatalf("every layer offloaded: %v, fits %v; want it not to fit", err, full.Fits)
+	}
+	k := full.Layout.Ranks[0].Plan.Engine.LlamaCpp.LayersThatFit
+	note := strings.Join(full.Layout.Ranks[0].Plan.Engine.Notes, "\n")
+	if k < 3 || !strings.Contains(note, "the layout fits with -ngl "+strconv.Itoa(k)+",") {
+		t.Fatalf("LayersThatFit %d, notes %q: want the largest -ngl that fits", k, note)
+	}
+	for ngl, fits := range map[int]bool{k: true, k + 1: false} {
+		q, _ := planner.Report(llama70bOn5090s(t, ngl))
+		if q.Fits != fits {
+			t.Errorf("-ngl %d (the search found %d): fits %v, want %v", ngl, k, q.Fits, fits)
+		}
+	}
+}
+
+// TestLlamaPartialOffloadSums: at any -ngl the devices and the CPU hold the
+// model's weights once, and each device holds a contiguous run after the
+// CPU's layers.
+func TestLlamaPartialOffloadSums(t *testing.T) {
+	in := llama70bOn5090s(t, 0)
+	n := in.Model.NumLayers()
+	one := in
+	one.Parallel = planner.Parallel{}
+	whole, _ := planner.PlanMemory(one)
+	for ngl := 4; ngl <= n+1; ngl += 7 { // at 3, device 1 would hold only the output layer
+		p, err := planner.PlanMemory(llama70bOn5090s(t, ngl))
+		q, _ := planner.Report(llama70bOn5090s(t, ngl))
+		if ie := (*planner.InputError)(nil); errors.As(err, &ie) {
+			t.Fatalf("-ngl %d: %v", ngl, err)
+		}
+		sum := hostItem(q.Layout.Ranks[0].Plan, "cpu_layers")
+		next := n + 1 - ngl
+		for _, rp := range p.Layout.Ranks {
+			sum += weightsOf(rp.Plan)
+			if l := rp.Plan.Input.Rank.Layers; l[0] != next || l[1] <= l[0] {
+				t.Errorf("-ngl %d: device %v holds layers %v, want a run from %d", ngl, rp.Ranks, l, next)
+			}
+			next = rp.Plan.Input.Rank.Layers[1]
+		}
+		if d := sum - weightsOf(whole); d < -2*planner.MiB || d > 2*planner.MiB {
+			t.Errorf("-ngl %d: devices and CPU hold %d B of weights, one GPU with every layer %d B", ngl, sum, weightsOf(whole))
+		}
+	}
+	_, err := planner.PlanMemory(llama70bOn5090s(t, 2))
+	var ie *planner.InputError
+	if !errors.As(err, &ie) || ie.Field != "parallel.tensor_split" || !strings.Contains(ie.Msg, "-ngl 2") {
+		t.Errorf("-ngl 2 on two devices = %v, want a parallel.tensor_split error naming -ngl 2", err)
+	}
+}
+
+func hostItem(p planner.Plan, key string) planner.Bytes {
+	if p.Engine == nil {
+		return 0
+	}
+	for _, it := range p.Engine.Host {
+		if it.Key == key {
 			return it.Bytes
 		}
 	}

@@ -74,6 +74,9 @@ func rankInput(in *Input, c coord, cal *Calibration) Input {
 	t.Calibration = *cal
 	t.Parallel = Parallel{}
 	t.Features.Vision = in.Features.Vision && t.Model.Vision != nil
+	if p.llamaSplit() {
+		t.Serving.LlamaCpp.GPULayers = 0 // the device holds all of its share; the CPU's layers are in no share
+	}
 	start, end := p.stageRange(in.Model.NumLayers(), c.stage)
 	comm, src := commFor(p, cal)
 	t.Rank = &Rank{Ranks: []int{c.rank}, Layout: p.sizes(), Stage: c.stage, Layers: [2]int{start, end},
@@ -96,7 +99,7 @@ func planLayout(in *Input, report bool, st *stopper) Plan {
 			p.Capacity = &c
 			sh := newShape(&gs[i].in.Model, gs[i].in.Limits.KVDtype)
 			engineReport(&gs[i].in, &sh, &p)
-			layoutLaunch(p.Engine, gs[i].in.Rank, in.Model.NumLayers())
+			layoutLaunch(p.Engine, gs[i].in.Rank, &in.Model)
 		}
 		rs[i] = RankPlan{Ranks: gs[i].in.Rank.Ranks, Plan: p}
 	}
@@ -104,6 +107,7 @@ func planLayout(in *Input, report bool, st *stopper) Plan {
 	top := joinPlans(in, rs, bind)
 	if report && !top.Fits {
 		top.Levers, top.Combination = layoutFailureLevers(in, gs, bind, st)
+		llamaOffloadNote(in, rs)
 	}
 	return top
 }

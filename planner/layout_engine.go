@@ -9,9 +9,9 @@ import "strconv"
 // --dp and --ep-size (sglang/srt/server_args.py), and llama.cpp's layer
 // split, -sm layer -ts with -ngl counting every device's layers
 // (layer_split.go); llama.cpp under tensor parallelism (its -sm row) is not
-// planned, and its plan says so instead of printing a flag. n is the
-// model's repeating layers.
-func layoutLaunch(e *EngineReport, r *Rank, n int) {
+// planned, and its plan says so instead of printing a flag. m is the
+// whole model.
+func layoutLaunch(e *EngineReport, r *Rank, m *Model) {
 	if e == nil || r == nil {
 		return
 	}
@@ -26,7 +26,7 @@ func layoutLaunch(e *EngineReport, r *Rank, n int) {
 	case EngineSGLang:
 		e.Launch += flagIf(" --tp ", p.tp()) + flagIf(" --pp ", p.pp()) + flagIf(" --dp ", p.dp()) + flagIf(" --ep-size ", p.ep())
 	case EngineLlamaCpp:
-		llamaSplitLaunch(e, p, n)
+		llamaSplitLaunch(e, r, m)
 	}
 }
 

@@ -43,6 +43,10 @@ type Parallel struct {
 	// set, equal shares by default, for a llama.cpp layout of more than one
 	// stage, and only then.
 	TensorSplit []float64 `json:"tensor_split,omitempty"`
+
+	// ngl is llama.cpp's -ngl over every device of a layer split
+	// (serving.llama_cpp.gpu_layers; 0: every layer), set with the split.
+	ngl int
 }
 
 // Rank places a single-GPU input in a parallel layout: its model is already
@@ -83,7 +87,7 @@ func (p *Parallel) multi() bool { return p.GPUs() > 1 || p.ep() > 1 || len(p.Cal
 
 // sizes returns p with its sizes resolved and no calibrations.
 func (p *Parallel) sizes() Parallel {
-	return Parallel{Tensor: p.tp(), Pipeline: p.pp(), Expert: p.ep(), Data: p.dp(), TensorSplit: p.TensorSplit}
+	return Parallel{Tensor: p.tp(), Pipeline: p.pp(), Expert: p.ep(), Data: p.dp(), TensorSplit: p.TensorSplit, ngl: p.ngl}
 }
 
 // moeTP is the tensor-parallel split of each expert's FFN.

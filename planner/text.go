@@ -123,14 +123,14 @@ func (p *Plan) writeEngine(b *strings.Builder) {
 		if a.SWACells > 0 {
 			printf.Fprintf(b, ", sliding-window layers %d cells", a.SWACells)
 		}
+		noun := "GPU"
+		if r := p.Input.Rank; r != nil && r.Layout.GPUs() > 1 {
+			noun = "GPUs"
+		}
 		if a.FullOffload {
-			noun := "GPU"
-			if r := p.Input.Rank; r != nil && r.Layout.GPUs() > 1 {
-				noun = "GPUs"
-			}
 			printf.Fprintf(b, "; every layer fits on the %s (-ngl %d)\n", noun, a.Layers)
 		} else {
-			printf.Fprintf(b, "; %d of %d layers fit on the GPU (-ngl %d)\n", a.LayersThatFit, a.Layers, a.LayersThatFit)
+			printf.Fprintf(b, "; %d of %d layers fit on the %s (-ngl %d)\n", a.LayersThatFit, a.Layers, noun, a.LayersThatFit)
 		}
 	}
 	if a := e.Pool; a != nil {

@@ -386,7 +386,7 @@ func engineOf(p *planner.Plan) (label, answer, launch string) {
 		answer = printf.Sprintf("-c %d -np %d fits with every layer on the %s (-ngl %d)", a.CtxSize, a.Parallel, gpuNoun(p), a.Layers)
 	case e.LlamaCpp != nil:
 		a := e.LlamaCpp
-		answer = printf.Sprintf("-c %d -np %d: %d of %d layers fit on the GPU", a.CtxSize, a.Parallel, a.LayersThatFit, a.Layers)
+		answer = printf.Sprintf("-c %d -np %d: %d of %d layers fit on the %s", a.CtxSize, a.Parallel, a.LayersThatFit, a.Layers, gpuNoun(p))
 	case e.Pool != nil:
 		a := e.Pool
 		answer = printf.Sprintf("KV pool %s: %s tokens in %s blocks; %.2f× concurrency at %s tokens; the longest request %s tokens",
