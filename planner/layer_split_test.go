@@ -297,3 +297,16 @@ func hostItem(p planner.Plan, key string) planner.Bytes {
 	}
 	return 0
 }
+
+// BenchmarkLlamaSplitNoFit is Report of a llama.cpp layer split that does
+// not fit with every layer offloaded, so the -ngl search runs: Llama-3.3-70B
+// Q4_K_M at 64K tokens × 4 on two RTX 5090s.
+func BenchmarkLlamaSplitNoFit(b *testing.B) {
+	t := &testing.T{}
+	in := llama70bOn5090s(t, 0)
+	for b.Loop() {
+		if _, err := planner.Report(in); err == nil {
+			b.Fatal("it fits")
+		}
+	}
+}
