@@ -84,6 +84,61 @@ func BenchmarkUploads(b *testing.B) {
 	}
 }
 
+// BenchmarkUploadsAtRate offers the uploads of BenchmarkUploads at a fixed
+// rate, open loop: upload i is sent at start + i/rate whatever the others'
+// progress, and its latency counts from that time, so a server that falls
+// behind shows it in the percentiles (no coordinated omission) and in the
+// achieved rate. It answers the pair of budgets together: whether
+// 2,000 uploads/s are accepted, and the p99 of one upload while they are.
+// Run it with -benchtime=10000x or more (5 s at 2,000/s).
+func BenchmarkUploadsAtRate(b *testing.B) {
+	for _, rate := range []int{1000, 2000} {
+		b.Run(fmt.Sprintf("%d-per-s", rate), func(b *testing.B) { uploadsAtRate(b, rate) })
+	}
+}
+
+func uploadsAtRate(b *testing.B, rate int) {
+	s := newServer(b, web.UploadOptions{PerClientHour: 1 << 40, DailyCap: 1 << 40})
+	srv := httptest.NewServer(s.h)
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	docs := make([][]byte, b.N)
+	for i := range docs {
+		docs[i] = calibrateDoc(b, i)
+	}
+	lat := make([]time.Duration, b.N)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start, cpu0 := time.Now(), cpuTime()
+	for i := range b.N {
+		due := start.Add(time.Duration(i) * time.Second / time.Duration(rate))
+		time.Sleep(time.Until(due))
+		wg.Go(func() {
+			resp, err := client.Post(srv.URL+"/api/uploads", "application/json", bytes.NewReader(docs[i]))
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			lat[i] = time.Since(due)
+			if resp.StatusCode != http.StatusCreated {
+				b.Errorf("upload %d: %d", i, resp.StatusCode)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "uploads/s")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/upload")
+	}
+}
+
 // calibrateDoc returns the n-th distinct upload as gpuagent calibrate
 // writes it: the measured H200 file, notes and command whole, its context
 // figure n pages larger.
