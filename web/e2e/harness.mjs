@@ -61,7 +61,7 @@ export function cliFlags(query) {
   if (q.get('graphs') === '1') flags.push('--cuda-graphs');
   if (q.has('budget')) flags.push('--budget', `${q.get('budget')}MiB`);
   const layout = { tp: '--tensor-parallel', pp: '--pipeline-parallel', ep: '--expert-parallel', dp: '--data-parallel', ts: '--tensor-split' };
-  for (const [k, f] of Object.entries(layout)) if (q.has(k)) flags.push(f, q.get(k));
+  for (const [k, f] of Object.entries(layout)) if (q.get(k)) flags.push(f, q.get(k)); // empty is unset, as the server reads it
   return flags;
 }
 
