@@ -170,7 +170,8 @@ test('a URL the server cannot honour says so and plans nothing; short forms plan
   await page.fill('[data-testid="model"]', 'qwen3-8b-q8');
   await page.waitForFunction(() => document.getElementById('result').dataset.planned === 'true');
   assert.ok(!(await visible(page, 'error')));
-  await page.waitForTimeout(150);
+  // The URL follows the plan after its debounce, which a loaded machine stretches past any fixed wait.
+  await page.waitForFunction(() => location.search.includes('model=qwen3-8b-q8_0&'), null, { timeout: 10000 });
   assert.match(page.url(), /model=qwen3-8b-q8_0&/);
   assert.match(await page.title(), /^vramplan · Qwen3-8B Q8_0 on NVIDIA GeForce RTX 5090 · batch 8 · 4,096 tokens/);
   const after = await figures(page);
@@ -192,7 +193,7 @@ test('edits made while the planner loads show a loading state and are planned on
   await shot(page, 'loading.png');
   release();
   await page.waitForSelector('#calc[data-ready="true"]');
-  await page.waitForTimeout(150);
+  await page.waitForFunction(() => location.search.includes('batch=32&len=4096&kv=fp8'), null, { timeout: 10000 });
   const query = new URL(page.url()).search.slice(1);
   assert.match(query, /batch=32&len=4096&kv=fp8/, 'the URL follows the edits');
   const want = planFigures(planJSON(cliFlags(query)));
@@ -232,8 +233,9 @@ test('hardware that cannot do what is asked warns, in the CLI\'s words', async (
     const page = await open(query);
     assert.deepEqual((await figures(page)).warnings, want.warnings, `${query}: server-rendered`);
     await page.focus('[data-testid="len-slider"]');
+    const before = page.url();
     await page.keyboard.press('ArrowLeft');
-    await page.waitForTimeout(150);
+    await page.waitForFunction((u) => location.href !== u, before, { timeout: 10000 });
     const moved = new URL(page.url()).search.slice(1);
     assert.deepEqual((await figures(page)).warnings, planFigures(planJSON(cliFlags(moved))).warnings, `${query}: after a move`);
     assert.ok(await page.locator('[data-testid="warning"]').first().isVisible());
