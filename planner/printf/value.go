@@ -88,7 +88,8 @@ func (p *printer) floatKind(s *spec, v reflect.Value) {
 	f, bits := v.Float(), v.Type().Bits()
 	verb, prec := byte('g'), -1
 	switch s.verb {
-	case 'v':
+	case 'v': // %g, its precision included: fmt's %.1v of 2.25 is "2"
+		prec = s.prec
 	case 'g', 'f', 'F':
 		verb, prec = byte(s.verb|0x20), s.prec
 		if verb == 'f' && prec < 0 {
