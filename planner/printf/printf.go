@@ -130,10 +130,22 @@ func (s *spec) parse(format string, i int, args []any, n int) (int, int) {
 		}
 	}
 width:
-	i, n = figure(format, i, args, n, &s.width)
+	w, ok, i, n := figure(format, i, args, n)
+	if ok {
+		if w < 0 { // a negative '*' width pads on the right, as fmt's does
+			w, s.minus, s.zero = -w, true, false
+		}
+		s.width = w
+	}
 	if i < len(format) && format[i] == '.' {
 		s.prec = 0
-		i, n = figure(format, i+1, args, n, &s.prec)
+		var p int
+		if p, ok, i, n = figure(format, i+1, args, n); ok {
+			s.prec = p
+		}
+		if s.prec < 0 { // fmt ignores a negative '*' precision
+			s.prec = -1
+		}
 	}
 	if i >= len(format) {
 		return i, n
@@ -147,26 +159,27 @@ width:
 }
 
 // figure reads a width or precision: digits, or '*' for the int args[n].
-func figure(format string, i int, args []any, n int, dst *int) (int, int) {
+// It reports false when there is none, and for a figure past fmt's bound
+// of a million, which fmt refuses and which would pad without limit.
+func figure(format string, i int, args []any, n int) (v int, ok bool, next, nextArg int) {
 	if i < len(format) && format[i] == '*' {
 		if n < len(args) {
-			if v, ok := args[n].(int); ok {
-				*dst = v
-			}
+			v, ok = args[n].(int)
 		}
-		return i + 1, n + 1
+		return v, ok && !tooLarge(v), i + 1, n + 1
 	}
 	start := i
-	v := 0
 	for i < len(format) && format[i] >= '0' && format[i] <= '9' {
-		v = v*10 + int(format[i]-'0')
+		if !tooLarge(v) {
+			v = v*10 + int(format[i]-'0')
+		}
 		i++
 	}
-	if i > start {
-		*dst = v
-	}
-	return i, n
+	return v, i > start && !tooLarge(v), i, n
 }
+
+// tooLarge reports whether a width or precision is past fmt's bound.
+func tooLarge(x int) bool { return x > 1e6 || x < -1e6 }
 
 // extra appends the operands no verb used, as fmt does.
 func (p *printer) extra(args []any, n int) {

@@ -36,7 +36,7 @@ func TestLikeFmt(t *testing.T) {
 		{"%6d|%-6d|%06d|%+d|%+06d", []any{42, 42, -42, 5, -5}}, {"%d", []any{size(10)}}, {"%v %s", []any{size(10), size(4)}},
 		{"%s", []any{"x"}}, {"%q", []any{"a\"b\n\u00e9"}}, {"%q", []any{tier("t")}}, {"%10s|%-10s|", []any{"ab", "é"}},
 		{"%-*s|", []any{7, "ab"}}, {"%*d", []any{5, 3}}, {"%.2s", []any{"héllo"}}, {"%v", []any{true}}, {"%t", []any{false}},
-		{"%v", []any{1.5}}, {"%v", []any{1e21}}, {"%.v|%.1v|%.3v|%8.2v", []any{2.25, 2.25, 3.14159, 1234.5}}, {"%v", []any{float32(0.1)}}, {"%.2f", []any{3.14159}}, {"%.0f", []any{2.5}},
+		{"%v", []any{1.5}}, {"%v", []any{1e21}}, {"%.v|%.1v|%.3v|%8.2v", []any{2.25, 2.25, 3.14159, 1234.5}}, {"%*d|%*s|%-*d|%0*d|", []any{-6, 42, -4, "ab", -5, 7, -5, 7}}, {"%v", []any{float32(0.1)}}, {"%.2f", []any{3.14159}}, {"%.0f", []any{2.5}},
 		{"%f", []any{1.0}}, {"%+12.2f|%12.2f", []any{3.5, -2.25}}, {"%.3g", []any{0.0001234}}, {"%.3g", []any{123456.0}},
 		{"%g", []any{100000000.0}}, {"%v", []any{[]string{"a", "b"}}}, {"%q", []any{[]string{"a", "b"}}}, {"%d", []any{[]int{1, 2}}},
 		{"%v", []any{[]tier{"x"}}}, {"%v", []any{[2]int{1, 2}}}, {"%v", []any{pair{1, "x"}}}, {"%v", []any{&pair{2, "y"}}},
@@ -117,4 +117,20 @@ func claimed(format string) bool {
 		}
 	}
 	return true
+}
+
+// TestHugeWidth: a width or precision past fmt's bound of a million is
+// ignored, as fmt refuses it, not padded without limit.
+func TestHugeWidth(t *testing.T) {
+	for _, tc := range []struct {
+		format string
+		args   []any
+	}{
+		{"%*d", []any{1 << 40, 1}}, {"%*d", []any{-(1 << 40), 1}}, {"%.*f", []any{1 << 40, 1.5}},
+		{"%99999999999999999999d", []any{1}}, {"%.99999999999999999999f", []any{1.5}},
+	} {
+		if got := Sprintf(tc.format, tc.args...); len(got) > 64 {
+			t.Errorf("Sprintf(%q, %v) is %d bytes long, want the width ignored", tc.format, tc.args, len(got))
+		}
+	}
 }
