@@ -159,8 +159,9 @@ width:
 }
 
 // figure reads a width or precision: digits, or '*' for the int args[n].
-// It reports false when there is none, and for a figure past fmt's bound
-// of a million, which fmt refuses and which would pad without limit.
+// It reports false when there is none, and for a figure fmt refuses as
+// too large (a '*' past a million; digits that pass a million before the
+// last), which would otherwise pad without limit.
 func figure(format string, i int, args []any, n int) (v int, ok bool, next, nextArg int) {
 	if i < len(format) && format[i] == '*' {
 		if n < len(args) {
@@ -168,14 +169,16 @@ func figure(format string, i int, args []any, n int) (v int, ok bool, next, next
 		}
 		return v, ok && !tooLarge(v), i + 1, n + 1
 	}
-	start := i
+	start, big := i, false
 	for i < len(format) && format[i] >= '0' && format[i] <= '9' {
-		if !tooLarge(v) {
+		if tooLarge(v) { // checked before each digit, as fmt's parsenum does
+			big = true
+		} else {
 			v = v*10 + int(format[i]-'0')
 		}
 		i++
 	}
-	return v, i > start && !tooLarge(v), i, n
+	return v, i > start && !big, i, n
 }
 
 // tooLarge reports whether a width or precision is past fmt's bound.
