@@ -279,7 +279,9 @@ func (p *printer) str(s *spec, v string) {
 	if s.prec >= 0 {
 		v = truncate(v, s.prec)
 	}
-	if s.verb == 'q' {
+	if s.verb == 'q' && s.plus { // ASCII only, as fmt's %+q
+		p.buf = strconv.AppendQuoteToASCII(p.buf, v)
+	} else if s.verb == 'q' {
 		p.buf = strconv.AppendQuote(p.buf, v)
 	} else {
 		p.buf = append(p.buf, v...)

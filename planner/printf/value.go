@@ -5,6 +5,7 @@ package printf
 import (
 	"reflect"
 	"strconv"
+	"unicode/utf8"
 )
 
 // value formats v by its kind, as fmt's printValue does for the kinds
@@ -65,7 +66,7 @@ func (p *printer) boolKind(s *spec, v reflect.Value) {
 func (p *printer) intKind(s *spec, v reflect.Value, n int64, unsigned bool) {
 	start := len(p.buf)
 	if s.verb == 'q' {
-		p.buf = strconv.AppendQuoteRune(p.buf, rune(n))
+		p.quoteRune(s, n, unsigned)
 		p.pad(s, start)
 		return
 	}
@@ -82,6 +83,20 @@ func (p *printer) intKind(s *spec, v reflect.Value, n int64, unsigned bool) {
 		p.buf = strconv.AppendInt(p.buf, n, 10)
 	}
 	p.pad(s, start)
+}
+
+// quoteRune formats an integer for %q as fmt does: a rune literal, the
+// replacement character for a value that is no rune, ASCII only with '+'.
+func (p *printer) quoteRune(s *spec, n int64, unsigned bool) {
+	r := utf8.RuneError
+	if (unsigned || n >= 0) && uint64(n) <= utf8.MaxRune {
+		r = rune(n)
+	}
+	if s.plus {
+		p.buf = strconv.AppendQuoteRuneToASCII(p.buf, r)
+	} else {
+		p.buf = strconv.AppendQuoteRune(p.buf, r)
+	}
 }
 
 func (p *printer) floatKind(s *spec, v reflect.Value) {
