@@ -218,8 +218,31 @@ func (p *printer) arg(s *spec, a any) {
 
 // pad pads what was appended from start to the spec's width, in runes.
 // Scalars are padded one by one, so a list's elements are each padded, as
-// fmt pads them.
-func (p *printer) pad(s *spec, start int) {
+// fmt pads them. The '0' flag fills with zeros before the text, as fmt
+// pads a string; a number's zeros go after its sign (padNumber).
+func (p *printer) pad(s *spec, start int) { p.fill(s, start, start) }
+
+// padNumber pads a formatted number: with the '0' flag the zeros go after
+// its sign, and an infinity or NaN is padded with spaces, as fmt's
+// fmtFloat and fmtInteger do.
+func (p *printer) padNumber(s *spec, start int, finite bool) {
+	if !finite && s.zero {
+		t := *s
+		t.zero = false
+		p.fill(&t, start, start)
+		return
+	}
+	at := start
+	if s.zero && len(p.buf) > start && (p.buf[start] == '-' || p.buf[start] == '+') {
+		at++
+	}
+	p.fill(s, start, at)
+}
+
+// fill pads the text appended from start to the spec's width, inserting the
+// fill at at (zeros with the '0' flag, else spaces; spaces after the text
+// with the '-' flag).
+func (p *printer) fill(s *spec, start, at int) {
 	n := s.width - utf8.RuneCount(p.buf[start:])
 	if n <= 0 {
 		return
@@ -230,12 +253,11 @@ func (p *printer) pad(s *spec, start int) {
 		}
 		return
 	}
-	fill, at := byte(' '), start
+	fill := byte(' ')
 	if s.zero {
 		fill = '0'
-		if numeric(p.buf[start:]) && (p.buf[start] == '-' || p.buf[start] == '+') {
-			at++
-		}
+	} else {
+		at = start
 	}
 	for range n {
 		p.buf = append(p.buf, 0)
@@ -244,10 +266,6 @@ func (p *printer) pad(s *spec, start int) {
 	for k := at; k < at+n; k++ {
 		p.buf[k] = fill
 	}
-}
-
-func numeric(b []byte) bool {
-	return len(b) > 0 && (b[0] >= '0' && b[0] <= '9' || len(b) > 1 && (b[0] == '-' || b[0] == '+') && b[1] >= '0' && b[1] <= '9')
 }
 
 // operand formats a with the spec's verb, methods first as fmt calls them.

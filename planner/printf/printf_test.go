@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,8 @@ func TestLikeFmt(t *testing.T) {
 		{"%d %s", []any{1}}, {"%d", []any{1, 2}}, {"%s", []any{3}}, {"%d", []any{"x"}}, {"%", nil},
 		{"%8s|%-9s|%9d|%12d", []any{size(6), "tier", 123, int64(-1) << 40}}, {"%v", []any{[]string(nil)}}, {"%5v|", []any{[]int{1, 22}}},
 		{"%v", []any{struct{ P *int }{}}}, {"%6.1f", []any{-0.04}}, {"%v %v", []any{int8(-3), uint64(1) << 63}},
+		{"%010v|%010s|%06q|%05v|%05q", []any{"+0", "-1", "-1", true, 'x'}}, {"%08v|%08v|%08f|%+08v", []any{math.Inf(1), math.Inf(-1), math.NaN(), math.Inf(1)}},
+		{"%08v|%08v", []any{[]int{-1, 2}, []string{"-1", "+2"}}}, {"%-08d|%+08d|%08.2f", []any{-5, 5, -1.5}},
 	}
 	for _, c := range cases {
 		want := fmt.Sprintf(c.format, c.args...)

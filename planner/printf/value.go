@@ -82,7 +82,7 @@ func (p *printer) intKind(s *spec, v reflect.Value, n int64, unsigned bool) {
 	} else {
 		p.buf = strconv.AppendInt(p.buf, n, 10)
 	}
-	p.pad(s, start)
+	p.padNumber(s, start, true)
 }
 
 // quoteRune formats an integer for %q as fmt does: a rune literal, the
@@ -119,7 +119,7 @@ func (p *printer) floatKind(s *spec, v reflect.Value) {
 		p.buf = append(p.buf, '+')
 	}
 	p.buf = strconv.AppendFloat(p.buf, f, verb, prec, bits)
-	p.pad(s, start)
+	p.padNumber(s, start, f-f == 0) // f-f is NaN for an infinity or NaN
 }
 
 // list formats a slice or array as [a b c].
