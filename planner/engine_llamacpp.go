@@ -412,21 +412,18 @@ func (llamaCpp) describe(k key, in *Input, c *charges, l limits) (string, string
 	case keyLibrary:
 		return "cuBLAS (loaded at the first GEMM)", "measured: " + in.Calibration.ID
 	case keyWeights:
-		layers, _ := gpuLayers(in)
-		return "CUDA0 model buffer", linef("%d of %d repeating layers and the output layer; token_embd stays in host memory",
-			int64(layers), int64(in.Model.NumLayers()))
+		return llamaModelBuffer(in), llamaWeightsDetail(in)
 	case keyKV:
-		return linef("CUDA0 KV buffer (%d cells × %d streams)", cells.seq, cells.streams),
-			"K " + string(in.Limits.KVDtype.normalize()) + ", V " + string(vDtype(in)) + ", flash attention " +
-				onOff(in.Serving.LlamaCpp.FlashAttn.on())
+		return linef("CUDA%d KV buffer (%d cells × %d streams)", llamaDev(in), cells.seq, cells.streams),
+			llamaLayersOf(in) + "K " + string(in.Limits.KVDtype.normalize()) + ", V " + string(vDtype(in)) +
+				", flash attention " + onOff(in.Serving.LlamaCpp.FlashAttn.on())
 	case keySWA:
-		return linef("CUDA0 KV buffer, sliding-window layers (%d cells × %d streams)", cells.swaCells(in, c.kv.window), cells.streams),
-			"PAD(min(cells, n_swa × seqs + n_ubatch), 256) (llama-kv-cache-iswa.cpp)"
+		return linef("CUDA%d KV buffer, sliding-window layers (%d cells × %d streams)", llamaDev(in), cells.swaCells(in, c.kv.window), cells.streams),
+			llamaLayersOf(in) + "PAD(min(cells, n_swa × seqs + n_ubatch), 256) (llama-kv-cache-iswa.cpp)"
 	case keySSM:
 		return "recurrent state (R + S)", linef("%d sequence slots", cells.parallel)
 	case keyEngineCompute:
-		return linef("CUDA0 compute buffer (n_ubatch %d)", cells.ubatch),
-			"estimated: logits + hidden state; with flash attention off, the KQ scores"
+		return linef("CUDA%d compute buffer (n_ubatch %d)", llamaDev(in), cells.ubatch), llamaComputeDetail(in)
 	case keyCUDAPool:
 		return "CUDA pool at the first decode", "estimated from H200 measurements (docs/engine-results.md)"
 	case keyVisionTower:

@@ -184,5 +184,101 @@ func llamaSplitLaunch(e *EngineReport, r *Rank, m *Model) {
 			Bytes: llamaWeights(m, n, true) - llamaWeights(m, n-start, true), Source: SourceExact,
 			Detail: printf.Sprintf("layers 0-%d and their KV: -ngl %d of %d offloads the rest", start-1, act, n+1)})
 	}
+	llamaSplitHost(e, r)
 	e.Launch += " -sm layer -ts " + strings.Join(shares, ",")
+}
+
+// llamaDev is the index of in's GPU among llama.cpp's devices: its stage
+// in a layer split, 0 for one GPU. llama.cpp names a device and its
+// buffers CUDA0, CUDA1, … in that order (ggml/src/ggml-cuda/ggml-cuda.cu,
+// ggml_backend_cuda_buffer_type: GGML_CUDA_NAME + the device), as its log
+// lines ("CUDA1 model buffer size") and common_memory_breakdown_print
+// (common/fit.cpp) show them.
+func llamaDev(in *Input) int64 {
+	if r := in.Rank; r != nil && r.Layout.llamaSplit() {
+		return int64(r.Stage)
+	}
+	return 0
+}
+
+// llamaModelBuffer is the name of in's model buffer: CUDA0's without
+// formatting, as one GPU's plan is the one whose allocations count.
+func llamaModelBuffer(in *Input) string {
+	if d := llamaDev(in); d != 0 {
+		return linef("CUDA%d model buffer", d)
+	}
+	return "CUDA0 model buffer"
+}
+
+// llamaSplitOutput reports whether in is a device of a layer split that
+// does not hold the output layer, and the device that does.
+func llamaSplitOutput(in *Input) (elsewhere bool, dev int64) {
+	r := in.Rank
+	if r == nil || !r.Layout.llamaSplit() {
+		return false, 0
+	}
+	last := r.Layout.pp() - 1
+	return r.Stage != last, int64(last)
+}
+
+// llamaWeightsDetail says what in's model buffer holds: a split's device
+// its run of layers, the last device the output layer too.
+func llamaWeightsDetail(in *Input) string {
+	r := in.Rank
+	if r == nil || !r.Layout.llamaSplit() {
+		layers, _ := gpuLayers(in)
+		return linef("%d of %d repeating layers and the output layer; token_embd stays in host memory",
+			int64(layers), int64(in.Model.NumLayers()))
+	}
+	a, b := int64(r.Layers[0]), int64(r.Layers[1]-1)
+	if elsewhere, out := llamaSplitOutput(in); elsewhere {
+		return linef("layers %d-%d; the output layer is on CUDA%d, token_embd in host memory", a, b, out)
+	}
+	return linef("layers %d-%d and the output layer; token_embd stays in host memory", a, b)
+}
+
+// llamaLayersOf names the layers whose KV a split's device holds, "" for
+// one GPU (whose KV is every offloaded layer's).
+func llamaLayersOf(in *Input) string {
+	if r := in.Rank; r != nil && r.Layout.llamaSplit() {
+		return linef("layers %d-%d: ", int64(r.Layers[0]), int64(r.Layers[1]-1))
+	}
+	return ""
+}
+
+// llamaComputeDetail says how the compute buffer is estimated. A split's
+// device without the output layer is charged the output device's
+// estimate, whose logits it does not hold, so there it is an upper bound.
+func llamaComputeDetail(in *Input) string {
+	if elsewhere, out := llamaSplitOutput(in); elsewhere {
+		return linef("estimated as on CUDA%d, which holds the logits (an upper bound here): logits + hidden state; "+
+			"with flash attention off, the KQ scores", out)
+	}
+	return "estimated: logits + hidden state; with flash attention off, the KQ scores"
+}
+
+// llamaSplitHost keeps in a split's device's host memory only what is its
+// own: token_embd (and the CPU's layers) with the first device, the logits
+// output buffer with the output device, whose host buffer type it is
+// allocated from (src/llama-context.cpp, llama_context::output_reserve:
+// ggml_backend_dev_host_buffer_type(model.dev_output())). Summed over the
+// devices, the host memory is the process's.
+func llamaSplitHost(e *EngineReport, r *Rank) {
+	last := r.Layout.pp() - 1
+	e.Host = slices.DeleteFunc(e.Host, func(it Item) bool {
+		return (it.Key == "token_embd" && r.Stage != 0) || (it.Key == "output_buffer" && r.Stage != last)
+	})
+}
+
+// llamaSumNames names the layout's sums of a split's device buffers by the
+// devices they sum ("CUDA0-CUDA1 model buffer"), not by the first one.
+func llamaSumNames(in *Input, items []Item) {
+	if !in.Parallel.llamaSplit() || in.Serving.Engine != EngineLlamaCpp {
+		return
+	}
+	for i := range items {
+		if rest, ok := strings.CutPrefix(items[i].Name, "CUDA0 "); ok {
+			items[i].Name = linef("CUDA0-CUDA%d ", int64(in.Parallel.pp()-1)) + rest
+		}
+	}
 }

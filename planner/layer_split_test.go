@@ -310,3 +310,54 @@ func BenchmarkLlamaSplitNoFit(b *testing.B) {
 		}
 	}
 }
+
+// TestLlamaSplitDeviceNames checks that each device of a layer split names
+// its own buffers as llama.cpp's log names them (CUDA0, CUDA1, …), says
+// which layers it holds and where the output layer is, and lists in its
+// host memory only what is its own; the layout's sums name every device.
+func TestLlamaSplitDeviceNames(t *testing.T) {
+	p, err := planner.Report(llamaSplitInput(t, 1, 1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	layers := []string{"layers 0-10", "layers 11-21", "layers 22-31"}
+	for d, rp := range p.Layout.Ranks {
+		dev := "CUDA" + strconv.Itoa(d)
+		for _, it := range rp.Plan.Items {
+			if named(it.Name) && !strings.HasPrefix(it.Name, dev+" ") {
+				t.Errorf("device %d: item %q, want it named %s", d, it.Name, dev)
+			}
+			switch it.Key {
+			case "weights":
+				output := strings.Contains(it.Detail, "and the output layer")
+				if !strings.HasPrefix(it.Detail, layers[d]) || output != (d == 2) {
+					t.Errorf("device %d: model buffer detail %q, want %s, the output layer only on the last", d, it.Detail, layers[d])
+				}
+				if d < 2 && !strings.Contains(it.Detail, "the output layer is on CUDA2") {
+					t.Errorf("device %d: model buffer detail %q does not say the output layer is on CUDA2", d, it.Detail)
+				}
+			case "kv":
+				if !strings.HasPrefix(it.Detail, layers[d]+": ") {
+					t.Errorf("device %d: KV detail %q, want it to start with %s", d, it.Detail, layers[d])
+				}
+			}
+		}
+		if got, want := hostItem(rp.Plan, "token_embd") > 0, d == 0; got != want {
+			t.Errorf("device %d lists token_embd: %v, want %v", d, got, want)
+		}
+		if got, want := hostItem(rp.Plan, "output_buffer") > 0, d == 2; got != want {
+			t.Errorf("device %d lists the logits output buffer: %v, want %v", d, got, want)
+		}
+	}
+	for _, it := range p.Items {
+		if named(it.Name) && !strings.HasPrefix(it.Name, "CUDA0-CUDA2 ") {
+			t.Errorf("the layout's sum %q, want it named CUDA0-CUDA2", it.Name)
+		}
+	}
+}
+
+// named reports whether an item's name names a CUDA device ("CUDA1 …").
+func named(name string) bool {
+	rest, ok := strings.CutPrefix(name, "CUDA")
+	return ok && rest != "" && '0' <= rest[0] && rest[0] <= '9'
+}

@@ -147,6 +147,7 @@ func joinPlans(in *Input, rs []RankPlan, bind int) Plan {
 	}
 	top.Headroom = top.Budget - top.Total
 	top.Items = sortedItems(&sums)
+	llamaSumNames(in, top.Items)
 	top.Tiers = tierTotals(top.Items)
 	b := &rs[bind].Plan
 	top.KV = b.KV
