@@ -12,12 +12,12 @@ func TestPlanAllocs(t *testing.T) {
 		input string
 		max   float64
 	}{
-		{"b1-qwen3-4b-fp8", 13},
-		{"engine-llamacpp-llama3-8b-q8", 12},
-		{"engine-vllm-gemma3-12b-fp8", 12},
-		{"engine-vllm-llama3-8b-h200", 10},
-		{"engine-sglang-qwen3-8b-h200", 11},
-		{"layout-deepseek-v3-fp8-tp8-pp2-h200", 55},
+		{"b1-qwen3-4b-fp8", 10},
+		{"engine-llamacpp-llama3-8b-q8", 8},
+		{"engine-vllm-gemma3-12b-fp8", 8},
+		{"engine-vllm-llama3-8b-h200", 6},
+		{"engine-sglang-qwen3-8b-h200", 7},
+		{"layout-deepseek-v3-fp8-tp8-pp2-h200", 48},
 	} {
 		in := goldenInput(t, c.input)
 		got := testing.AllocsPerRun(50, func() {

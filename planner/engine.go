@@ -98,9 +98,10 @@ type PoolAnswer struct {
 	MaxModelLen int `json:"max_model_len_that_fits"`
 }
 
-// profile is one engine's allocation rules. Implementations are stateless
-// values; every method is safe for concurrent use.
-type profile interface {
+// rules is one engine's allocation rules, each engine's in its own file
+// (engine_*.go). Implementations are stateless values; every method is safe
+// for concurrent use.
+type rules interface {
 	// validate reports the first field of in the engine cannot plan.
 	validate(in *Input) error
 	// budget is the memory the engine's charges must fit in.
@@ -115,18 +116,98 @@ type profile interface {
 	kvDtypes() []KVDtype
 }
 
+// Every engine implements the whole of rules.
+var _ = [...]rules{llamaCpp{}, vllm{}, sglang{}}
+
+// profile is the rules of one engine other than the seed's. It calls them
+// through a switch on the engine rather than through the rules interface:
+// the compiler then sees each callee, so the input, the shape and the
+// charges a plan passes stay on the caller's stack, where a call through
+// an interface would move all three to the heap on every plan (and on
+// every trial plan of a failure report). A new engine adds a case to each
+// method below.
+type profile struct{ engine EngineName }
+
+var (
+	llamaCppProfile = &profile{EngineLlamaCpp}
+	vllmProfile     = &profile{EngineVLLM}
+	sglangProfile   = &profile{EngineSGLang}
+)
+
 // profileFor returns the profile of in, or nil for the seed's engine, whose
 // rules are the planner's own (charges.go, workspace.go).
-func profileFor(in *Input) profile {
+func profileFor(in *Input) *profile {
 	switch in.Serving.Engine {
 	case EngineLlamaCpp:
-		return llamaCpp{}
+		return llamaCppProfile
 	case EngineVLLM:
-		return vllm{}
+		return vllmProfile
 	case EngineSGLang:
-		return sglang{}
+		return sglangProfile
 	}
 	return nil
+}
+
+func (p *profile) validate(in *Input) error {
+	switch p.engine {
+	case EngineLlamaCpp:
+		return llamaCpp{}.validate(in)
+	case EngineVLLM:
+		return vllm{}.validate(in)
+	}
+	return sglang{}.validate(in)
+}
+
+func (p *profile) budget(in *Input) Bytes {
+	switch p.engine {
+	case EngineLlamaCpp:
+		return llamaCpp{}.budget(in)
+	case EngineVLLM:
+		return vllm{}.budget(in)
+	}
+	return sglang{}.budget(in)
+}
+
+func (p *profile) charge(in *Input, s *shape, l limits, c *charges) {
+	switch p.engine {
+	case EngineLlamaCpp:
+		llamaCpp{}.charge(in, s, l, c)
+	case EngineVLLM:
+		vllm{}.charge(in, s, l, c)
+	default:
+		sglang{}.charge(in, s, l, c)
+	}
+}
+
+func (p *profile) describe(k key, in *Input, c *charges, l limits) (name, detail string) {
+	switch p.engine {
+	case EngineLlamaCpp:
+		return llamaCpp{}.describe(k, in, c, l)
+	case EngineVLLM:
+		return vllm{}.describe(k, in, c, l)
+	}
+	return sglang{}.describe(k, in, c, l)
+}
+
+func (p *profile) report(in *Input, s *shape, pl *Plan) {
+	switch p.engine {
+	case EngineLlamaCpp:
+		llamaCpp{}.report(in, s, pl)
+	case EngineVLLM:
+		vllm{}.report(in, s, pl)
+	default:
+		sglang{}.report(in, s, pl)
+	}
+}
+
+func (p *profile) kvDtypes() []KVDtype {
+	switch p.engine {
+	case EngineLlamaCpp:
+		return llamaCpp{}.kvDtypes()
+	case EngineVLLM:
+		return vllm{}.kvDtypes()
+	}
+	return sglang{}.kvDtypes()
 }
 
 // isPool reports whether the engine's KV pool is what its memory fraction

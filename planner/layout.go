@@ -35,7 +35,7 @@ type RankPlan struct {
 type rankGroup struct {
 	in           Input
 	stage, local int
-	cal          *Calibration
+	calRank      int // a rank whose calibration the group's ranks share
 }
 
 // rankGroups returns the distinct ranks of a validated layout input.
@@ -48,18 +48,22 @@ func rankGroups(in *Input) []rankGroup {
 		if e := in.Model.MoE; e != nil && e.Experts > 0 {
 			local = localExperts(e.Experts, p.ep(), c.epRank)
 		}
-		if i := findGroup(gs, c.stage, local, cal); i >= 0 {
+		if i := findGroup(in, gs, c.stage, local, cal); i >= 0 {
 			gs[i].in.Rank.Ranks = append(gs[i].in.Rank.Ranks, r)
 			continue
 		}
-		gs = append(gs, rankGroup{in: rankInput(in, c, cal), stage: c.stage, local: local, cal: cal})
+		gs = append(gs, rankGroup{in: rankInput(in, c, cal), stage: c.stage, local: local, calRank: r})
 	}
 	return gs
 }
 
-func findGroup(gs []rankGroup, stage, local int, cal *Calibration) int {
+// findGroup returns the index of the group in gs that a rank of stage,
+// local experts and calibration cal belongs to, or -1. The groups name
+// their calibration by a rank, not a pointer into in, so that in stays on
+// its caller's stack.
+func findGroup(in *Input, gs []rankGroup, stage, local int, cal *Calibration) int {
 	for i := range gs {
-		if gs[i].stage == stage && gs[i].local == local && sameCalibration(gs[i].cal, cal) {
+		if gs[i].stage == stage && gs[i].local == local && sameCalibration(in.rankCalibration(gs[i].calRank), cal) {
 			return i
 		}
 	}

@@ -163,12 +163,16 @@ func validateParallel(in *Input) error {
 	if in.Rank != nil {
 		return bad("rank", "a rank's input has no parallel layout of its own")
 	}
-	for _, check := range [...]func(*Input) error{validateTensor, validatePipeline, validateExpert, validateCalibrations} {
-		if err := check(in); err != nil {
-			return err
-		}
+	if err := validateTensor(in); err != nil { // called directly: see Validate
+		return err
 	}
-	return nil
+	if err := validatePipeline(in); err != nil {
+		return err
+	}
+	if err := validateExpert(in); err != nil {
+		return err
+	}
+	return validateCalibrations(in)
 }
 
 func notDivisible(what string, n, d int, name string) error {
@@ -324,7 +328,8 @@ func sameCalibration(a, b *Calibration) bool {
 	if a == b {
 		return true
 	}
-	x, _ := marshal(a)
-	y, _ := marshal(b)
+	ca, cb := *a, *b // marshalled as copies, so that a and b do not escape
+	x, _ := marshal(&ca)
+	y, _ := marshal(&cb)
 	return bytes.Equal(x, y)
 }
