@@ -457,9 +457,7 @@ func (p llamaCpp) report(in *Input, s *shape, pl *Plan) {
 		{Key: "output_buffer", Name: "logits output buffer (CUDA_Host)", Tier: TierEnginePersistent,
 			Bytes: satMul3(int64(m.VocabSize), cells.parallel, 4), Source: SourceExact, Detail: "n_vocab × n_seq_max × 4 B"}}
 	if layers < m.NumLayers() {
-		host = append(host, Item{Key: "cpu_layers", Name: "layers left on the CPU", Tier: TierModelResident,
-			Bytes: llamaWeights(m, m.NumLayers(), true) - llamaWeights(m, layers, true), Source: SourceExact,
-			Detail: printf.Sprintf("%d repeating layers and their KV", m.NumLayers()-layers)})
+		host = llamaHostLayers(host, in, &cells, m.NumLayers()-layers)
 	}
 	pl.Engine = &EngineReport{Engine: EngineLlamaCpp, Version: LlamaCppVersion, Launch: llamaLaunch(in, a),
 		Host: host, LlamaCpp: a}

@@ -34,6 +34,7 @@ type probeCase struct {
 	ngl         int
 	cfg         string
 	gpu         probeBuffer
+	cpuKV       int64 // the CPU KV buffer: the KV of the layers -ngl leaves on the CPU
 	used        Bytes
 }
 
@@ -61,8 +62,11 @@ func readProbe(t *testing.T) []probeCase {
 		c := probeCase{name: fmt.Sprintf("%s-ngl%d/%s", model, ngl, l.Config), model: model, ngl: ngl, cfg: l.Config,
 			used: Bytes(l.UsedAfterDecode)}
 		for _, b := range l.Buffers {
-			if b.Buft == "CUDA0" {
+			switch b.Buft {
+			case "CUDA0":
 				c.gpu = b
+			case "CPU":
+				c.cpuKV = b.Context
 			}
 		}
 		out = append(out, c)
@@ -167,3 +171,33 @@ func within(got, want int64, frac float64, abs int64) bool {
 }
 
 func pct(got, want int64) float64 { return 100 * float64(got-want) / float64(want) }
+
+// TestLlamaCppH200HostKV holds the KV of the layers -ngl leaves on the CPU
+// to llama.cpp's CPU KV buffer, to the byte, at the grid's -ngl 20 point,
+// and checks that a fully offloaded plan lists none.
+func TestLlamaCppH200HostKV(t *testing.T) {
+	cal := h200(t)
+	partial := 0
+	for _, c := range readProbe(t) {
+		p, err := Report(probeInput(t, &c, cal))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		var got int64
+		for _, it := range p.Engine.Host {
+			if it.Key == "cpu_kv" {
+				got = int64(it.Bytes)
+			}
+		}
+		if got != c.cpuKV {
+			t.Errorf("%s: the CPU KV buffer is %d B in the plan, %d B in llama.cpp's", c.name, got, c.cpuKV)
+		}
+		if c.cpuKV > 0 {
+			partial++
+		}
+	}
+	if partial == 0 {
+		t.Error("no grid point leaves layers on the CPU")
+	}
+}

@@ -18,8 +18,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/vramplan/vramplan/planner/printf"
 )
 
 // llamaSplit reports whether p is a llama.cpp layer split.
@@ -155,8 +153,10 @@ func validateStages(in *Input) error {
 // 74976e1a, removed ggml_backend_cuda_split_buffer_type, and
 // src/llama-model.cpp's make_gpu_buft_list throws for -sm row), and its
 // -sm tensor (a meta device over the GPUs, llama_meta_device_get_split_state)
-// is experimental and not planned. m is the whole model.
-func llamaSplitLaunch(e *EngineReport, r *Rank, m *Model) {
+// is experimental and not planned. rin is the device's input, m the whole
+// model.
+func llamaSplitLaunch(e *EngineReport, rin *Input, m *Model) {
+	r := rin.Rank
 	p := &r.Layout
 	if !p.llamaSplit() {
 		e.Notes = append(e.Notes, LlamaCppVersion+" splits a layer across GPUs only with its experimental -sm tensor, "+
@@ -180,9 +180,11 @@ func llamaSplitLaunch(e *EngineReport, r *Rank, m *Model) {
 		a.FullOffload = a.FullOffload && start == 0
 	}
 	if start > 0 && r.Stage == 0 {
-		e.Host = append(e.Host, Item{Key: "cpu_layers", Name: "layers left on the CPU", Tier: TierModelResident,
-			Bytes: llamaWeights(m, n, true) - llamaWeights(m, n-start, true), Source: SourceExact,
-			Detail: printf.Sprintf("layers 0-%d and their KV: -ngl %d of %d offloads the rest", start-1, act, n+1)})
+		whole := *rin
+		whole.Model, whole.Rank = *m, nil
+		whole.Serving.LlamaCpp.GPULayers = act
+		cells := cellsOf(&whole, resolve(&whole.Limits))
+		e.Host = llamaHostLayers(e.Host, &whole, &cells, start)
 	}
 	llamaSplitHost(e, r)
 	e.Launch += " -sm layer -ts " + strings.Join(shares, ",")
@@ -281,4 +283,27 @@ func llamaSumNames(in *Input, items []Item) {
 			items[i].Name = linef("CUDA0-CUDA%d ", int64(in.Parallel.pp()-1)) + rest
 		}
 	}
+}
+
+// llamaHostLayers adds to host the cpu layers that -ngl leaves on the CPU
+// (the first ones; in holds the whole model): their weights, in host
+// memory without CUDA's row padding, and their KV, which llama.cpp keeps
+// beside them: src/llama-kv-cache.cpp, llama_kv_cache::llama_kv_cache,
+// puts a layer's K and V in the buffer of model.dev_layer(il), and
+// src/llama-model.cpp's load_tensors gives a layer below i_gpu_start the
+// CPU device (its log: "CPU KV buffer size").
+func llamaHostLayers(host []Item, in *Input, cells *llamaCells, cpu int) []Item {
+	m := &in.Model
+	n := m.NumLayers()
+	repeating := m.Weights.Bytes - classBytes(m, "embedding") - classBytes(m, "output") - Bytes(4*m.HiddenSize)
+	weights := Bytes(int64(max(repeating, 0)) / int64(n) * int64(cpu))
+	f1, s1 := llamaKV(in, cells, n)
+	f2, s2 := llamaKV(in, cells, n-cpu)
+	layers := linef("layers 0-%d", int64(cpu-1))
+	return append(host,
+		Item{Key: "cpu_layers", Name: "layers left on the CPU (CPU_Mapped)", Tier: TierModelResident, Bytes: weights,
+			Source: SourceFormula, Detail: linef(layers+"'s weights: -ngl %d of %d offloads the rest", int64(n+1-cpu), int64(n+1))},
+		Item{Key: "cpu_kv", Name: "CPU KV buffer", Tier: TierPooled, Bytes: satAdd(f1-f2, s1-s2), Source: SourceExact,
+			Detail: layers + "'s K " + string(in.Limits.KVDtype.normalize()) + " and V " + string(vDtype(in)) +
+				": a layer's KV is on its layer's device"})
 }

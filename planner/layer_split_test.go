@@ -229,7 +229,10 @@ func TestLlamaPartialOffload(t *testing.T) {
 	if got, want := hostItem(p.Layout.Ranks[0].Plan, "cpu_layers"), hostItem(single, "cpu_layers"); got == 0 || got != want {
 		t.Errorf("-ngl 34: the CPU's layers are %d B on the first device's host, one GPU lists %d B", got, want)
 	}
-	if hostItem(p.Layout.Ranks[1].Plan, "cpu_layers") != 0 {
+	if got, want := hostItem(p.Layout.Ranks[0].Plan, "cpu_kv"), hostItem(single, "cpu_kv"); got == 0 || got != want {
+		t.Errorf("-ngl 34: the CPU's layers' KV is %d B on the first device's host, one GPU lists %d B", got, want)
+	}
+	if hostItem(p.Layout.Ranks[1].Plan, "cpu_layers") != 0 || hostItem(p.Layout.Ranks[1].Plan, "cpu_kv") != 0 {
 		t.Error("the second device lists the CPU's layers too")
 	}
 
@@ -267,13 +270,18 @@ func TestLlamaPartialOffloadSums(t *testing.T) {
 			t.Fatalf("-ngl %d: %v", ngl, err)
 		}
 		sum := hostItem(q.Layout.Ranks[0].Plan, "cpu_layers")
+		kv := hostItem(q.Layout.Ranks[0].Plan, "cpu_kv")
 		next := n + 1 - ngl
 		for _, rp := range p.Layout.Ranks {
 			sum += weightsOf(rp.Plan)
+			kv += itemOf(rp.Plan, "kv")
 			if l := rp.Plan.Input.Rank.Layers; l[0] != next || l[1] <= l[0] {
 				t.Errorf("-ngl %d: device %v holds layers %v, want a run from %d", ngl, rp.Ranks, l, next)
 			}
 			next = rp.Plan.Input.Rank.Layers[1]
+		}
+		if kv != itemOf(whole, "kv") {
+			t.Errorf("-ngl %d: devices and CPU hold %d B of KV, one GPU with every layer %d B", ngl, kv, itemOf(whole, "kv"))
 		}
 		if d := sum - weightsOf(whole); d < -2*planner.MiB || d > 2*planner.MiB {
 			t.Errorf("-ngl %d: devices and CPU hold %d B of weights, one GPU with every layer %d B", ngl, sum, weightsOf(whole))
@@ -360,4 +368,14 @@ func TestLlamaSplitDeviceNames(t *testing.T) {
 func named(name string) bool {
 	rest, ok := strings.CutPrefix(name, "CUDA")
 	return ok && rest != "" && '0' <= rest[0] && rest[0] <= '9'
+}
+
+// itemOf is the bytes of p's item key.
+func itemOf(p planner.Plan, key string) planner.Bytes {
+	for _, it := range p.Items {
+		if it.Key == key {
+			return it.Bytes
+		}
+	}
+	return 0
 }

@@ -103,7 +103,7 @@ func planLayout(in *Input, report bool, st *stopper) Plan {
 			p.Capacity = &c
 			sh := newShape(&gs[i].in.Model, gs[i].in.Limits.KVDtype)
 			engineReport(&gs[i].in, &sh, &p)
-			layoutLaunch(p.Engine, gs[i].in.Rank, &in.Model)
+			layoutLaunch(p.Engine, &gs[i].in, &in.Model)
 		}
 		rs[i] = RankPlan{Ranks: gs[i].in.Rank.Ranks, Plan: p}
 	}

@@ -9,9 +9,10 @@ import "strconv"
 // --dp and --ep-size (sglang/srt/server_args.py), and llama.cpp's layer
 // split, -sm layer -ts with -ngl counting every device's layers
 // (layer_split.go); llama.cpp under tensor parallelism (its -sm row) is not
-// planned, and its plan says so instead of printing a flag. m is the
-// whole model.
-func layoutLaunch(e *EngineReport, r *Rank, m *Model) {
+// planned, and its plan says so instead of printing a flag. rin is the
+// rank's input, m the whole model.
+func layoutLaunch(e *EngineReport, rin *Input, m *Model) {
+	r := rin.Rank
 	if e == nil || r == nil {
 		return
 	}
@@ -26,7 +27,7 @@ func layoutLaunch(e *EngineReport, r *Rank, m *Model) {
 	case EngineSGLang:
 		e.Launch += flagIf(" --tp ", p.tp()) + flagIf(" --pp ", p.pp()) + flagIf(" --dp ", p.dp()) + flagIf(" --ep-size ", p.ep())
 	case EngineLlamaCpp:
-		llamaSplitLaunch(e, r, m)
+		llamaSplitLaunch(e, rin, m)
 	}
 }
 
