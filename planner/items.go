@@ -47,8 +47,11 @@ var itemSpecs = [numKeys]itemSpec{
 
 var tierOrder = []Tier{TierDriver, TierEnginePersistent, TierModelResident, TierPooled, TierScratch}
 
-// planValid plans a validated input.
-func planValid(in *Input) Plan {
+// planValid plans a validated input into p, which must be the zero Plan.
+// It writes into its caller's Plan, not a value it returns: a Plan is
+// more than a kilobyte (it carries its Input), and each return by value
+// between here and PlanMemory was a copy of all of it.
+func planValid(in *Input, p *Plan) {
 	sh := newShape(&in.Model, in.Limits.KVDtype)
 	s := &sh
 	l := resolve(&in.Limits)
@@ -60,17 +63,16 @@ func planValid(in *Input) Plan {
 		l.batch = max(l.batch, 1)
 	}
 	c := compute(in, s, l)
-	p := Plan{Schema: PlanSchema, Budget: budget, Total: c.total, Headroom: budget - c.total,
-		Weights: in.Model.Weights.Bytes, Levers: []Lever{}, Input: *in}
+	p.Schema, p.Budget, p.Total, p.Headroom = PlanSchema, budget, c.total, budget-c.total
+	p.Weights, p.Levers, p.Input = in.Model.Weights.Bytes, []Lever{}, *in
 	p.Items = c.items(in, l)
 	p.Tiers = tierTotals(p.Items)
 	p.KV = kvPlan(in, s, &c, l)
 	p.Warnings = warnings(in)
 	p.Fits = c.total <= budget && !floor
 	if !p.Fits {
-		p.Failure = failure(&p, floor, l)
+		p.Failure = failure(p, floor, l)
 	}
-	return p
 }
 
 // budgetOf is the memory in's charges must fit in: its engine's share of

@@ -91,29 +91,30 @@ func rankInput(in *Input, c coord, cal *Calibration) Input {
 	return t
 }
 
-// planLayout plans a validated layout input; report adds what Report adds,
-// its lever search asking st (nil: never stop).
-func planLayout(in *Input, report bool, st *stopper) Plan {
+// planLayout plans a validated layout input into top, the zero Plan;
+// report adds what Report adds, its lever search asking st (nil: never
+// stop). Each rank's plan is made in its place in the layout.
+func planLayout(in *Input, report bool, st *stopper, top *Plan) {
 	gs := rankGroups(in)
 	rs := make([]RankPlan, len(gs))
 	for i := range gs {
-		p := planValid(&gs[i].in)
+		p := &rs[i].Plan
+		rs[i].Ranks = gs[i].in.Rank.Ranks
+		planValid(&gs[i].in, p)
 		if report {
 			c := capacity(&gs[i].in)
 			p.Capacity = &c
 			sh := newShape(&gs[i].in.Model, gs[i].in.Limits.KVDtype)
-			engineReport(&gs[i].in, &sh, &p)
+			engineReport(&gs[i].in, &sh, p)
 			layoutLaunch(p.Engine, &gs[i].in, &in.Model)
 		}
-		rs[i] = RankPlan{Ranks: gs[i].in.Rank.Ranks, Plan: p}
 	}
 	bind := binding(rs)
-	top := joinPlans(in, rs, bind)
+	joinPlans(in, rs, bind, top)
 	if report && !top.Fits {
 		top.Levers, top.Combination = layoutFailureLevers(in, gs, bind, st)
 		llamaOffloadNote(in, rs)
 	}
-	return top
 }
 
 // binding returns the index of the deciding rank plan.
@@ -128,9 +129,10 @@ func binding(rs []RankPlan) int {
 	return b
 }
 
-// joinPlans sums the rank plans over every GPU of the layout.
-func joinPlans(in *Input, rs []RankPlan, bind int) Plan {
-	top := Plan{Schema: PlanSchema, Fits: true, Levers: []Lever{}, Input: *in}
+// joinPlans sums the rank plans over every GPU of the layout into top, the
+// zero Plan.
+func joinPlans(in *Input, rs []RankPlan, bind int, top *Plan) {
+	top.Schema, top.Fits, top.Levers, top.Input = PlanSchema, true, []Lever{}, *in
 	var sums [numKeys + 1]Item
 	for i := range rs {
 		p, n := &rs[i].Plan, int64(len(rs[i].Ranks))
@@ -162,7 +164,6 @@ func joinPlans(in *Input, rs []RankPlan, bind int) Plan {
 		top.Failure = &f
 	}
 	top.Layout = &Layout{Parallel: in.Parallel.sizes(), GPUs: in.Parallel.GPUs(), Binding: rs[bind].Ranks[0], Ranks: rs}
-	return top
 }
 
 // addItem adds n GPUs' worth of it, an item of charge k, to its charge's
@@ -274,10 +275,12 @@ func (p *Plan) RankPlanOf(r int) (Plan, bool) {
 	return Plan{}, false
 }
 
-// planAny plans a validated input on one GPU or as a layout.
-func planAny(in *Input, report bool) Plan {
+// planAny plans a validated input on one GPU or as a layout into p, the
+// zero Plan.
+func planAny(in *Input, report bool, p *Plan) {
 	if in.Parallel.multi() {
-		return planLayout(in, report, nil)
+		planLayout(in, report, nil, p)
+		return
 	}
-	return planValid(in)
+	planValid(in, p)
 }

@@ -205,16 +205,16 @@ func (e *InputError) Error() string { return e.Field + ": " + e.Msg }
 // same *Failure as the error. An input that cannot be planned yields an
 // *InputError and a zero Plan. PlanMemory computes no levers and no
 // capacity; Report does.
-func PlanMemory(in Input) (Plan, error) {
+func PlanMemory(in Input) (p Plan, err error) {
 	if err := Validate(&in); err != nil {
 		return Plan{}, err
 	}
 	normalizeEngine(&in)
-	p := planAny(&in, false)
+	planAny(&in, false, &p) // into the result: no copy of the Plan on the way out
 	if p.Failure != nil {
-		return p, p.Failure
+		err = p.Failure
 	}
-	return p, nil
+	return p, err
 }
 
 // Report plans in and completes the plan with what a person reads: the
@@ -238,23 +238,23 @@ type Options struct {
 var ErrStopped = errors.New("planner: report stopped before it was complete")
 
 // ReportWith is Report with options.
-func ReportWith(in Input, o Options) (Plan, error) {
+func ReportWith(in Input, o Options) (p Plan, err error) {
 	if err := Validate(&in); err != nil {
 		return Plan{}, err
 	}
 	normalizeEngine(&in)
 	st := &stopper{f: o.Stop}
 	if in.Parallel.multi() {
-		p := planLayout(&in, true, st)
+		planLayout(&in, true, st, &p)
 		if st.stopped {
 			return Plan{}, ErrStopped
 		}
 		if p.Failure != nil {
-			return p, p.Failure
+			err = p.Failure
 		}
-		return p, nil
+		return p, err
 	}
-	p := planValid(&in)
+	planValid(&in, &p)
 	c := capacity(&in)
 	p.Capacity = &c
 	if !p.Fits {
@@ -267,7 +267,7 @@ func ReportWith(in Input, o Options) (Plan, error) {
 	sh := newShape(&in.Model, in.Limits.KVDtype)
 	engineReport(&in, &sh, &p)
 	if p.Failure != nil {
-		return p, p.Failure
+		err = p.Failure
 	}
-	return p, nil
+	return p, err
 }
