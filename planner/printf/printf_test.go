@@ -48,6 +48,7 @@ func TestLikeFmt(t *testing.T) {
 		{"%v", []any{struct{ P *int }{}}}, {"%6.1f", []any{-0.04}}, {"%v %v", []any{int8(-3), uint64(1) << 63}},
 		{"%010v|%010s|%06q|%05v|%05q", []any{"+0", "-1", "-1", true, 'x'}}, {"%08v|%08v|%08f|%+08v", []any{math.Inf(1), math.Inf(-1), math.NaN(), math.Inf(1)}},
 		{"%08v|%08v", []any{[]int{-1, 2}, []string{"-1", "+2"}}}, {"%-08d|%+08d|%08.2f", []any{-5, 5, -1.5}},
+		{"%.v|%.d|%5.0d|%+.0d|%.7d|%+.3d|%08.3d|%-8.4d|", []any{0, 0, 0, 0, -230, 5, -7, 42}}, {"%.20d|%.3v", []any{int64(-1) << 63, uint64(1) << 63}},
 	}
 	for _, c := range cases {
 		want := fmt.Sprintf(c.format, c.args...)

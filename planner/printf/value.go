@@ -74,13 +74,33 @@ func (p *printer) intKind(s *spec, v reflect.Value, n int64, unsigned bool) {
 		p.bad(s, v.Type(), v)
 		return
 	}
-	if s.plus && (unsigned || n >= 0) {
+	if s.prec >= 0 { // a precision is the least number of digits, and turns off the '0' flag
+		t := *s
+		t.zero = false
+		s = &t
+	}
+	if s.prec == 0 && n == 0 { // fmt writes no digit, and no sign, for %.0d of zero
+		p.pad(s, start)
+		return
+	}
+	neg := !unsigned && n < 0
+	if neg {
+		p.buf = append(p.buf, '-')
+	} else if s.plus {
 		p.buf = append(p.buf, '+')
 	}
-	if unsigned {
-		p.buf = strconv.AppendUint(p.buf, uint64(n), 10)
-	} else {
-		p.buf = strconv.AppendInt(p.buf, n, 10)
+	digits := len(p.buf)
+	u := uint64(n)
+	if neg {
+		u = -u // two's complement: right for the most negative int64 too
+	}
+	p.buf = strconv.AppendUint(p.buf, u, 10)
+	if short := s.prec - (len(p.buf) - digits); short > 0 {
+		p.buf = append(p.buf, make([]byte, short)...)
+		copy(p.buf[digits+short:], p.buf[digits:len(p.buf)-short])
+		for k := digits; k < digits+short; k++ {
+			p.buf[k] = '0'
+		}
 	}
 	p.padNumber(s, start, true)
 }
