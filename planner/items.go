@@ -139,18 +139,35 @@ func orSource(s Source) Source {
 	return s
 }
 
+// tierTotals sums items by tier, in tierOrder, in one pass over the items.
 func tierTotals(items []Item) []TierTotal {
-	out := make([]TierTotal, 0, len(tierOrder))
-	for _, t := range tierOrder {
-		var sum Bytes
-		for _, it := range items {
-			if it.Tier == t {
-				sum = satAdd(sum, it.Bytes)
-			}
+	out := make([]TierTotal, len(tierOrder))
+	for i, t := range tierOrder {
+		out[i].Tier = t
+	}
+	for i := range items {
+		if j := tierIndex(items[i].Tier); j >= 0 {
+			out[j].Bytes = satAdd(out[j].Bytes, items[i].Bytes)
 		}
-		out = append(out, TierTotal{Tier: t, Bytes: sum})
 	}
 	return out
+}
+
+// tierIndex is t's index in tierOrder, -1 for none.
+func tierIndex(t Tier) int {
+	switch t {
+	case TierDriver:
+		return 0
+	case TierEnginePersistent:
+		return 1
+	case TierModelResident:
+		return 2
+	case TierPooled:
+		return 3
+	case TierScratch:
+		return 4
+	}
+	return -1
 }
 
 func kvPlan(in *Input, s *shape, c *charges, l limits) KVPlan {
