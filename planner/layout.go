@@ -38,42 +38,71 @@ type rankGroup struct {
 	calRank      int // a rank whose calibration the group's ranks share
 }
 
-// rankGroups returns the distinct ranks of a validated layout input.
+// groupKey is what makes a rank distinct: its stage, its experts and its
+// calibration (named by its first rank), and how many ranks share it.
+type groupKey struct {
+	stage, local, first, ranks int
+}
+
+// rankGroups returns the distinct ranks of a validated layout input, in
+// the order of their first ranks. It finds the groups first and then makes
+// each group's input once, in its place, its ranks in one slice that the
+// groups share: a layout of 16 GPUs has two or four distinct ranks.
 func rankGroups(in *Input) []rankGroup {
 	p := &in.Parallel
-	var gs []rankGroup
-	for r := 0; r < p.GPUs(); r++ {
-		c, cal := p.coord(r), in.rankCalibration(r)
+	n := p.GPUs()
+	var idBuf [64]int
+	var keyBuf [8]groupKey
+	ids, keys := idBuf[:0], keyBuf[:0]
+	if n > len(idBuf) {
+		ids = make([]int, 0, n)
+	}
+	for r := range n {
+		c := p.coord(r)
 		local := 0
 		if e := in.Model.MoE; e != nil && e.Experts > 0 {
 			local = localExperts(e.Experts, p.ep(), c.epRank)
 		}
-		if i := findGroup(in, gs, c.stage, local, cal); i >= 0 {
-			gs[i].in.Rank.Ranks = append(gs[i].in.Rank.Ranks, r)
-			continue
+		i := findGroup(in, keys, c.stage, local, in.rankCalibration(r))
+		if i < 0 {
+			i = len(keys)
+			keys = append(keys, groupKey{stage: c.stage, local: local, first: r})
 		}
-		gs = append(gs, rankGroup{in: rankInput(in, c, cal), stage: c.stage, local: local, calRank: r})
+		keys[i].ranks++
+		ids = append(ids, i)
+	}
+	gs, all := make([]rankGroup, len(keys)), make([]int, 0, n)
+	for i, k := range keys {
+		g := &gs[i]
+		g.stage, g.local, g.calRank = k.stage, k.local, k.first
+		rankInput(in, p.coord(k.first), in.rankCalibration(k.first), &g.in)
+		g.in.Rank.Ranks, all = all[len(all):len(all):len(all)+k.ranks], all[:len(all)+k.ranks]
+	}
+	for r, i := range ids {
+		x := gs[i].in.Rank
+		x.Ranks = append(x.Ranks, r)
 	}
 	return gs
 }
 
-// findGroup returns the index of the group in gs that a rank of stage,
+// findGroup returns the index of the group in keys that a rank of stage,
 // local experts and calibration cal belongs to, or -1. The groups name
 // their calibration by a rank, not a pointer into in, so that in stays on
 // its caller's stack.
-func findGroup(in *Input, gs []rankGroup, stage, local int, cal *Calibration) int {
-	for i := range gs {
-		if gs[i].stage == stage && gs[i].local == local && sameCalibration(in.rankCalibration(gs[i].calRank), cal) {
+func findGroup(in *Input, keys []groupKey, stage, local int, cal *Calibration) int {
+	for i := range keys {
+		if keys[i].stage == stage && keys[i].local == local && sameCalibration(in.rankCalibration(keys[i].first), cal) {
 			return i
 		}
 	}
 	return -1
 }
 
-// rankInput is the single-GPU input of rank c on calibration cal.
-func rankInput(in *Input, c coord, cal *Calibration) Input {
+// rankInput sets t to the single-GPU input of rank c on calibration cal,
+// its ranks left for rankGroups to list.
+func rankInput(in *Input, c coord, cal *Calibration, t *Input) {
 	p := &in.Parallel
-	t := *in
+	*t = *in
 	t.Model = rankModel(&in.Model, p, c)
 	t.Calibration = *cal
 	t.Parallel = Parallel{}
@@ -83,12 +112,10 @@ func rankInput(in *Input, c coord, cal *Calibration) Input {
 	}
 	start, end := p.stageRange(in.Model.NumLayers(), c.stage)
 	comm, src := commFor(p, cal)
-	t.Rank = &Rank{Ranks: []int{c.rank}, Layout: p.sizes(), Stage: c.stage, Layers: [2]int{start, end},
-		Comm: comm, CommSource: src}
+	t.Rank = &Rank{Layout: p.sizes(), Stage: c.stage, Layers: [2]int{start, end}, Comm: comm, CommSource: src}
 	if e := in.Model.MoE; e != nil && e.Experts > 0 {
 		t.Rank.Experts = localExperts(e.Experts, p.ep(), c.epRank)
 	}
-	return t
 }
 
 // planLayout plans a validated layout input into top, the zero Plan;
@@ -230,9 +257,10 @@ func minCapacity(rs []RankPlan) *Capacity {
 // and that rank's total, treating automatic batch as one sequence.
 func layoutOver(in *Input) (over, total Bytes) {
 	over = -MaxBytes
-	for _, g := range rankGroups(in) {
-		t := evalTotal(&g.in)
-		if o := t - budgetOf(&g.in); o > over {
+	gs := rankGroups(in)
+	for i := range gs {
+		t := evalTotal(&gs[i].in)
+		if o := t - budgetOf(&gs[i].in); o > over {
 			over, total = o, t
 		}
 	}

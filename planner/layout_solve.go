@@ -7,8 +7,9 @@ package planner
 // layoutMaxSeqLen is the largest max_seq_len every rank holds.
 func layoutMaxSeqLen(in *Input) int {
 	best := maxSeqLen
-	for _, g := range rankGroups(in) {
-		t := &g.in
+	gs := rankGroups(in)
+	for i := range gs {
+		t := &gs[i].in
 		sh, l := newShape(&t.Model, t.Limits.KVDtype), resolve(&t.Limits)
 		best = min(best, maxLen(t, &sh, l, max(l.batch, 1), maxSeqLen, budgetOf(t)))
 	}
@@ -18,8 +19,9 @@ func layoutMaxSeqLen(in *Input) int {
 // layoutMaxBatch is the largest max_batch every rank holds.
 func layoutMaxBatch(in *Input) int {
 	best := maxBatchLimit
-	for _, g := range rankGroups(in) {
-		t := &g.in
+	gs := rankGroups(in)
+	for i := range gs {
+		t := &gs[i].in
 		sh, l := newShape(&t.Model, t.Limits.KVDtype), resolve(&t.Limits)
 		best = min(best, maxBatch(t, &sh, l, budgetOf(t)))
 	}
@@ -29,8 +31,9 @@ func layoutMaxBatch(in *Input) int {
 // layoutFrontier is the pointwise smallest frontier over the ranks.
 func layoutFrontier(in *Input, n int) []Point {
 	var pts []Point
-	for _, g := range rankGroups(in) {
-		f := frontier(&g.in, n)
+	gs := rankGroups(in)
+	for i := range gs {
+		f := frontier(&gs[i].in, n)
 		if pts == nil {
 			pts = f
 			continue
