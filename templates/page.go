@@ -68,6 +68,14 @@ func orDefault(n, d int) int {
 	return n
 }
 
+// nglValue is the -ngl field's value: empty for every layer.
+func nglValue(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
 func kvOf(s calc.State) planner.KVDtype {
 	if s.KV == "" {
 		return planner.KVDtypeF16

@@ -41,6 +41,9 @@ type State struct {
 	// ("3,1"), planned under llama.cpp with more than one GPU (split.go);
 	// "" is equal shares.
 	TS string `json:"ts,omitempty"`
+	// NGL is llama.cpp's -ngl, the layers on the GPUs with the output
+	// layer first, planned under llama.cpp (offload.go); 0 is every layer.
+	NGL int `json:"ngl,omitempty"`
 }
 
 // Default limits of a state that names none.
@@ -83,6 +86,9 @@ func ParseQuery(query string) (State, error) {
 		return s, err
 	}
 	if err := parseSplit(q, &s); err != nil {
+		return s, err
+	}
+	if err := parseOffload(q, &s); err != nil {
 		return s, err
 	}
 	for _, f := range []struct {
@@ -189,6 +195,7 @@ func (s State) Encode() string {
 	set("graphs", "1", !s.Graphs)
 	set("budget", BudgetText(s.Budget), s.Budget == 0)
 	s.encodeLayout(set)
+	set("ngl", strconv.Itoa(s.NGL), s.NGL == 0)
 	return b.String()
 }
 
@@ -219,6 +226,7 @@ func (s State) Apply(in *planner.Input) {
 		// The engines have none of the seed's features: the page keeps
 		// their controls but plans without them.
 		in.Serving = planner.Serving{Engine: e}
+		in.Serving.LlamaCpp.GPULayers = s.gpuLayers()
 		in.Features = planner.Features{Vision: s.Vision}
 		if !offers(e, in.Limits.KVDtype) {
 			in.Limits.KVDtype = "" // the engine's 16-bit default; the view says so

@@ -146,6 +146,9 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 	v.Subject = subject(s, m, c, &p)
 	v.Title = "vramplan · " + v.Subject + " · " + v.Verdict
 	v.Levers, v.Combination = actions(s, &p)
+	if a, ok := offloadAction(s, b); ok {
+		v.Levers = append([]Action{a}, v.Levers...)
+	}
 	v.Chart = chart(k.frontierOf(in, s, m, c), s, &p)
 	v.Sliders = sliders(s, b)
 	return v

@@ -60,7 +60,8 @@ export function cliFlags(query) {
   if (q.get('vision') === '1') flags.push('--vision');
   if (q.get('graphs') === '1') flags.push('--cuda-graphs');
   if (q.has('budget')) flags.push('--budget', `${q.get('budget')}MiB`);
-  const layout = { tp: '--tensor-parallel', pp: '--pipeline-parallel', ep: '--expert-parallel', dp: '--data-parallel', ts: '--tensor-split' };
+  const layout = { tp: '--tensor-parallel', pp: '--pipeline-parallel', ep: '--expert-parallel', dp: '--data-parallel', ts: '--tensor-split',
+    ngl: '--gpu-layers' };
   for (const [k, f] of Object.entries(layout)) if (q.get(k)) flags.push(f, q.get(k)); // empty is unset, as the server reads it
   return flags;
 }

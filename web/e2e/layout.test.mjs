@@ -286,3 +286,77 @@ test('a shared tensor split: the server renders it, a bad one is the 400 page na
   await page.waitForFunction(() => document.getElementById('split-wc').dataset.state === 'error');
   assert.match(await wc.locator('[data-testid="wc-error"]').innerText(), /^ts: share 1/);
 });
+
+// llama.cpp's -ngl across a split: Llama-3.3-70B Q4_K_M at 64K × 4 on two
+// RTX 5090s does not fit with every layer on the GPUs.
+const offload = 'model=llama-3.3-70b-instruct-q4_k_m&gpu=rtx5090-wsl2-cuda13.3&engine=llama.cpp&batch=4&len=65536&pp=2';
+
+test('llama.cpp\'s -ngl across a split: the largest -ngl that fits is a lever, and the ngl field re-plans each device as vramplan plan --gpu-layers does', async () => {
+  const page = await open(offload);
+  assert.equal(await page.locator('[data-testid="ngl-field"]').isVisible(), true, 'llama.cpp: the -ngl field is shown');
+  assert.equal(await page.inputValue('[data-testid="ngl"]'), '');
+  assert.equal(await page.getAttribute('[data-testid="verdict"]', 'data-fits'), 'false');
+  const lever = page.locator('[data-testid="lever"]', { hasText: /^GPU layers \(-ngl\) 81 → \d+, layers 0-\d+ on the CPU$/ });
+  const label = await lever.innerText();
+  const k = +/→ (\d+)/.exec(label)[1];
+  const cli = planJSON([...cliFlags(offload), '--engine', 'llama.cpp']);
+  const notes = cli.layout.ranks[0].plan.engine.notes.join('\n');
+  assert.match(notes, new RegExp(`the layout fits with -ngl ${k},`), `the lever's -ngl ${k} is the CLI's`);
+  assert.match(label, new RegExp(`layers 0-${80 - k} on the CPU$`));
+  await lever.click();
+  await page.waitForSelector('[data-testid="verdict"][data-fits="true"]');
+  assert.equal(await page.inputValue('[data-testid="ngl"]'), String(k), 'the lever sets the field');
+  const { query, plan } = await assertLayoutMatchesCLI(page, `after the -ngl ${k} lever`, ['--engine', 'llama.cpp']);
+  assert.match(query, new RegExp(`&pp=2&ngl=${k}$`));
+  const bound = plan.layout.ranks.find((rp) => rp.ranks[0] === plan.layout.binding_rank);
+  assert.equal(await text(page, 'launch-command'), bound.plan.engine.launch);
+  assert.match(bound.plan.engine.launch, new RegExp(` -ngl ${k} -sm layer -ts 1,1$`));
+  assert.deepEqual(await rankLayers(page), [`layers ${81 - k}-${plan.layout.ranks[0].plan.input.rank.layers[1] - 1}`,
+    `layers ${plan.layout.ranks[1].plan.input.rank.layers[0]}-79`], 'the CPU keeps the first layers');
+  await shot(page, 'layout-ngl-lever.png', { fullPage: true });
+
+  await page.fill('[data-testid="ngl"]', '20');
+  await page.waitForFunction(() => document.querySelector('[data-testid="rank-label"]').textContent.includes('layers 61-'));
+  await assertLayoutMatchesCLI(page, '-ngl 20', ['--engine', 'llama.cpp']);
+  assert.match(await text(page, 'launch-command'), / -ngl 20 -sm layer -ts 1,1$/);
+
+  await page.fill('[data-testid="ngl"]', '2'); // fewer than one repeating layer per device
+  await page.waitForSelector('#result[data-planned="false"] [data-testid="error"]');
+  assert.match(await text(page, 'error'), /parallel\.tensor_split.*-ngl 2/);
+  await page.fill('[data-testid="ngl"]', '');
+  await page.waitForSelector('[data-testid="verdict"][data-fits="false"]');
+  assert.doesNotMatch(await settled(page), /ngl=/, 'empty: every layer');
+
+  await page.selectOption('[data-testid="engine-picker"]', 'vllm');
+  await page.waitForFunction(() => document.querySelector('[data-testid="ngl-field"]').hidden);
+  await page.selectOption('[data-testid="engine-picker"]', 'llama.cpp');
+  await page.fill('[data-testid="pp"]', '1');
+  await page.waitForFunction(() => document.querySelector('[data-testid="ts-field"]').hidden);
+  assert.equal(await page.locator('[data-testid="ngl-field"]').isVisible(), true, 'one GPU under llama.cpp: the -ngl field stays');
+  assert.deepEqual(page.errors, []);
+});
+
+test('a shared -ngl: the server renders it, a bad one is the 400 page naming ngl, the embed and <vram-calculator ngl> carry it', async () => {
+  const q = `${offload}&ngl=30`;
+  const noJS = await open(q, { javaScriptEnabled: false });
+  assert.equal(noJS.response.status(), 200);
+  assert.equal(await noJS.inputValue('[data-testid="ngl"]'), '30');
+  const live = await open(q);
+  assert.deepEqual(await ranksOf(noJS), await ranksOf(live), 'the server and the page agree');
+  await assertLayoutMatchesCLI(live, 'the shared -ngl 30', ['--engine', 'llama.cpp']);
+  for (const [ngl, want] of [['-1', /^ngl: -1 is not a layer count/], ['all', /^ngl: "all" is not a whole number/], ['2', /parallel\.tensor_split.*-ngl 2/]]) {
+    const bad = await open(`${offload}&ngl=${ngl}`, { javaScriptEnabled: false });
+    assert.equal(bad.response.status(), 400, ngl);
+    assert.match(await text(bad, 'error'), want, ngl);
+  }
+  const embed = await open(q, { path: 'embed' });
+  await assertLayoutMatchesCLI(embed, 'the iframe embed\'s -ngl 30', ['--engine', 'llama.cpp']);
+
+  const { page, wc, link } = await component('ngl-wc', { model: 'llama-3.3-70b-instruct-q4_k_m', gpu: 'rtx5090-wsl2-cuda13.3',
+    batch: '4', len: '65536', engine: 'llama.cpp', pp: '2', ngl: '30' });
+  assert.equal(link.searchParams.get('ngl'), '30');
+  assert.match(await wc.locator('[data-testid="wc-engine"]').innerText(), / -ngl 30 -sm layer -ts 1,1$/);
+  await wc.evaluate((el) => el.setAttribute('ngl', '-3'));
+  await page.waitForFunction(() => document.getElementById('ngl-wc').dataset.state === 'error');
+  assert.match(await wc.locator('[data-testid="wc-error"]').innerText(), /^ngl: /);
+});

@@ -311,6 +311,7 @@ function applyState(s) {
   f.budget.value = !s.budget ? '' : s.budget % 2 ** 20 ? `${s.budget}b` : s.budget / 2 ** 20; // whole MiB as the slider sends it, else bytes
   for (const k of ['tp', 'pp', 'ep', 'dp']) f[k].value = s[k] || 1;
   f.ts.value = s.ts ?? '';
+  f.ngl.value = s.ngl || ''; // empty: every layer
   for (const n of ['batch', 'len']) syncSlider(n); // the budget slider follows the view (paintSliders)
 }
 
@@ -533,14 +534,17 @@ function paintHints(s) {
 }
 
 // paintGPUs writes how many GPUs the layout controls add up to, and shows
-// llama.cpp's tensor-split field where it is planned (calc.State.SplitShown).
+// llama.cpp's tensor-split field (calc.State.SplitShown) and -ngl field
+// (calc.State.OffloadShown) where they are planned.
 function paintGPUs() {
   const f = form.elements;
   const n = ['tp', 'pp', 'dp'].reduce((m, k) => m * Math.max(1, Math.trunc(+f[k].value) || 1), 1);
   setText(byTest('gpu-count'), n === 1 ? '1 GPU' : `${n} GPUs`);
-  const split = byTest('ts-field');
-  const hide = !(f.engine.value === 'llama.cpp' && n > 1);
-  if (split.hidden !== hide) split.hidden = hide;
+  const llama = f.engine.value === 'llama.cpp';
+  for (const [id, hide] of [['ts-field', !(llama && n > 1)], ['ngl-field', !llama]]) {
+    const field = byTest(id);
+    if (field.hidden !== hide) field.hidden = hide;
+  }
 }
 
 // paintRanks writes a layout's bar per distinct rank, as
