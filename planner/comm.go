@@ -78,6 +78,9 @@ func commFor(p *Parallel, c *Calibration) (Bytes, Source) {
 func commDetail(in *Input) string {
 	r := in.Rank
 	g := int64(commGroup(&r.Layout))
+	if r.CommSource == SourceEstimated && llamaTensorRank(in) {
+		return linef("NCCL over %d GPUs (ggml_backend_comm_init): %B, AIConfigurator's tables, estimated", g, int64(r.Comm))
+	}
 	if r.CommSource == SourceEstimated {
 		return linef("largest group %d ranks: NCCL %B (AIConfigurator's tables) + custom all-reduce %B (vLLM), estimated",
 			g, int64(r.Comm-customAllReduce), int64(customAllReduce))

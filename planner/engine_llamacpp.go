@@ -191,7 +191,7 @@ func (p llamaCpp) charge(in *Input, s *shape, l limits, c *charges) {
 		c.kv.swaPerSeq = cells.swaCells(in, s.maxWindow)
 		c.kv.swaBlocks = c.kv.swaPerSeq * cells.streams
 	}
-	c.set(keyEngineCompute, llamaCompute(in, s, &cells))
+	c.set(keyEngineCompute, satAdd(llamaCompute(in, s, &cells), llamaReduceBuffers(in, &cells)))
 	c.set(keyCUDAPool, llamaPool(in, s, &cells))
 }
 

@@ -20,8 +20,9 @@ import (
 	"strings"
 )
 
-// llamaSplit reports whether p is a llama.cpp layer split.
-func (p *Parallel) llamaSplit() bool { return len(p.TensorSplit) > 0 }
+// llamaSplit reports whether p is a llama.cpp layer split (-ts without
+// tensor parallelism; with it, -ts is -sm tensor's: tensor_split.go).
+func (p *Parallel) llamaSplit() bool { return len(p.TensorSplit) > 0 && p.tp() == 1 }
 
 // stageRange returns stage's first and one-past-last layer of n: by
 // llama.cpp's layer split, or by vLLM's get_pp_indices (stageLayers).
@@ -102,6 +103,9 @@ func defaultTensorSplit(in *Input) {
 func validateTensorSplit(in *Input) error {
 	p := &in.Parallel
 	ts := p.TensorSplit
+	if llamaTensor(in) {
+		return nil // -sm tensor's shares: validateLlamaTensor
+	}
 	if len(ts) == 0 {
 		if in.Serving.Engine == EngineLlamaCpp && p.pp() > 1 && p.tp() == 1 {
 			t := *in // the equal shares normalizeEngine will give it
@@ -158,9 +162,12 @@ func validateStages(in *Input) error {
 func llamaSplitLaunch(e *EngineReport, rin *Input, m *Model) {
 	r := rin.Rank
 	p := &r.Layout
+	if p.tp() > 1 {
+		llamaTensorLaunch(e, r)
+		return
+	}
 	if !p.llamaSplit() {
-		e.Notes = append(e.Notes, LlamaCppVersion+" splits a layer across GPUs only with its experimental -sm tensor, "+
-			"which is not planned (its -sm row is gone on CUDA: loading fails with \"does not support split buffers\"): "+
+		e.Notes = append(e.Notes, LlamaCppVersion+" has no data or expert parallelism of its own: "+
 			"this layout is planned by vLLM's rules, so the launch command names no split")
 		return
 	}

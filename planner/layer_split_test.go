@@ -88,7 +88,7 @@ func TestLlamaLayerSplitErrors(t *testing.T) {
 		{func(in *planner.Input) { in.Parallel.TensorSplit = []float64{1, 1, 1} }, "3 shares for 2 pipeline stages"},
 		{func(in *planner.Input) { in.Parallel.TensorSplit = []float64{1, -1} }, "share 1 is -1"},
 		{func(in *planner.Input) { in.Serving.Engine = planner.EngineVLLM }, "llama.cpp's -ts"},
-		{func(in *planner.Input) { in.Parallel.Tensor = 2 }, "no tensor or expert parallelism"},
+		{func(in *planner.Input) { in.Parallel.Expert = 2 }, "no tensor or expert parallelism"},
 	} {
 		in := llamaSplitInput(t, 1, 1)
 		c.mod(&in)
@@ -100,19 +100,18 @@ func TestLlamaLayerSplitErrors(t *testing.T) {
 	}
 }
 
-// TestLlamaTensorParallelNote: llama.cpp under tensor parallelism names no
-// split flag and says why (b12072 has no -sm row on CUDA; -sm tensor is
-// not planned).
-func TestLlamaTensorParallelNote(t *testing.T) {
+// TestLlamaReplicasNote: llama.cpp with data-parallel replicas names no
+// split flag and says why (one llama-server has no replicas).
+func TestLlamaReplicasNote(t *testing.T) {
 	in := llamaSplitInput(t)
-	in.Parallel = planner.Parallel{Tensor: 2}
+	in.Parallel = planner.Parallel{Data: 2}
 	p, err := planner.Report(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := p.Layout.Ranks[0].Plan.Engine
-	if strings.Contains(e.Launch, " -sm ") || !strings.Contains(strings.Join(e.Notes, "\n"), "-sm tensor, which is not planned") {
-		t.Errorf("tp 2 under llama.cpp: launch %q, notes %q", e.Launch, e.Notes)
+	if strings.Contains(e.Launch, " -sm ") || !strings.Contains(strings.Join(e.Notes, "\n"), "no data or expert parallelism") {
+		t.Errorf("dp 2 under llama.cpp: launch %q, notes %q", e.Launch, e.Notes)
 	}
 }
 
@@ -123,23 +122,10 @@ func TestLlamaTensorParallelNote(t *testing.T) {
 // within a MiB of rounding per device), and every device holds at least
 // one layer of a contiguous run.
 func TestLlamaLayerSplitSums(t *testing.T) {
-	ms, err := catalog.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := calibrations.Lookup("h200")
-	if err != nil {
-		t.Fatal(err)
-	}
 	r := rand.New(rand.NewPCG(17, 17))
 	checked := 0
-	for _, m := range ms {
-		one := planner.Input{Model: m, Calibration: c, Limits: planner.Limits{MaxBatch: 1, MaxSeqLen: 4096},
-			Serving: planner.Serving{Engine: planner.EngineLlamaCpp}}
-		single, err := planner.PlanMemory(one)
-		if err != nil {
-			continue // a shape the llama.cpp profile does not plan
-		}
+	for _, s := range llamaSingles(t, planner.Limits{MaxBatch: 1, MaxSeqLen: 4096}) {
+		one, single, m := s.in, s.plan, s.in.Model
 		ts := make([]float64, 2+r.IntN(3))
 		for i := range ts {
 			ts[i] = float64(1 + r.IntN(4))

@@ -57,11 +57,19 @@ func rankGroups(in *Input) []rankGroup {
 	if n > len(idBuf) {
 		ids = make([]int, 0, n)
 	}
+	var devs []int // -sm tensor: each device's first alike device, and its model
+	var models []Model
+	if llamaTensor(in) {
+		devs, models = llamaTensorDevices(in)
+	}
 	for r := range n {
 		c := p.coord(r)
 		local := 0
 		if e := in.Model.MoE; e != nil && e.Experts > 0 {
 			local = localExperts(e.Experts, p.ep(), c.epRank)
+		}
+		if devs != nil {
+			local = devs[c.tpRank]
 		}
 		i := findGroup(in, keys, c.stage, local, in.rankCalibration(r))
 		if i < 0 {
@@ -76,6 +84,9 @@ func rankGroups(in *Input) []rankGroup {
 		g := &gs[i]
 		g.stage, g.local, g.calRank = k.stage, k.local, k.first
 		rankInput(in, p.coord(k.first), in.rankCalibration(k.first), &g.in)
+		if devs != nil {
+			llamaTensorRankInput(&g.in, in, &models[p.coord(k.first).tpRank], in.rankCalibration(k.first))
+		}
 		g.in.Rank.Ranks, all = all[len(all):len(all):len(all)+k.ranks], all[:len(all)+k.ranks]
 	}
 	for r, i := range ids {

@@ -294,25 +294,41 @@ func checkLayoutSums(t *testing.T, i int, p *Plan) {
 }
 
 // FuzzLayout plans fuzzed layouts of a real shape: never a panic, and a
-// refused layout is an input error naming a parallel field.
+// refused layout is an input error naming a parallel field (or, for
+// llama.cpp's -sm tensor, the model field it cannot split). kind picks the
+// model's variant, the llama.cpp profile (kind/3 odd), and -ts shares from
+// its higher bits (kind/6 odd).
 func FuzzLayout(f *testing.F) {
 	f.Add(2, 1, 1, 1, 0)
 	f.Add(8, 2, 1, 1, 1)
 	f.Add(3, 33, 7, -1, 2)
+	f.Add(3, 1, 1, 1, 3)   // llama.cpp -sm tensor over 3 GPUs
+	f.Add(2, 1, 1, 1, 129) // -ts 1,1 (kind 6·21 + 3)
+	f.Add(4, 1, 1, 1, 142) // a MoE under -ts 1,1,3,2 (6·23 + 4)
+	f.Add(16, 1, 1, 1, 3)
 	f.Fuzz(func(t *testing.T, tp, pp, ep, dp, kind int) {
 		in := layoutInput(Parallel{Tensor: clampInt(int64(tp)), Pipeline: clampInt(int64(pp)),
 			Expert: clampInt(int64(ep)), Data: clampInt(int64(dp))})
-		switch kind % 3 {
+		k := uint(kind)
+		switch k % 3 {
 		case 1:
 			in.Model.MoE = &MoE{Experts: 64, ExpertsUsed: 8, IntermediateSize: 1024}
 		case 2:
 			in.Model.Layers[0].Layer = Layer{Kind: LayerMLA, LatentDim: 576}
 		}
+		if k/3%2 == 1 {
+			in.Serving.Engine = EngineLlamaCpp
+		}
+		if n := in.Parallel.Tensor; k/6%2 == 1 && n > 1 && n < 16 {
+			for i := range n {
+				in.Parallel.TensorSplit = append(in.Parallel.TensorSplit, float64(1+(k>>(4+i))%4))
+			}
+		}
 		p, err := Report(in)
 		var ie *InputError
 		if errors.As(err, &ie) {
-			if !strings.HasPrefix(ie.Field, "parallel") {
-				t.Fatalf("input error on %s for a layout change", ie.Field)
+			if !strings.HasPrefix(ie.Field, "parallel") && !strings.Contains(ie.Msg, "-sm tensor") {
+				t.Fatalf("input error on %s for a layout change: %s", ie.Field, ie.Msg)
 			}
 			return
 		}

@@ -47,8 +47,9 @@ type Command struct {
 	// Ignored lists the flags read but not mapped, with their values.
 	Ignored []string
 
-	batch     int  // llama-server -b, which caps -ub
-	splitNone bool // llama-server -sm none
+	batch       int  // llama-server -b, which caps -ub
+	splitNone   bool // llama-server -sm none
+	splitTensor bool // llama-server -sm tensor
 }
 
 // Error is a flag the planner cannot plan.

@@ -38,6 +38,9 @@ func TestParse(t *testing.T) {
 		{`llama-server -m m.gguf -sm layer -ts 3/1 -ngl 99`,
 			Command{Engine: planner.EngineLlamaCpp, Model: "m.gguf", Parallel: planner.Parallel{Pipeline: 2, TensorSplit: []float64{3, 1}},
 				Serving: planner.Serving{Engine: planner.EngineLlamaCpp, LlamaCpp: planner.LlamaCppOptions{GPULayers: 99}}}, nil},
+		{`llama-server -m m.gguf -ts 1,1,2 --split-mode tensor`,
+			Command{Engine: planner.EngineLlamaCpp, Model: "m.gguf", Parallel: planner.Parallel{Pipeline: 3, TensorSplit: []float64{1, 1, 2}},
+				Serving: planner.Serving{Engine: planner.EngineLlamaCpp}, splitTensor: true}, nil},
 		{`vllm serve m -tp 8 --pipeline-parallel-size 2 --enable-expert-parallel`,
 			Command{Engine: planner.EngineVLLM, Model: "m", Serving: planner.Serving{Engine: planner.EngineVLLM},
 				Parallel: planner.Parallel{Tensor: 8, Pipeline: 2}, ExpertAll: true}, nil},
@@ -78,7 +81,7 @@ func TestSplitModeRow(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ line, flag string }{
 		{`llama-server -m m.gguf -sm row -ts 1,1`, "-sm"},
-		{`llama-server -m m.gguf --split-mode tensor`, "--split-mode"},
+		{`llama-server -m m.gguf --split-mode columns`, "--split-mode"},
 		{`llama-server -m m.gguf -ts 1,x`, "-ts"},
 		{`llama-server -m m.gguf -ts 1,-1`, "-ts"},
 		{`llama-server -m m.gguf -sm rows`, "-sm"},
@@ -125,6 +128,37 @@ func TestApply(t *testing.T) {
 	c, _ = Parse(`vllm serve m`)
 	if _, err := c.Apply(&in); err != nil || in.Limits.MaxSeqLen != 131072 {
 		t.Errorf("vllm serve m: max_seq_len %d, %v; want the trained context", in.Limits.MaxSeqLen, err)
+	}
+}
+
+// TestApplySplitTensor: -sm tensor makes -ts's devices tensor-parallel
+// (whichever flag comes first), a later -sm layer undoes it, and without
+// -ts the device count is asked for by -sm.
+func TestApplySplitTensor(t *testing.T) {
+	for _, tc := range []struct {
+		line   string
+		tp, pp int
+	}{
+		{`llama-server -m m.gguf -sm tensor -ts 3,1`, 2, 0},
+		{`llama-server -m m.gguf -ts 1/1/1/1 -sm tensor`, 4, 0},
+		{`llama-server -m m.gguf -sm tensor -ts 1,1 -sm layer`, 0, 2},
+	} {
+		c, err := Parse(tc.line)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tc.line, err)
+		}
+		in := planner.Input{Model: planner.Model{MaxContext: 8192}}
+		if _, err := c.Apply(&in); err != nil || in.Parallel.Tensor != tc.tp || in.Parallel.Pipeline != tc.pp {
+			t.Errorf("%s: tensor_parallel %d, pipeline_parallel %d (%v); want %d, %d", tc.line, in.Parallel.Tensor,
+				in.Parallel.Pipeline, err, tc.tp, tc.pp)
+		}
+	}
+	c, _ := Parse(`llama-server -m m.gguf -sm tensor`)
+	in := planner.Input{Model: planner.Model{MaxContext: 8192}}
+	_, err := c.Apply(&in)
+	var e *Error
+	if !errors.As(err, &e) || e.Flag != "-sm" || !strings.Contains(e.Msg, "give -ts") {
+		t.Errorf("-sm tensor without -ts: %v, want an -sm error asking for -ts", err)
 	}
 }
 

@@ -55,12 +55,14 @@ func tensorSplit(c *Command, flag string, t *tokens) error {
 	return nil
 }
 
-// splitMode reads -sm: layer (the default) is planned, none is one GPU.
-// row is refused as llama.cpp b12072 refuses it on CUDA: #24216 (commit
-// 74976e1a) removed the CUDA split buffer type, so src/llama-model.cpp's
-// make_gpu_buft_list finds no ggml_backend_split_buffer_type and throws
-// "device CUDA0 does not support split buffers" when the model loads.
-// tensor (the meta device's experimental tensor parallelism) is not planned.
+// splitMode reads -sm: layer (the default) and tensor are planned, none is
+// one GPU. row is refused as llama.cpp b12072 refuses it on CUDA: #24216
+// (commit 74976e1a) removed the CUDA split buffer type, so
+// src/llama-model.cpp's make_gpu_buft_list finds no
+// ggml_backend_split_buffer_type and throws "device CUDA0 does not support
+// split buffers" when the model loads. tensor is LLAMA_SPLIT_MODE_TENSOR
+// (common/arg.cpp), the meta device's tensor parallelism, one device per
+// -ts share (planner/tensor_split.go).
 func splitMode(c *Command, flag string, t *tokens) error {
 	v, err := t.value(flag)
 	if err != nil {
@@ -68,14 +70,14 @@ func splitMode(c *Command, flag string, t *tokens) error {
 	}
 	switch v {
 	case "layer":
-		c.splitNone = false
+		c.splitNone, c.splitTensor = false, false
 	case "none":
-		c.splitNone = true
+		c.splitNone, c.splitTensor = true, false
+	case "tensor":
+		c.splitNone, c.splitTensor = false, true
 	case "row":
 		return &Error{flag, "row: " + planner.LlamaCppVersion + " has no row split on CUDA (removed by #24216; " +
 			"loading fails with \"device CUDA0 does not support split buffers\"): -sm layer splits the layers across the GPUs"}
-	case "tensor":
-		return &Error{flag, "tensor (llama.cpp's experimental tensor parallelism) is not planned; -sm layer is"}
 	default:
 		return &Error{flag, fmt.Sprintf("%q is not a split mode (none, layer, row or tensor)", v)}
 	}
@@ -341,6 +343,13 @@ func (c *Command) Apply(in *planner.Input) ([]string, error) {
 	in.Parallel.TensorSplit = c.Parallel.TensorSplit
 	if c.splitNone { // llama-server -sm none: one GPU, whatever -ts says
 		in.Parallel.Pipeline, in.Parallel.TensorSplit = 0, nil
+	}
+	if c.splitTensor { // llama-server -sm tensor: -ts's devices split every layer
+		if len(in.Parallel.TensorSplit) < 2 {
+			return nil, &Error{"-sm", "tensor: give -ts with one share per GPU (-ts 1,1 for two even GPUs): " +
+				"llama-server uses every GPU it finds, which the planner cannot see"}
+		}
+		in.Parallel.Tensor, in.Parallel.Pipeline = len(in.Parallel.TensorSplit), 0
 	}
 	if c.ExpertAll { // vLLM: the experts span the tensor and data groups
 		in.Parallel.Expert = max(c.Parallel.Tensor, 1) * max(c.Parallel.Data, 1)
