@@ -152,13 +152,11 @@ func validateStages(in *Input) error {
 // llamaSplitLaunch states a llama.cpp layout in its launch command: -sm
 // layer -ts, and -ngl counting the layers of every device (all of them, or
 // the input's -ngl, whose first layers stay on the CPU: the first device's
-// plan lists them in host memory). A layout with tensor parallelism has no
-// llama.cpp flag here: b12072's CUDA backend has no row split (#24216,
-// 74976e1a, removed ggml_backend_cuda_split_buffer_type, and
-// src/llama-model.cpp's make_gpu_buft_list throws for -sm row), and its
-// -sm tensor (a meta device over the GPUs, llama_meta_device_get_split_state)
-// is experimental and not planned. rin is the device's input, m the whole
-// model.
+// plan lists them in host memory). A layout with tensor parallelism is -sm
+// tensor (tensor_split.go), never -sm row: b12072's CUDA backend has no row
+// split (#24216, 74976e1a, removed ggml_backend_cuda_split_buffer_type, and
+// src/llama-model.cpp's make_gpu_buft_list throws for -sm row). rin is the
+// device's input, m the whole model.
 func llamaSplitLaunch(e *EngineReport, rin *Input, m *Model) {
 	r := rin.Rank
 	p := &r.Layout

@@ -8,9 +8,8 @@ import "strconv"
 // --enable-expert-parallel (vllm/engine/arg_utils.py), SGLang's --tp, --pp,
 // --dp and --ep-size (sglang/srt/server_args.py), and llama.cpp's layer
 // split, -sm layer -ts with -ngl counting every device's layers
-// (layer_split.go); llama.cpp under tensor parallelism (its -sm row) is not
-// planned, and its plan says so instead of printing a flag. rin is the
-// rank's input, m the whole model.
+// (layer_split.go), and its -sm tensor -ts under tensor parallelism
+// (tensor_split.go). rin is the rank's input, m the whole model.
 func layoutLaunch(e *EngineReport, rin *Input, m *Model) {
 	r := rin.Rank
 	if e == nil || r == nil {
