@@ -205,6 +205,9 @@ func llamaDev(in *Input) int64 {
 	if r := in.Rank; r != nil && r.Layout.llamaSplit() {
 		return int64(r.Stage)
 	}
+	if llamaTensorRank(in) { // -sm tensor: the meta device's devices in rank order
+		return int64(in.Rank.Ranks[0])
+	}
 	return 0
 }
 
@@ -232,6 +235,9 @@ func llamaSplitOutput(in *Input) (elsewhere bool, dev int64) {
 // its run of layers, the last device the output layer too.
 func llamaWeightsDetail(in *Input) string {
 	r := in.Rank
+	if llamaTensorRank(in) {
+		return llamaTensorWeightsDetail(in)
+	}
 	if r == nil || !r.Layout.llamaSplit() {
 		layers, _ := gpuLayers(in)
 		return linef("%d of %d repeating layers and the output layer; token_embd stays in host memory",
@@ -257,6 +263,9 @@ func llamaLayersOf(in *Input) string {
 // device without the output layer is charged the output device's
 // estimate, whose logits it does not hold, so there it is an upper bound.
 func llamaComputeDetail(in *Input) string {
+	if llamaTensorRank(in) {
+		return llamaTensorComputeDetail(in)
+	}
 	if elsewhere, out := llamaSplitOutput(in); elsewhere {
 		return linef("estimated as on CUDA%d, which holds the logits (an upper bound here): logits + hidden state; "+
 			"with flash attention off, the KQ scores", out)
@@ -280,12 +289,15 @@ func llamaSplitHost(e *EngineReport, r *Rank) {
 // llamaSumNames names the layout's sums of a split's device buffers by the
 // devices they sum ("CUDA0-CUDA1 model buffer"), not by the first one.
 func llamaSumNames(in *Input, items []Item) {
-	if !in.Parallel.llamaSplit() || in.Serving.Engine != EngineLlamaCpp {
+	last := in.Parallel.pp() - 1
+	if llamaTensor(in) {
+		last = in.Parallel.tp() - 1
+	} else if !in.Parallel.llamaSplit() || in.Serving.Engine != EngineLlamaCpp {
 		return
 	}
 	for i := range items {
 		if rest, ok := strings.CutPrefix(items[i].Name, "CUDA0 "); ok {
-			items[i].Name = linef("CUDA0-CUDA%d ", int64(in.Parallel.pp()-1)) + rest
+			items[i].Name = linef("CUDA0-CUDA%d ", int64(last)) + rest
 		}
 	}
 }

@@ -615,3 +615,23 @@ func hostEmbedding(w Weights) Weights {
 	}
 	return w
 }
+
+// llamaTensorWeightsDetail says what a -sm tensor device's model buffer
+// holds.
+func llamaTensorWeightsDetail(in *Input) string {
+	layers, _ := gpuLayers(in)
+	return linef("its -sm tensor slices of %d of %d repeating layers and of the output layer, and whole copies of "+
+		"the norms, routers and shared experts; token_embd stays in host memory", int64(layers), int64(in.Model.NumLayers()))
+}
+
+// llamaTensorComputeDetail says how a -sm tensor device's compute buffer
+// is estimated.
+func llamaTensorComputeDetail(in *Input) string {
+	n := int64(in.Rank.Layout.tp())
+	steps := int64(0)
+	for x := int64(1); x < n; x *= 2 {
+		steps++
+	}
+	return linef("estimated: the one-GPU buffer, as the meta device sizes graph tensors whole on each of its %d GPUs "+
+		"(logits + hidden state), and %d reduce buffers of n_embd × n_ubatch f32 (× experts used for a MoE)", n, steps)
+}

@@ -51,15 +51,6 @@ func llamaSingles(t *testing.T, l planner.Limits) []llamaSingle {
 	return out
 }
 
-func itemOf(p *planner.Plan, key string) planner.Bytes {
-	for _, it := range p.Items {
-		if it.Key == key {
-			return it.Bytes
-		}
-	}
-	return 0
-}
-
 // TestLlamaTensorSplit checks Llama-3.1-8B Q8_0 (8 KV heads of 128, 32
 // query heads) under -sm tensor -ts 3,1 against the rule worked by hand:
 // 6 and 2 KV heads a layer, so 3/4 and 1/4 of the one GPU's KV; every
@@ -79,22 +70,28 @@ func TestLlamaTensorSplit(t *testing.T) {
 	if len(p.Layout.Ranks) != 2 {
 		t.Fatalf("-ts 3,1: %d distinct devices, want 2", len(p.Layout.Ranks))
 	}
-	kv := itemOf(&single, "kv")
+	kv := itemOf(single, "kv")
 	for i, want := range []planner.Bytes{kv / 4 * 3, kv / 4} {
 		rp := &p.Layout.Ranks[i].Plan
-		if got := itemOf(rp, "kv"); got != want {
+		if got := itemOf(*rp, "kv"); got != want {
 			t.Errorf("device %d: KV %d B, want %d", i, got, want)
 		}
 		if heads := rp.Input.Model.Layers[0].KVHeads; heads != []int{6, 2}[i] {
 			t.Errorf("device %d: %d KV heads, want %d", i, heads, []int{6, 2}[i])
 		}
 		reduce := planner.Bytes(4096 * 4 * 512)
-		if got, want := itemOf(rp, "compute_buffer"), itemOf(&single, "compute_buffer")+reduce; got != want {
+		if got, want := itemOf(*rp, "compute_buffer"), itemOf(single, "compute_buffer")+reduce; got != want {
 			t.Errorf("device %d: compute buffer %d B, want the one GPU's + one reduce buffer, %d", i, got, want)
 		}
 		if rp.Input.Rank.CommSource != planner.SourceEstimated || rp.Input.Rank.Comm != 342_000_000 {
 			t.Errorf("device %d: communication %d B (%s), want NCCL's 342 MB, estimated", i, rp.Input.Rank.Comm, rp.Input.Rank.CommSource)
 		}
+	}
+	if n := itemName(p.Layout.Ranks[1].Plan, "weights"); n != "CUDA1 model buffer" {
+		t.Errorf("device 1's weights are named %q, want CUDA1 model buffer", n)
+	}
+	if n := itemName(p, "weights"); n != "CUDA0-CUDA1 model buffer" {
+		t.Errorf("the layout's weights are named %q, want CUDA0-CUDA1 model buffer", n)
 	}
 	launch := p.Layout.Ranks[0].Plan.Engine.Launch
 	if !strings.HasSuffix(launch, " -sm tensor -ts 3,1") || strings.Contains(launch, "-sm layer") {
@@ -126,8 +123,8 @@ func TestLlamaTensorEven(t *testing.T) {
 		t.Fatalf("no -ts: devices %v, want 0 and 1-3 alike", p.Layout.Ranks)
 	}
 	a, b := &p.Layout.Ranks[0].Plan, &p.Layout.Ranks[1].Plan
-	if a.Total != b.Total || itemOf(a, "weights") != itemOf(b, "weights") {
-		t.Errorf("device 0 total %d, weights %d; the others %d, %d", a.Total, itemOf(a, "weights"), b.Total, itemOf(b, "weights"))
+	if a.Total != b.Total || itemOf(*a, "weights") != itemOf(*b, "weights") {
+		t.Errorf("device 0 total %d, weights %d; the others %d, %d", a.Total, itemOf(*a, "weights"), b.Total, itemOf(*b, "weights"))
 	}
 	if got := b.Input.Model.Layers[0].KVHeads; got != 2 {
 		t.Errorf("KV heads per device %d, want 2", got)
@@ -198,7 +195,7 @@ func TestLlamaTensorSums(t *testing.T) {
 		} else if err != nil {
 			t.Fatalf("%s -sm tensor, 2 GPUs: %v", m.ID, err)
 		}
-		mirrored := sumOver(&even, "weights") - itemOf(&single, "weights")
+		mirrored := sumOver(&even, "weights") - itemOf(single, "weights")
 		n := 2 + r.IntN(3)
 		in := one
 		in.Parallel = planner.Parallel{Tensor: n, TensorSplit: make([]float64, n)}
@@ -210,12 +207,12 @@ func TestLlamaTensorSums(t *testing.T) {
 			t.Fatalf("%s -ts %v: %v", m.ID, in.Parallel.TensorSplit, err)
 		}
 		ts := in.Parallel.TensorSplit
-		want := itemOf(&single, "weights") + planner.Bytes(n-1)*mirrored
+		want := itemOf(single, "weights") + planner.Bytes(n-1)*mirrored
 		if d := sumOver(&p, "weights") - want; d < -planner.Bytes(n)*planner.MiB || d > planner.Bytes(n)*planner.MiB {
 			t.Errorf("%s -ts %v: the devices hold %d B of weights, want %d (one GPU %d + %d × mirrored %d)",
-				m.ID, ts, sumOver(&p, "weights"), want, itemOf(&single, "weights"), n-1, mirrored)
+				m.ID, ts, sumOver(&p, "weights"), want, itemOf(single, "weights"), n-1, mirrored)
 		}
-		if got, want := sumOver(&p, "kv")+sumOver(&p, "kv_swa"), itemOf(&single, "kv")+itemOf(&single, "kv_swa"); got != want {
+		if got, want := sumOver(&p, "kv")+sumOver(&p, "kv_swa"), itemOf(single, "kv")+itemOf(single, "kv_swa"); got != want {
 			t.Errorf("%s -ts %v: the devices hold %d B of KV, one GPU %d", m.ID, ts, got, want)
 		}
 		checkHeads(t, &p, &m, ts)
@@ -240,7 +237,7 @@ func TestLlamaTensorSums(t *testing.T) {
 func sumOver(p *planner.Plan, key string) planner.Bytes {
 	var s planner.Bytes
 	for _, rp := range p.Layout.Ranks {
-		s += itemOf(&rp.Plan, key) * planner.Bytes(len(rp.Ranks))
+		s += itemOf(rp.Plan, key) * planner.Bytes(len(rp.Ranks))
 	}
 	return s
 }
@@ -272,4 +269,13 @@ func perLayerHeads(m *planner.Model) []int {
 		}
 	}
 	return out
+}
+
+func itemName(p planner.Plan, key string) string {
+	for _, it := range p.Items {
+		if it.Key == key {
+			return it.Name
+		}
+	}
+	return ""
 }
