@@ -62,23 +62,7 @@ func rankGroups(in *Input) []rankGroup {
 	if llamaTensor(in) {
 		devs, models = llamaTensorDevices(in)
 	}
-	for r := range n {
-		c := p.coord(r)
-		local := 0
-		if e := in.Model.MoE; e != nil && e.Experts > 0 {
-			local = localExperts(e.Experts, p.ep(), c.epRank)
-		}
-		if devs != nil {
-			local = devs[c.tpRank]
-		}
-		i := findGroup(in, keys, c.stage, local, in.rankCalibration(r))
-		if i < 0 {
-			i = len(keys)
-			keys = append(keys, groupKey{stage: c.stage, local: local, first: r})
-		}
-		keys[i].ranks++
-		ids = append(ids, i)
-	}
+	ids, keys = groupRanks(in, devs, ids, keys)
 	gs, all := make([]rankGroup, len(keys)), make([]int, 0, n)
 	for i, k := range keys {
 		g := &gs[i]
@@ -94,6 +78,45 @@ func rankGroups(in *Input) []rankGroup {
 		x.Ranks = append(x.Ranks, r)
 	}
 	return gs
+}
+
+// groupRanks appends to ids the group of every rank of in, in rank order,
+// and to keys each group, counting its ranks; devs, when not nil, holds
+// each tensor rank's first alike device (llama.cpp's -sm tensor), which
+// stands for its experts. It walks the ranks as nested
+// loops, replica, stage and tensor rank, rather than dividing each rank's
+// number into its coordinates: a division is slow, and a layout has
+// thousands of ranks at most but every plan of it walks them all.
+func groupRanks(in *Input, devs, ids []int, keys []groupKey) ([]int, []groupKey) {
+	p := &in.Parallel
+	tp, pp, ep, moeTP := p.tp(), p.pp(), p.ep(), p.moeTP()
+	experts := 0
+	if e := in.Model.MoE; e != nil {
+		experts = e.Experts
+	}
+	r := 0
+	for replica := range p.dp() {
+		for stage := range pp {
+			for t := range tp {
+				local := 0
+				if experts > 0 {
+					local = localExperts(experts, ep, ((replica*tp+t)/moeTP)%ep)
+				}
+				if devs != nil {
+					local = devs[t]
+				}
+				i := findGroup(in, keys, stage, local, in.rankCalibration(r))
+				if i < 0 {
+					i = len(keys)
+					keys = append(keys, groupKey{stage: stage, local: local, first: r})
+				}
+				keys[i].ranks++
+				ids = append(ids, i)
+				r++
+			}
+		}
+	}
+	return ids, keys
 }
 
 // findGroup returns the index of the group in keys that a rank of stage,
@@ -171,7 +194,7 @@ func binding(rs []RankPlan) int {
 // zero Plan.
 func joinPlans(in *Input, rs []RankPlan, bind int, top *Plan) {
 	top.Schema, top.Fits, top.Levers, top.Input = PlanSchema, true, []Lever{}, *in
-	var sums [numKeys + 1]Item
+	var sums itemSums
 	for i := range rs {
 		p, n := &rs[i].Plan, int64(len(rs[i].Ranks))
 		top.Fits = top.Fits && p.Fits
@@ -204,17 +227,24 @@ func joinPlans(in *Input, rs []RankPlan, bind int, top *Plan) {
 	top.Layout = &Layout{Parallel: in.Parallel.sizes(), GPUs: in.Parallel.GPUs(), Binding: rs[bind].Ranks[0], Ranks: rs}
 }
 
+// itemSums is a layout's items summed by charge: the first rank plan's
+// item of each charge (its name, tier and source) and the bytes of all.
+// It is indexed by charge, so the sums come out in the seed's allocation
+// order.
+type itemSums struct {
+	first [numKeys + 1]*Item
+	bytes [numKeys + 1]Bytes
+}
+
 // addItem adds n GPUs' worth of it, an item of charge k, to its charge's
-// sum; sums is indexed by charge, so the sums come out in the seed's
-// allocation order.
-func addItem(sums *[numKeys + 1]Item, it *Item, k key, n int64) {
-	if s := &sums[k]; s.Key != "" {
-		s.Bytes = satAdd(s.Bytes, satMul(int64(it.Bytes), n))
+// sum.
+func addItem(sums *itemSums, it *Item, k key, n int64) {
+	b := satMul(int64(it.Bytes), n)
+	if f := sums.first[k]; f == nil || f.Key == "" {
+		sums.first[k], sums.bytes[k] = it, b
 		return
 	}
-	sums[k] = *it
-	sums[k].Bytes = satMul(int64(it.Bytes), n)
-	sums[k].Detail = "summed over the layout's GPUs"
+	sums.bytes[k] = satAdd(sums.bytes[k], b)
 }
 
 // keyFrom is the charge an item key names, numKeys for none (items are
@@ -236,11 +266,19 @@ func keyFrom(s string, k key) key {
 }
 
 // sortedItems lists the summed items in the seed's allocation order.
-func sortedItems(sums *[numKeys + 1]Item) []Item {
-	out := make([]Item, 0, numKeys)
-	for k := range sums {
-		if sums[k].Key != "" {
-			out = append(out, sums[k])
+func sortedItems(sums *itemSums) []Item {
+	n := 0
+	for _, f := range sums.first {
+		if f != nil && f.Key != "" {
+			n++
+		}
+	}
+	out := make([]Item, 0, n)
+	for k, f := range sums.first {
+		if f != nil && f.Key != "" {
+			out = append(out, *f)
+			it := &out[len(out)-1]
+			it.Bytes, it.Detail = sums.bytes[k], "summed over the layout's GPUs"
 		}
 	}
 	return out

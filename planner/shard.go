@@ -222,20 +222,25 @@ func (s *split) expertShare(m *Model, params int64) (num, den int64) {
 }
 
 // matrices is the rank's GEMM weights: the stage's instances, split by role.
+// Each matrix is copied into its place in the result and split there.
 func (s *split) matrices(m *Model) []Matrix {
 	out := make([]Matrix, 0, len(m.Weights.Matrices))
-	for _, x := range m.Weights.Matrices {
-		if y, ok := s.matrix(m, x); ok {
-			out = append(out, y)
+	kv := kvHeadsOf(m)
+	for i := range m.Weights.Matrices {
+		out = append(out, m.Weights.Matrices[i])
+		if !s.matrix(&out[len(out)-1], kv) {
+			out = out[:len(out)-1]
 		}
 	}
 	return out
 }
 
-func (s *split) matrix(m *Model, x Matrix) (Matrix, bool) {
+// matrix splits x, of a model whose attention layers have kv KV heads, to
+// the rank's share; it reports whether the rank holds any of it.
+func (s *split) matrix(x *Matrix, kv int) bool {
 	if x.Name == "output" {
 		x.N = s.vocabRank
-		return x, s.last
+		return s.last
 	}
 	x.Count = int(s.stageShare(int64(x.Count)))
 	tp := int64(s.tp)
@@ -246,7 +251,7 @@ func (s *split) matrix(m *Model, x Matrix) (Matrix, bool) {
 	}
 	switch x.Name {
 	case "attn_k", "attn_v":
-		if kv := kvHeadsOf(m); kv > 0 {
+		if kv > 0 {
 			x.N = int(mulDiv(int64(x.N), int64(kvHeadsPerRank(kv, s.tp)), int64(kv)))
 		}
 	case "attn_q", "attn_qkv", "attn_q_b", "attn_kv_b", "ffn_gate", "ffn_up", "ffn_gate_shexp", "ffn_up_shexp",
@@ -255,7 +260,7 @@ func (s *split) matrix(m *Model, x Matrix) (Matrix, bool) {
 	case "attn_output", "ffn_down", "ffn_down_shexp", "ffn_down_exps", "ssm_out":
 		x.K = int(ceilDiv(int64(x.K), tp))
 	}
-	return x, x.Count > 0 && x.N > 0 && x.K > 0
+	return x.Count > 0 && x.N > 0 && x.K > 0
 }
 
 // kvHeadsOf is the KV heads of the model's first attention layer.
