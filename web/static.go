@@ -1,3 +1,5 @@
+//go:build !(js && wasm)
+
 package web
 
 import (
@@ -24,10 +26,13 @@ import (
 // built names the assets only `make wasm` produces.
 var built = map[string]bool{"dist/planner.wasm": true, "dist/wasm_exec.js": true, "dist/gguf.wasm": true}
 
-// exists reports whether fsys holds the file name.
-func exists(fsys fs.FS, name string) bool {
-	_, err := fs.Stat(fsys, name)
-	return err == nil
+// serveStatic serves fsys under /static/ (static_js.go says why the worker
+// has no such route).
+func serveStatic(e *echo.Echo, fsys fs.FS) {
+	s := &assets{root: fsys}
+	e.Match(getOrHead, "/static/*", s.handler(), cors)
+	e.OPTIONS("/static/*", preflight("GET, HEAD"), cors)
+	s.warm()
 }
 
 // assets serves one asset tree. It reads each file once and keeps its

@@ -58,7 +58,8 @@ type Deps struct {
 	Calibrations func() ([]planner.Calibration, error)
 	// Static is the asset tree served under /static/ (package web/static's
 	// FS). Nil leaves /static/ to the platform, as Workers static assets
-	// serve it in front of cmd/worker.
+	// serve it in front of cmd/worker; on js/wasm it must be nil
+	// (static_js.go).
 	Static fs.FS
 	// Store keeps community calibration uploads (web/store); nil turns the
 	// upload API off (503) and leaves the picker to the table.
@@ -116,14 +117,17 @@ func newApp(d Deps) (http.Handler, *app) {
 	e.Match(getOrHead, "/api/calibrations/:id", a.calibration, cors)
 	e.OPTIONS("/api/calibrations/:id", preflight("GET, HEAD"), cors)
 	if d.Static != nil {
-		s := &assets{root: d.Static}
-		e.Match(getOrHead, "/static/*", s.handler(), cors)
-		e.OPTIONS("/static/*", preflight("GET, HEAD"), cors)
-		s.warm()
+		serveStatic(e, d.Static)
 	} else { // the platform serves the assets; a path that reaches the app is none of them
 		e.Match(getOrHead, "/static/*", func(echo.Context) error { return echo.ErrNotFound }, cors)
 	}
 	return e, a
+}
+
+// exists reports whether fsys holds the file name.
+func exists(fsys fs.FS, name string) bool {
+	_, err := fs.Stat(fsys, name)
+	return err == nil
 }
 
 // getOrHead are the methods of a route that reads: net/http's server
