@@ -1,8 +1,9 @@
 package web
 
 // This file bounds what one request can make the app hold: the bytes of
-// request bodies being read at once, the requests that plan at once, and
-// the work of one plan, which stops when its request is cancelled. These
+// request bodies being read at once, the requests that plan at once, the
+// uploads checked and stored at once, and the work of one plan, which
+// stops when its request is cancelled. These
 // limits live in the handler, not in the server around it, so every entry
 // point (`vramplan serve`, the Workers entry) inherits them; the native
 // server adds its own timeouts and connection cap (cmd/vramplan).
@@ -30,12 +31,19 @@ type Limits struct {
 	// over requests; a request reserves its Content-Length (the largest
 	// document when it has none) before reading. 0 means 64 MiB.
 	MaxBodyBytes int64 `json:"max_body_bytes,omitempty"`
+	// MaxUploading is the uploads (calibrations and observations) being
+	// checked and stored at once. An upload past it is refused at once
+	// with 503 and Retry-After, so a server offered more uploads than it
+	// can store answers the excess cheaply, not every upload late: 256
+	// uploads in hand are at most 16 MiB of bodies and, at about half a
+	// millisecond of CPU each, some 60 ms of work on two cores. 0 means 256.
+	MaxUploading int `json:"max_uploading,omitempty"`
 }
 
 // limiter holds the slots Limits describe. It is safe for concurrent use.
 type limiter struct {
-	planning chan struct{}
-	bodies   *semaphore.Weighted
+	planning, uploading chan struct{}
+	bodies              *semaphore.Weighted
 }
 
 func newLimiter(l Limits) *limiter {
@@ -45,7 +53,11 @@ func newLimiter(l Limits) *limiter {
 	if l.MaxBodyBytes <= 0 {
 		l.MaxBodyBytes = 64 << 20
 	}
-	return &limiter{planning: make(chan struct{}, l.MaxPlanning), bodies: semaphore.NewWeighted(l.MaxBodyBytes)}
+	if l.MaxUploading <= 0 {
+		l.MaxUploading = 256
+	}
+	return &limiter{planning: make(chan struct{}, l.MaxPlanning), uploading: make(chan struct{}, l.MaxUploading),
+		bodies: semaphore.NewWeighted(l.MaxBodyBytes)}
 }
 
 // errGone is a request whose client left before it was served.
@@ -61,6 +73,23 @@ func (l *limiter) plan(ctx context.Context, f func() error) error {
 	defer func() { <-l.planning }()
 	return f()
 }
+
+// errUploading refuses an upload while MaxUploading others are in hand.
+var errUploading = errors.New("too many uploads are being stored at once: retry in a second")
+
+// upload takes an upload slot and reports whether one was free; uploaded
+// gives it back. When none is free it sets Retry-After.
+func (l *limiter) upload(c echo.Context) bool {
+	select {
+	case l.uploading <- struct{}{}:
+		return true
+	default:
+		c.Response().Header().Set("Retry-After", "1")
+		return false
+	}
+}
+
+func (l *limiter) uploaded() { <-l.uploading }
 
 // readBody reads the request's body, at most planner.MaxDocument+1 bytes,
 // holding its share of the body budget while it reads.

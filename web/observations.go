@@ -45,6 +45,10 @@ func (a *app) postObservation(c echo.Context) error {
 	if err != nil {
 		return jsonError(c, status, "", err)
 	}
+	if !a.lim.upload(c) {
+		return c.JSON(http.StatusServiceUnavailable, observationAnswer{Error: errUploading.Error()})
+	}
+	defer a.lim.uploaded()
 	if status, err := a.limit(c); err != nil {
 		return c.JSON(status, observationAnswer{Error: err.Error()})
 	}

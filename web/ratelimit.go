@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"sync"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/vramplan/vramplan/web/store"
 )
 
 // This file holds the upload API's abuse limits: a count per client per
@@ -65,32 +68,51 @@ func (a *app) clientHash(c echo.Context) string {
 // either is over its limit it sets Retry-After and returns 429 and why; a
 // store that cannot count is 503.
 func (a *app) limit(c echo.Context) (int, error) {
-	ctx := c.Request().Context()
+	ls := a.limits(a.clientHash(c))
+	adm, err := store.Admit(c.Request().Context(), a.deps.Store, ls.list[:], nil)
+	return a.admitted(c, &ls, adm, err)
+}
+
+// uploadLimits are the limits an upload is counted against: its client's
+// hour and the UTC day. Both windows are counted in hours (a day's window
+// is its first hour), so one Sweep bound forgets both.
+type uploadLimits struct {
+	now, day int64
+	list     [2]store.Limit
+	resetAt  [2]int64
+}
+
+var limitWhat = [2]string{"uploads from one address per hour", "uploads per day on this server"}
+
+// limits returns the limits of the client whose address hashes to client.
+func (a *app) limits(client string) uploadLimits {
 	now := a.opts.Now().Unix()
 	hour, day := now/3600, now/86400
-	// Both windows are counted in hours (a day's window is its first hour),
-	// so one Sweep bound forgets both.
-	for _, l := range []struct {
-		key     string
-		window  int64
-		resetAt int64
-		max     int64
-		what    string
-	}{
-		{"client:" + a.clientHash(c), hour, (hour + 1) * 3600, a.opts.PerClientHour, "uploads from one address per hour"},
-		{"global", day * 24, (day + 1) * 86400, a.opts.DailyCap, "uploads per day on this server"},
-	} {
-		n, err := a.deps.Store.Hit(ctx, l.key, l.window)
-		if err != nil {
-			return http.StatusServiceUnavailable, err
-		}
-		if n > l.max {
-			retry := l.resetAt - now
-			c.Response().Header().Set("Retry-After", strconv.FormatInt(retry, 10))
-			return http.StatusTooManyRequests, fmt.Errorf("more than %d %s: retry in %d s", l.max, l.what, retry)
-		}
+	return uploadLimits{now: now, day: day,
+		list: [2]store.Limit{
+			{Key: "client:" + client, Window: hour, Max: a.opts.PerClientHour},
+			{Key: "global", Window: day * 24, Max: a.opts.DailyCap},
+		},
+		resetAt: [2]int64{(hour + 1) * 3600, (day + 1) * 86400}}
+}
+
+// admitted returns the HTTP status and error of what store.Admit did with
+// ls: 0 and nil when it was within every limit; 429 with Retry-After when
+// one was passed; 503 when the store could not count (with Retry-After when
+// it was busy).
+func (a *app) admitted(c echo.Context, ls *uploadLimits, adm store.Admission, err error) (int, error) {
+	switch {
+	case errors.Is(err, store.ErrBusy):
+		c.Response().Header().Set("Retry-After", "1")
+		return http.StatusServiceUnavailable, err
+	case err != nil:
+		return http.StatusServiceUnavailable, err
+	case adm.Over >= 0:
+		retry := ls.resetAt[adm.Over] - ls.now
+		c.Response().Header().Set("Retry-After", strconv.FormatInt(retry, 10))
+		return http.StatusTooManyRequests, fmt.Errorf("more than %d %s: retry in %d s", ls.list[adm.Over].Max, limitWhat[adm.Over], retry)
 	}
-	a.sweep(c, day)
+	a.sweep(c, ls.day)
 	return 0, nil
 }
 

@@ -87,16 +87,24 @@ func (a *app) upload(c echo.Context) error {
 	return c.JSON(status, ans)
 }
 
-// accept takes one uploaded document through the rate limits, the checks
+// accept takes one uploaded document through the checks, the rate limits
 // and the store, and returns the HTTP status and the answer: the API
-// sends it as JSON, the calibrations page renders it.
+// sends it as JSON, the calibrations page renders it. It runs in an upload
+// slot (Limits.MaxUploading), or answers 503 at once. A checked upload is
+// counted and stored in one store write (store.Admit), so the checks run
+// before the counting; a rejected one is counted too, and an upload over a
+// limit is refused with 429 whatever the checks said.
 func (a *app) accept(c echo.Context, data []byte) (int, uploadAnswer) {
-	if status, err := a.limit(c); err != nil {
-		return status, uploadAnswer{Error: err.Error()}
+	if !a.lim.upload(c) {
+		return http.StatusServiceUnavailable, uploadAnswer{Error: errUploading.Error()}
 	}
+	defer a.lim.uploaded()
 	ch, err := community.Check(data)
 	var rej *community.Rejection
 	if errors.As(err, &rej) {
+		if status, err := a.limit(c); err != nil {
+			return status, uploadAnswer{Error: err.Error()}
+		}
 		r := rej.Reasons[0]
 		return http.StatusUnprocessableEntity, uploadAnswer{Status: "rejected", Reasons: rej.Reasons, Error: err.Error(), Field: r.Field}
 	}
@@ -135,10 +143,12 @@ func (a *app) store(c echo.Context, ch community.Checked) (int, uploadAnswer) {
 	}
 	token, hash := newToken()
 	u.TokenHash = hash
-	got, created, err := a.deps.Store.Put(ctx, u)
-	if err != nil {
-		return http.StatusServiceUnavailable, uploadAnswer{Error: err.Error()}
+	ls := a.limits(u.Client)
+	adm, err := store.Admit(ctx, a.deps.Store, ls.list[:], &u)
+	if status, err := a.admitted(c, &ls, adm, err); err != nil {
+		return status, uploadAnswer{Error: err.Error()}
 	}
+	got, created := adm.Upload, adm.Created
 	ans := uploadAnswer{ID: got.ID, Status: string(got.Status), Group: got.Group, URL: "/api/uploads/" + got.ID}
 	for _, r := range got.Reasons {
 		ans.Reasons = append(ans.Reasons, community.Reason{Msg: r})

@@ -35,6 +35,7 @@ func uploadDoc(t testing.TB, n int) []byte {
 type server struct {
 	h   http.Handler
 	now time.Time
+	st  *sqlite.Store
 }
 
 func newServer(t testing.TB, opts web.UploadOptions) *server {
@@ -44,7 +45,7 @@ func newServer(t testing.TB, opts web.UploadOptions) *server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	s := &server{now: time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC)}
+	s := &server{now: time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC), st: st}
 	if opts.Now == nil {
 		opts.Now = func() time.Time { return s.now }
 	}

@@ -1,13 +1,19 @@
 // Package sqlite implements store.Store on an SQLite file through
 // modernc.org/sqlite (pure Go, no cgo): the native server's default store.
 //
-// The file is in WAL mode with synchronous=FULL, so a write that returned
-// is on disk. An fsync costs about a millisecond, so writes are committed
-// in groups: one goroutine owns the only writing connection, takes every
-// write that is waiting, runs them (each the same single statement another
-// store.Store implementation would run) in one transaction and answers them
-// when it commits. Reads run beside it on a pool of read-only connections,
-// which WAL lets see the last commit without waiting for the writer.
+// The file is in WAL mode, and a write that returned is on disk. An fsync
+// costs about a millisecond, so writes are committed in groups: one
+// goroutine owns the only writing connection, takes every write that is
+// waiting, runs them (each the same single statement another store.Store
+// implementation would run) in one transaction, commits them together and
+// answers them once the commit is on disk. On Linux a syncer goroutine
+// fsyncs the log while the writer runs the next batch (sync.go); elsewhere
+// the commit does (synchronous=FULL). An upload and its rate-limit
+// counters are one write (Admit), so an upload waits for one commit. Past
+// maxWaiting waiting writes a write is refused with store.ErrBusy.
+// Checkpoints run on a connection of their own (checkpoint.go), not inside
+// a commit. Reads run beside the writer on a pool of read-only
+// connections, which WAL lets see the last commit without waiting for it.
 package sqlite
 
 import (
@@ -17,6 +23,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -26,13 +33,26 @@ import (
 // Store is a store.Store on one SQLite file. It is safe for concurrent use;
 // Close must be called to stop its writer.
 type Store struct {
-	read, write *sql.DB
-	ops         chan *op
-	closed      chan struct{}
-	stopped     chan struct{}
-	closeOnce   sync.Once
-	stmts       stmts
+	read, write, ckpt *sql.DB
+	ops               chan *op
+	// waiting counts the writes handed to do and not yet answered, at most
+	// maxWaiting.
+	waiting      atomic.Int64
+	maxWaiting   int64
+	counters     counters
+	syncs        chan committed // to the syncer
+	ready        chan struct{}  // the syncer's turn, when it is idle
+	log          *walLog
+	syncLog      func() error // log.sync, or a test's
+	closed       chan struct{}
+	stopped      chan struct{} // the writer has stopped
+	drained      chan struct{} // the syncer has answered every batch and stopped
+	checkpointed chan struct{} // the checkpointer has stopped
+	closeOnce    sync.Once
+	stmts        stmts
 }
+
+var _ store.Admitter = (*Store)(nil)
 
 var _ store.Store = (*Store)(nil)
 
@@ -52,7 +72,12 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: database path %q: want a file name without '?' or '#'", path)
 	}
 	const pragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
-	write, err := sql.Open("sqlite", path+pragmas+"&_txlock=immediate")
+	writeSync, log := "FULL", (*walLog)(nil)
+	if pipelined {
+		writeSync, log = "NORMAL", &walLog{path: path + "-wal"}
+	}
+	write, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous("+writeSync+")"+
+		"&_pragma=wal_autocheckpoint(0)&_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}
@@ -68,11 +93,21 @@ func Open(path string) (*Store, error) {
 	}
 	read.SetMaxOpenConns(readConns)
 	read.SetMaxIdleConns(readConns)
-	s := &Store{read: read, write: write, ops: make(chan *op), closed: make(chan struct{}), stopped: make(chan struct{})}
-	if err := s.stmts.prepareWrites(write); err != nil {
-		return nil, errors.Join(fmt.Errorf("sqlite: %s: %w", path, err), read.Close(), write.Close())
+	ckpt, err := sql.Open("sqlite", path+pragmas)
+	if err != nil {
+		return nil, errors.Join(err, read.Close(), write.Close())
 	}
+	ckpt.SetMaxOpenConns(1)
+	s := &Store{read: read, write: write, ckpt: ckpt, ops: make(chan *op), maxWaiting: maxWaiting, log: log,
+		syncs: make(chan committed, 1), ready: make(chan struct{}, 1), closed: make(chan struct{}), stopped: make(chan struct{}),
+		drained: make(chan struct{}), checkpointed: make(chan struct{})}
+	if err := s.stmts.prepareWrites(write); err != nil {
+		return nil, errors.Join(fmt.Errorf("sqlite: %s: %w", path, err), ckpt.Close(), read.Close(), write.Close())
+	}
+	s.syncLog = log.sync
 	go s.writer()
+	go s.syncer()
+	go s.checkpointer(ckpt)
 	return s, nil
 }
 
@@ -82,32 +117,95 @@ func (s *Store) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
 		close(s.closed)
-		<-s.stopped
-		err = errors.Join(s.stmts.close(), s.read.Close(), s.write.Close())
+		<-s.drained
+		<-s.checkpointed
+		err = errors.Join(s.stmts.close(), s.ckpt.Close(), s.read.Close(), s.write.Close(), s.log.close())
 	})
 	return err
 }
 
 // Put implements store.Store.
 func (s *Store) Put(ctx context.Context, u store.Upload) (store.Upload, bool, error) {
-	args := store.InsertArgs(&u)
-	var n, seq int64
-	err := s.do(ctx, false, func(tx *sql.Tx) error {
+	var in inserted
+	err := s.do(ctx, false, in.run(s, store.InsertArgs(&u)))
+	return s.put(ctx, &u, in, err)
+}
+
+// Admit implements store.Admitter: the limits are counted and the upload
+// inserted in one write, so the upload waits for one commit.
+func (s *Store) Admit(ctx context.Context, limits []store.Limit, u *store.Upload) (store.Admission, error) {
+	a := s.admission(limits, u)
+	return a.result(ctx, s.do(ctx, false, a.run))
+}
+
+// An admission is one Admit: its write, run by the writer, and what the
+// write did.
+type admission struct {
+	s      *Store
+	limits []store.Limit
+	u      *store.Upload
+	args   []any
+	over   int
+	in     inserted
+}
+
+func (s *Store) admission(limits []store.Limit, u *store.Upload) *admission {
+	a := &admission{s: s, limits: limits, u: u, over: -1}
+	if u != nil {
+		a.args = store.InsertArgs(u)
+	}
+	return a
+}
+
+// run counts the limits and, when none is passed, inserts the upload.
+func (a *admission) run(tx *sql.Tx) error {
+	var err error
+	a.over, err = store.Count(a.limits, func(key string, window int64) (int64, error) { return a.s.hit(tx, key, window) })
+	if err != nil || a.over >= 0 || a.u == nil {
+		return err
+	}
+	return a.in.run(a.s, a.args)(tx)
+}
+
+// result returns Admit's results once the write has been answered err.
+func (a *admission) result(ctx context.Context, err error) (store.Admission, error) {
+	adm := store.Admission{Over: a.over}
+	if err != nil || a.over >= 0 || a.u == nil {
+		return adm, err
+	}
+	adm.Upload, adm.Created, err = a.s.put(ctx, a.u, a.in, nil)
+	return adm, err
+}
+
+// inserted is what an upload's insert did: the rows it added (0 when the
+// upload was stored before) and its sequence number.
+type inserted struct{ n, seq int64 }
+
+// run returns the insert of an upload with the arguments args, recording
+// what it did in in.
+func (in *inserted) run(s *Store, args []any) func(tx *sql.Tx) error {
+	return func(tx *sql.Tx) error {
 		r, err := s.stmts.in(tx, store.SQLInsertUpload).Exec(args...)
 		if err != nil {
 			return err
 		}
-		if n, err = r.RowsAffected(); err != nil || n == 0 {
+		if in.n, err = r.RowsAffected(); err != nil || in.n == 0 {
 			return err
 		}
-		seq, err = r.LastInsertId()
+		in.seq, err = r.LastInsertId()
 		return err
-	})
+	}
+}
+
+// put returns Put's results for u once its insert is committed: u as
+// stored, or the upload stored before it, read after the commit (it may
+// have been inserted in the same batch).
+func (s *Store) put(ctx context.Context, u *store.Upload, in inserted, err error) (store.Upload, bool, error) {
 	if err != nil {
 		return store.Upload{}, false, fmt.Errorf("sqlite: put %s: %w", u.ID, err)
 	}
-	if n == 1 {
-		return store.Stored(u, seq), true, nil
+	if in.n == 1 {
+		return store.Stored(*u, in.seq), true, nil
 	}
 	got, err := s.queryRow(ctx, store.SQLUploadConflict, u.ID, u.Digest)
 	if err != nil {
@@ -175,8 +273,17 @@ func (s *Store) PutAggregate(ctx context.Context, group string, version int64, d
 func (s *Store) Hit(ctx context.Context, key string, window int64) (int64, error) {
 	var n int64
 	err := s.do(ctx, true, func(tx *sql.Tx) error {
-		return s.stmts.in(tx, store.SQLHit).QueryRow(key, window).Scan(&n)
+		var err error
+		n, err = s.hit(tx, key, window)
+		return err
 	})
+	return n, err
+}
+
+// hit counts one event against key in the window, in tx.
+func (s *Store) hit(tx *sql.Tx, key string, window int64) (int64, error) {
+	var n int64
+	err := s.stmts.in(tx, store.SQLHit).QueryRow(key, window).Scan(&n)
 	return n, err
 }
 

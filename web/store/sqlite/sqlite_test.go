@@ -28,6 +28,18 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceSequential runs the suite on the store hidden behind the
+// plain store.Store interface, so store.Admit counts and puts one call at a
+// time, as it does on D1.
+func TestConformanceSequential(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		return plain{open(t, filepath.Join(t.TempDir(), "uploads.db"))}
+	})
+}
+
+// plain is a store.Store and nothing more: not a store.Admitter.
+type plain struct{ store.Store }
+
 // TestReopen checks what was written survives closing and reopening the
 // file, and that opening an existing file applies no migration twice.
 func TestReopen(t *testing.T) {

@@ -30,6 +30,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Hit", testHit}, {"Setting", testSetting}, {"Large", testLarge},
 		{"ConcurrentPut", testConcurrentPut}, {"ConcurrentHit", testConcurrentHit},
 		{"ConcurrentDelete", testConcurrentDelete},
+		{"Admit", testAdmit}, {"ConcurrentAdmit", testConcurrentAdmit},
 		{"ObservationPutGet", testObservationPutGet}, {"ObservationDuplicate", testObservationDuplicate},
 		{"ObservationDelete", testObservationDelete}, {"Observations", testObservations},
 		{"ConcurrentObservations", testConcurrentObservations},
