@@ -359,20 +359,72 @@ func maxKeyDim(m *Model) int {
 }
 
 // llamaPool estimates what the first decode adds: ggml's CUDA memory pool
-// for operand conversions and the kernels loaded lazily. Measured at -ub
-// 512 on an H200 (docs/engine-results.md): 12–18 MiB with flash attention
-// and 80–88 MiB without on dense and sliding-window models, 78–88 MiB on
-// the MoE; it grows with -ub. The constants are LlamaCppFit's.
+// for operand conversions and the kernels loaded lazily. The pool keeps
+// its high-water mark, the largest set of buffers live at once in one op,
+// so its parts are a maximum, not a sum, and it does not grow in
+// proportion to -ub (12 MiB at -ub 512 and 16 at 1024 on the H200's dense
+// model with flash attention, docs/engine-results.md). With flash
+// attention it is a constant, PoolFA, and a MoE's expert products need
+// PoolMoE more; without it, attention's batched cuBLAS products need
+// PoolNoFA and their f16 copies (llamaAttnCopies, which grow with
+// n_ubatch × n_kv) over PoolFA, or a MoE's PoolMoE where that is larger.
+// The constants are LlamaCppFit's.
 func llamaPool(in *Input, s *shape, c *llamaCells) Bytes {
-	per := llamaFit.PoolFA
-	if !in.Serving.LlamaCpp.FlashAttn.on() {
-		per = llamaFit.PoolNoFA
+	var moe Bytes
+	if s.hasMoE {
+		moe = llamaFit.PoolMoE
 	}
-	b := Bytes(int64(per) * max(c.ubatch, 512) / 512)
-	if s.hasMoE && in.Serving.LlamaCpp.FlashAttn.on() {
-		b += llamaFit.PoolMoE
+	if in.Serving.LlamaCpp.FlashAttn.on() {
+		return llamaFit.PoolFA + moe
 	}
-	return b
+	return satAdd(llamaFit.PoolFA, max(moe, satAdd(llamaFit.PoolNoFA, llamaAttnCopies(in, c))))
+}
+
+// LlamaCppPoolCopies reports the part of the llama.cpp profile's CUDA-pool
+// estimate for in that is a rule, not a fitted constant: without flash
+// attention, attention's f16 copies at the first decode (0 with it). The
+// refit subtracts it from a run's measured pool before fitting PoolNoFA.
+func LlamaCppPoolCopies(in *Input) Bytes {
+	if in.Serving.LlamaCpp.FlashAttn.on() {
+		return 0
+	}
+	c := cellsOf(in, resolve(&in.Limits))
+	return llamaAttnCopies(in, &c)
+}
+
+// llamaAttnCopies is what attention without flash attention takes of the
+// CUDA pool at the first decode. Its product KQV = V·softmax(KQ) is a
+// batched cuBLAS GEMM in f16 that copies its f32 operand, the KQ scores,
+// to f16 and writes an f16 result into the pool before converting it back,
+// both live at once (ggml/src/ggml-cuda/ggml-cuda.cu,
+// ggml_cuda_mul_mat_cublas_impl: src1_alloc and dst_temp, at 81ff7abe):
+// n_head × n_ubatch × 2 B × (n_kv + head_dim). KQ = K·Q itself is computed
+// in f32 (src/llama-graph.cpp, build_attn_mha: ggml_mul_mat_set_prec(kq,
+// GGML_PREC_F32)), which copies only K, n_kv × the KV heads' width × 4 B,
+// less. The first decode of n_ubatch tokens into an empty cache sees
+// n_kv = max(256, PAD(n_ubatch, 256)) cells, at most the layer's
+// (src/llama-kv-cache.cpp, llama_kv_cache::get_n_kv). A later ubatch over
+// a fuller cache needs more (n_kv up to the stream's cells), and the pool
+// keeps its largest size: that growth is not charged.
+func llamaAttnCopies(in *Input, c *llamaCells) Bytes {
+	m := &in.Model
+	nkv := max(256, padTo(c.ubatch, 256))
+	var peak Bytes
+	for i := range m.Layers {
+		g := &m.Layers[i]
+		cells, d := c.seq, max(g.KeyDim, g.ValueDim)
+		switch g.Kind {
+		case LayerFull:
+		case LayerSliding:
+			cells = c.swaCells(in, g.Window)
+		case LayerMLA:
+			d = g.LatentDim
+		default:
+			continue
+		}
+		peak = max(peak, satMul3(int64(m.QueryHeads)*c.ubatch, 2, min(nkv, cells)+int64(d)))
+	}
+	return peak
 }
 
 // LlamaCppFit holds the llama.cpp profile's fitted constants (E2 and E3 in
@@ -389,17 +441,19 @@ type LlamaCppFit struct {
 	// over full-attention runs whose KQ scores are the largest tensor,
 	// rounded to the byte.
 	ComputePerQuery, ComputePerHidden, ComputePerToken int64
-	// PoolFA and PoolNoFA are the first decode's CUDA pool per 512 of -ub
-	// with flash attention on and off: the median over the runs of the
-	// device's memory in use after the first decode less the plan's other
-	// charges, rounded to the MiB. PoolMoE is what a MoE adds with flash
-	// attention on: its runs' median less PoolFA.
+	// PoolFA, PoolNoFA and PoolMoE are the first decode's CUDA pool
+	// (llamaPool): each group's median over the runs of the device's memory
+	// in use after the first decode less the plan's other charges, rounded
+	// to the MiB. PoolFA is the median with flash attention on; PoolMoE a
+	// MoE's median with it on, less PoolFA; PoolNoFA the median with it
+	// off, less attention's f16 copies (LlamaCppPoolCopies, a rule, not
+	// fitted), less PoolFA.
 	PoolFA, PoolNoFA, PoolMoE Bytes
 }
 
 // llamaFit are the constants the profile plans with.
 var llamaFit = LlamaCppFit{ComputePerQuery: 8, ComputePerHidden: 10, ComputePerToken: 16,
-	PoolFA: 17 * MiB, PoolNoFA: 91 * MiB, PoolMoE: 64 * MiB}
+	PoolFA: 19 * MiB, PoolNoFA: 52 * MiB, PoolMoE: 62 * MiB}
 
 // LlamaCppFitted returns the llama.cpp profile's fitted constants.
 func LlamaCppFitted() LlamaCppFit { return llamaFit }

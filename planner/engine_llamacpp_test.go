@@ -201,3 +201,33 @@ func TestLlamaCppH200HostKV(t *testing.T) {
 		t.Error("no grid point leaves layers on the CPU")
 	}
 }
+
+// TestLlamaPoolCopies pins the CUDA pool's rule without flash attention to
+// the dense grid model's arithmetic (32 heads of 128): n_head × n_ubatch ×
+// 2 B × (n_kv + head_dim) at the first decode's n_kv, 20 MiB at -ub 512 and
+// 72 MiB at 1024 (the grid's measured step between them is 52 MiB), and
+// nothing with flash attention; the pool's constant does not scale with -ub.
+func TestLlamaPoolCopies(t *testing.T) {
+	in := Input{Model: engineModel(t, "llamacpp-h200", "dense-llama3-8b"), Calibration: h200(t),
+		Limits:  Limits{MaxBatch: 1, MaxSeqLen: 32768},
+		Serving: Serving{Engine: EngineLlamaCpp, LlamaCpp: LlamaCppOptions{FlashAttn: FlashAttnOff}}}
+	pool := map[int]Bytes{}
+	for ub, want := range map[int]Bytes{512: 20 * MiB, 1024: 72 * MiB, 300: 32 * 300 * 2 * (512 + 128)} {
+		in.Limits.MaxPrefillTokens = ub
+		if got := LlamaCppPoolCopies(&in); got != want {
+			t.Errorf("-ub %d: copies %d B, want %d", ub, got, want)
+		}
+		p, err := PlanMemory(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool[ub] = itemBytes(&p, "cuda_pool")
+	}
+	if d := pool[1024] - pool[512]; d != 52*MiB {
+		t.Errorf("the pool grows by %d B from -ub 512 to 1024, want the copies' 52 MiB", d)
+	}
+	in.Serving.LlamaCpp.FlashAttn = FlashAttnOn
+	if got := LlamaCppPoolCopies(&in); got != 0 {
+		t.Errorf("with flash attention: copies %d B, want 0", got)
+	}
+}

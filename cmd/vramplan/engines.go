@@ -97,8 +97,8 @@ func printRefit(w io.Writer, r *refit.Result, n int) {
 	}{
 		{fmt.Sprintf("E2 compute buffer, -fa off, bytes per token per n_embd (%d runs)", r.ComputeRuns), fmt.Sprint(r.Old.ComputePerHidden), fmt.Sprint(r.New.ComputePerHidden)},
 		{"E2 compute buffer, -fa off, bytes per token", fmt.Sprint(r.Old.ComputePerToken), fmt.Sprint(r.New.ComputePerToken)},
-		{fmt.Sprintf("E3 CUDA pool per 512 of -ub, -fa on (%d runs)", r.PoolFA), r.Old.PoolFA.String(), r.New.PoolFA.String()},
-		{fmt.Sprintf("E3 CUDA pool per 512 of -ub, -fa off (%d runs)", r.PoolNoFA), r.Old.PoolNoFA.String(), r.New.PoolNoFA.String()},
+		{fmt.Sprintf("E3 CUDA pool, -fa on (%d runs)", r.PoolFA), r.Old.PoolFA.String(), r.New.PoolFA.String()},
+		{fmt.Sprintf("E3 CUDA pool, -fa off, over -fa on and the f16 copies (%d runs)", r.PoolNoFA), r.Old.PoolNoFA.String(), r.New.PoolNoFA.String()},
 		{fmt.Sprintf("E3 CUDA pool, a MoE's extra with -fa on (%d runs)", r.PoolMoE), r.Old.PoolMoE.String(), r.New.PoolMoE.String()},
 	} {
 		mark := ""

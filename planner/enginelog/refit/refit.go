@@ -15,11 +15,14 @@
 //     weighted least-squares line over n_embd (a figure's weight falls with
 //     its print resolution per token), rounded to the byte. ComputePerQuery
 //     is structural and kept.
-//   - E3, the first decode's CUDA pool per 512 of -ub: for every run with
-//     the device's memory in use after the first decode and a measured
-//     calibration of its GPU, that figure less the plan's other charges;
-//     the median of each group (flash attention on, off, and on with a
-//     MoE), rounded to the MiB.
+//   - E3, the first decode's CUDA pool: for every run with the device's
+//     memory in use after the first decode and a measured calibration of
+//     its GPU, that figure less the plan's other charges and, without
+//     flash attention, less attention's f16 copies in the pool (a rule
+//     from the source, not fitted); the median of each group (flash
+//     attention on, off, and on with a MoE), rounded to the MiB, the
+//     MoE's and the no-flash-attention group's less PoolFA, which their
+//     runs' pools include.
 //
 // vLLM and SGLang observations are planned and their residuals reported,
 // but nothing is fitted from them: E4's activation constant was fitted on
@@ -105,7 +108,7 @@ func Refit(srcs []Source, cals Calibrations) Result {
 			e2 = append(e2, *s2)
 		}
 		if s3 != nil {
-			pools[s3.group] = append(pools[s3.group], s3.per512)
+			pools[s3.group] = append(pools[s3.group], s3.bytes)
 		}
 		r.Rows = append(r.Rows, row)
 	}
@@ -113,7 +116,7 @@ func Refit(srcs []Source, cals Calibrations) Result {
 	r.New.ComputePerHidden, r.New.ComputePerToken = fitLine(e2, r.Old.ComputePerHidden, r.Old.ComputePerToken)
 	r.PoolFA, r.PoolNoFA, r.PoolMoE = len(pools[poolFA]), len(pools[poolNoFA]), len(pools[poolMoE])
 	r.New.PoolFA = medianMiB(pools[poolFA], r.Old.PoolFA)
-	r.New.PoolNoFA = medianMiB(pools[poolNoFA], r.Old.PoolNoFA)
+	r.New.PoolNoFA = medianMiB(pools[poolNoFA], r.Old.PoolFA+r.Old.PoolNoFA) - r.New.PoolFA
 	r.New.PoolMoE = medianMiB(pools[poolMoE], r.Old.PoolFA+r.Old.PoolMoE) - r.New.PoolFA
 	return r
 }
@@ -130,8 +133,8 @@ const (
 )
 
 type poolSample struct {
-	group  poolGroup
-	per512 float64
+	group poolGroup
+	bytes float64
 }
 
 // read plans one observation and returns its row and what the rules take
@@ -196,15 +199,17 @@ func (r *Result) computeSample(o *observation.Observation, p *planner.Plan) *sam
 	return &sample{x: x, y: y, w: 1 / (1 + res*res)}
 }
 
-// poolSampleOf is E3's sample of a run, or nil.
+// poolSampleOf is E3's sample of a run, or nil: the run's device memory
+// less the plan's other charges and, without flash attention, less
+// attention's f16 copies, which the planner computes from the shape
+// (planner.LlamaCppPoolCopies).
 func poolSampleOf(o *observation.Observation, p *planner.Plan, measured bool) *poolSample {
 	f, ok := observation.FigureOf(o, observation.DeviceUsed)
 	if !ok || !measured {
 		return nil
 	}
 	rest := p.Total - enginelog.Planned(p, "cuda_pool")
-	ub := max(min(o.LlamaCpp.NUbatch, 2048), 512)
-	s := &poolSample{group: poolFA, per512: float64(f.Bytes-int64(rest)) * 512 / float64(ub)}
+	s := &poolSample{group: poolFA, bytes: float64(f.Bytes - int64(rest) - int64(planner.LlamaCppPoolCopies(&p.Input)))}
 	switch {
 	case !o.LlamaCpp.FlashAttn:
 		s.group = poolNoFA
