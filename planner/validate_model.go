@@ -138,18 +138,24 @@ func validateWeights(w *Weights) error {
 	if len(w.Classes) > maxClasses {
 		return bad("model.weights.classes", "%d classes, more than %d", len(w.Classes), maxClasses)
 	}
-	for i, x := range w.Matrices {
+	for i := range w.Matrices {
+		x := &w.Matrices[i]
+		if inMatrixRange(x.N) && inMatrixRange(x.K) && inMatrixRange(x.Count) {
+			continue // every plan validates: the fields are named only for an error
+		}
 		for _, d := range []struct {
 			key string
 			v   int
 		}{{"n", x.N}, {"k", x.K}, {"count", x.Count}} {
-			if d.v < 1 || d.v > 1<<24 { // the field's name is formatted only for the error: every plan validates
+			if !inMatrixRange(d.v) {
 				return inRange(printf.Sprintf("model.weights.matrices[%d].%s", i, d.key), d.v, 1, 1<<24)
 			}
 		}
 	}
 	return nil
 }
+
+func inMatrixRange(v int) bool { return v >= 1 && v <= 1<<24 }
 
 func validateParts(m *Model) error {
 	if e := m.MoE; e != nil {

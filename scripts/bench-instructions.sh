@@ -4,9 +4,13 @@
 # load average nor the other processes on the machine change: the
 # difference between runs of N2 and N1 iterations (default 5500 and 500),
 # over N2 - N1, with GOGC=off and no asynchronous preemption so that neither
-# the collector nor the runtime's signals add their own. Runs differ by a few
-# hundred instructions. For an A/B of a change on a busy machine; the time
-# of a change is still measured by go test -bench on a quiet one.
+# the collector nor the runtime's signals add their own, and GOMAXPROCS=1:
+# with more Ps, the scheduler's idle threads spin for as long as the run
+# takes, which valgrind (one thread at a time) makes long, and their
+# instructions were counted too (two runs of one binary differed by half).
+# Runs differ by a few hundred instructions. For an A/B of a change on a
+# busy machine; the time of a change is still measured by go test -bench on
+# a quiet one.
 #
 #   scripts/bench-instructions.sh ./planner/ 'PlanVLLM$'
 set -euo pipefail
@@ -16,7 +20,7 @@ bin=$(mktemp)
 trap 'rm -f "$bin"' EXIT
 go test -c -o "$bin" "$pkg"
 count() {
-  (cd "$pkg" && GOGC=off GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no \
+  (cd "$pkg" && GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no \
     --cachegrind-out-file=/dev/null "$bin" -test.run='^$' -test.bench="$bench" -test.benchtime="$1x" 2>&1) |
     awk '/I *refs/ { gsub(",", "", $4); print $4 }'
 }
