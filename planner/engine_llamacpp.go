@@ -405,10 +405,15 @@ func LlamaCppPoolCopies(in *Input) Bytes {
 // n_kv = max(256, PAD(n_ubatch, 256)) cells, at most the layer's
 // (src/llama-kv-cache.cpp, llama_kv_cache::get_n_kv). A later ubatch over
 // a fuller cache needs more (n_kv up to the stream's cells), and the pool
-// keeps its largest size: that growth is not charged.
+// keeps its largest size: that growth is not charged (llamaPoolNote says
+// it).
 func llamaAttnCopies(in *Input, c *llamaCells) Bytes {
+	return llamaAttnCopiesAt(in, c, max(256, padTo(c.ubatch, 256)))
+}
+
+// llamaAttnCopiesAt is llamaAttnCopies for a ubatch that sees nkv cells.
+func llamaAttnCopiesAt(in *Input, c *llamaCells, nkv int64) Bytes {
 	m := &in.Model
-	nkv := max(256, padTo(c.ubatch, 256))
 	var peak Bytes
 	for i := range m.Layers {
 		g := &m.Layers[i]
@@ -515,11 +520,30 @@ func (p llamaCpp) report(in *Input, s *shape, pl *Plan) {
 	}
 	pl.Engine = &EngineReport{Engine: EngineLlamaCpp, Version: LlamaCppVersion, Launch: llamaLaunch(in, a),
 		Host: host, LlamaCpp: a}
+	llamaPoolNote(in, &cells, pl.Engine)
 	if !pl.Fits && a.LayersThatFit > 0 && a.LayersThatFit < a.GPULayers {
 		fit := *a
 		fit.GPULayers = a.LayersThatFit
 		pl.Engine.Notes = append(pl.Engine.Notes, printf.Sprintf("fits with -ngl %d: %s", a.LayersThatFit, llamaLaunch(in, &fit)))
 	}
+}
+
+// llamaPoolNote says, without flash attention, how far the CUDA pool can
+// grow past the first decode that the plan charges: a ubatch over a full
+// stream's cells needs attention's f16 copies at that n_kv, and ggml's pool
+// keeps its high-water mark (llamaAttnCopies). It is stated, not charged:
+// the H200 grid measured the first decode only.
+func llamaPoolNote(in *Input, c *llamaCells, e *EngineReport) {
+	if in.Serving.LlamaCpp.FlashAttn.on() {
+		return
+	}
+	first, full := llamaAttnCopies(in, c), llamaAttnCopiesAt(in, c, c.seq)
+	if full-first < 64*MiB {
+		return
+	}
+	e.Notes = append(e.Notes, printf.Sprintf("with flash attention off the CUDA pool grows as the cache fills: a ubatch of %d "+
+		"over all %d cells of a stream needs %s of f16 attention copies, %s more than the first decode the plan charges "+
+		"(-fa on needs none)", c.ubatch, c.seq, full, full-first))
 }
 
 // layersThatFit is the largest -ngl whose plan fits: the weights and KV of

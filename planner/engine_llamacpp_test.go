@@ -226,8 +226,21 @@ func TestLlamaPoolCopies(t *testing.T) {
 	if d := pool[1024] - pool[512]; d != 52*MiB {
 		t.Errorf("the pool grows by %d B from -ub 512 to 1024, want the copies' 52 MiB", d)
 	}
+	// A ubatch of 512 over all 32768 cells: 32 × 512 × 2 × (32768 + 128) B,
+	// stated in a note, not charged.
+	in.Limits.MaxPrefillTokens = 512
+	p, err := Report(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := strings.Join(p.Engine.Notes, "\n"); !strings.Contains(note, "needs 1028 MiB of f16 attention copies, 1008 MiB more") {
+		t.Errorf("notes %q: want the pool's growth over a full cache", note)
+	}
 	in.Serving.LlamaCpp.FlashAttn = FlashAttnOn
 	if got := LlamaCppPoolCopies(&in); got != 0 {
 		t.Errorf("with flash attention: copies %d B, want 0", got)
+	}
+	if p, _ := Report(in); len(p.Engine.Notes) != 0 {
+		t.Errorf("with flash attention: notes %q, want none", p.Engine.Notes)
 	}
 }
