@@ -82,6 +82,10 @@ func Open(path string) (*Store, error) {
 		return nil, err
 	}
 	write.SetMaxOpenConns(1)
+	if err := walMode(write); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
+	}
 	if err := store.Migrate(context.Background(), write); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
@@ -109,6 +113,20 @@ func Open(path string) (*Store, error) {
 	go s.syncer()
 	go s.checkpointer(ckpt)
 	return s, nil
+}
+
+// walMode checks that db's file is in WAL mode: the syncer syncs the log,
+// and the read pool reads beside the writer, only in WAL mode (a file
+// system without shared memory, or an in-memory database, has none).
+func walMode(db *sql.DB) error {
+	var mode string
+	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil {
+		return err
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("journal mode %q: the store needs WAL", mode)
+	}
+	return nil
 }
 
 // Close stops the writer once the writes it has taken are committed, and

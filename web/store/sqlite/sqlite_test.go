@@ -108,7 +108,7 @@ func TestClosed(t *testing.T) {
 }
 
 func TestBadPath(t *testing.T) {
-	for _, p := range []string{"", "a?b.db", filepath.Join(t.TempDir(), "missing-dir", "x.db")} {
+	for _, p := range []string{"", "a?b.db", filepath.Join(t.TempDir(), "missing-dir", "x.db"), ":memory:"} {
 		if s, err := sqlite.Open(p); err == nil {
 			s.Close()
 			t.Errorf("Open(%q) succeeded", p)
