@@ -56,9 +56,12 @@ type communityCache struct {
 	body   []byte
 	bodyOf []communityGroup
 	// refreshing is set while a background refresh runs; took is how long
-	// the last one took.
+	// the last one took, its rests left out.
 	refreshing atomic.Bool
 	took       time.Duration
+	// waiting counts the requests waiting for a refresh, which a paced
+	// refresh does not make wait (pace.go).
+	waiting atomic.Int32
 }
 
 type versioned struct {
@@ -79,6 +82,10 @@ func (a *app) community(ctx context.Context, maxAge time.Duration) ([]communityG
 	called := time.Now()
 	if gs, ok := cc.fresh(maxAge, called); ok {
 		return gs, nil
+	}
+	if pacerOf(ctx) == nil {
+		cc.waiting.Add(1)
+		defer cc.waiting.Add(-1)
 	}
 	cc.refresh.Lock()
 	defer cc.refresh.Unlock()
@@ -157,10 +164,17 @@ func (a *app) aggregate(ctx context.Context, g store.Group) (communityGroup, err
 	return cg, a.deps.Store.PutAggregate(ctx, g.Key, g.Version, doc)
 }
 
+// members returns the group's accepted uploads; a paced refresh reads them
+// a page at a time and rests after each.
 func (a *app) members(ctx context.Context, group string) ([]community.Member, error) {
 	var out []community.Member
+	p := pacerOf(ctx)
 	q := store.Query{Group: group, Status: store.StatusAccepted, Brief: true, Limit: store.MaxLimit}
+	if p != nil {
+		q.Limit = pacedPage
+	}
 	for {
+		t0 := time.Now()
 		page, err := a.deps.Store.Uploads(ctx, q)
 		if err != nil {
 			return nil, err
@@ -172,6 +186,7 @@ func (a *app) members(ctx context.Context, group string) ([]community.Member, er
 			return out, nil
 		}
 		q.After = page[len(page)-1].Seq
+		p.rest(ctx, time.Since(t0))
 	}
 }
 
@@ -213,12 +228,16 @@ const refreshShare = 10
 // timing the refresh; the caller has set cc.refreshing.
 func (cc *communityCache) refreshBehind(a *app) {
 	defer cc.refreshing.Store(false)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	parent, limit, p := context.Background(), 30*time.Second, &pacer{waiting: &cc.waiting}
+	if a.deps.Background == nil { // the native server: paced, pace.go
+		parent, limit = withPacer(parent, p), refreshShare*limit
+	}
+	ctx, cancel := context.WithTimeout(parent, limit)
 	defer cancel()
 	t0 := time.Now()
 	a.community(ctx, heldStaleness)
 	cc.mu.Lock()
-	cc.took = time.Since(t0)
+	cc.took = time.Since(t0) - p.slept
 	cc.mu.Unlock()
 }
 
