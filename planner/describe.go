@@ -1,9 +1,6 @@
 package planner
 
-import (
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // describe names charge k and states how its bytes were computed.
 func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
@@ -89,27 +86,31 @@ func describeModel(k key, in *Input, c *charges, l limits) (name, detail string)
 }
 
 // weightsDetail is "dtype: class bytes, class bytes, …", built in one
-// buffer: every rank of a layout plan states it.
+// buffer on the stack (a larger one when a model names many classes):
+// every rank of a layout plan states it.
 func weightsDetail(m *Model) string {
-	if len(m.Weights.Classes) == 0 {
-		return m.Weights.Dtype
+	w := &m.Weights
+	if len(w.Classes) == 0 {
+		return w.Dtype
 	}
-	var b strings.Builder
-	var figure [24]byte
-	b.Grow(len(m.Weights.Dtype) + 2 + 24*len(m.Weights.Classes))
-	b.WriteString(m.Weights.Dtype)
-	for i, cl := range m.Weights.Classes {
+	var buf [256]byte
+	b := buf[:0]
+	if n := len(w.Dtype) + 2 + 32*len(w.Classes); n > len(buf) {
+		b = make([]byte, 0, n)
+	}
+	b = append(b, w.Dtype...)
+	for i := range w.Classes {
 		switch {
 		case i > 0:
-			b.WriteString(", ")
-		case b.Len() > 0:
-			b.WriteString(": ")
+			b = append(b, ", "...)
+		case len(b) > 0:
+			b = append(b, ": "...)
 		}
-		b.WriteString(cl.Class)
-		b.WriteByte(' ')
-		b.Write(cl.Bytes.appendTo(figure[:0]))
+		b = append(b, w.Classes[i].Class...)
+		b = append(b, ' ')
+		b = w.Classes[i].Bytes.appendTo(b)
 	}
-	return b.String()
+	return string(b)
 }
 
 func cacheName(p WeightCache) string {
