@@ -26,6 +26,16 @@
 // before it finished, so its finally never ran) no longer counts against
 // `size` and is never reused.
 //
+// prepare, called once where the module loads (worker.mjs), instantiates
+// the first instance's WebAssembly module there: copying its data and
+// setting up its memory is about half of an instance's start (24 of 44 ms
+// CPU in Node for an isolate's first request), and Workers' startup budget
+// pays for it instead of that request. The Go program itself cannot start
+// there: workerd refuses crypto.getRandomValues and setTimeout outside a
+// request and reads the clock as 0, and Go's runtime reads random bytes and
+// the clock (throwing "nanotime returning zero") before main runs. So the
+// first request still runs the runtime, package init and main.
+//
 // It is plain JavaScript with no Workers imports, so web/conformance/cpu.mjs
 // runs this same file in Node to time requests.
 
@@ -35,6 +45,7 @@ export class Pool {
   #idle = []; // instances free now, the most recently used last
   #busy = new Set();
   #waiting = []; // resolvers of requests waiting for an instance
+  #prepared = null; // an instance instantiated by prepare, not yet started
   /** started counts the instances this pool has started, for tests and cpu.mjs. */
   started = 0;
 
@@ -48,6 +59,18 @@ export class Pool {
     if (!Number.isSafeInteger(maxBody) || maxBody < 0) throw new Error('pool: maxBody is not a byte count');
     this.#mod = mod; this.#Go = Go; this.#size = size; this.#maxBody = maxBody; this.#lost = lost;
   }
+
+  /**
+   * prepare instantiates the module for the next instance the pool starts
+   * (see above), where it is cheaper to do now than in a request. It keeps
+   * one such instance at most.
+   */
+  prepare() {
+    this.#prepared ??= new Instance(this.#mod, this.#Go);
+  }
+
+  /** prepared reports whether an instance made by prepare waits to be started. */
+  get prepared() { return this.#prepared !== null; }
 
   /** fetch answers req as the Go handler does. */
   async fetch(req, env, ctx) {
@@ -78,7 +101,9 @@ export class Pool {
       while ((inst = this.#idle.pop()) && inst.exited);
       if (!inst && this.#busy.size < this.#size) {
         this.started++;
-        inst = await Instance.start(this.#mod, this.#Go, env, ctx, this.#maxBody);
+        inst = this.#prepared ?? new Instance(this.#mod, this.#Go);
+        this.#prepared = null;
+        await inst.start(env, ctx, this.#maxBody);
       }
       if (inst) {
         inst.use(env, ctx);
@@ -110,36 +135,50 @@ class Instance {
   #go; #context; #serve; #broken = false;
   #onExit; // resolves the exit promise of the request being served
 
-  static async start(mod, Go, env, ctx, maxBody) {
-    const go = new Go();
-    const inst = new Instance(go, { env, ctx, binding: {} });
-    let ready;
-    const isReady = new Promise((resolve) => { ready = resolve; });
-    inst.#context.binding.ready = () => ready(true);
+  #wasm; #ready;
+
+  /**
+   * The constructor instantiates mod for a Go program, which start runs;
+   * no Go code runs before then.
+   */
+  constructor(mod, Go) {
+    this.#go = new Go();
+    this.#context = { env: undefined, ctx: undefined, binding: {} };
+    const ready = () => this.#ready?.(true);
+    this.#context.binding.ready = ready;
+    this.#wasm = new WebAssembly.Instance(mod, { ...this.#go.importObject, workers: { ready } });
+  }
+
+  /**
+   * start runs the program until main says it is ready to serve, serving
+   * for now the request whose env and ctx are given.
+   */
+  async start(env, ctx, maxBody) {
+    const go = this.#go;
+    this.use(env, ctx);
+    const isReady = new Promise((resolve) => { this.#ready = resolve; });
     // The program ends in a call from the request being served: exit tells
     // that request, through a promise of its own (a promise made by an
     // earlier request, such as the one go.run returns, cannot settle in a
     // later one).
     go.exit = (code) => {
       console.error(`worker: the Go program exited (code ${code}); the next request starts a fresh instance`);
-      inst.#onExit?.(undefined);
+      this.#onExit?.(undefined);
     };
-    const exited = inst.#exited();
+    const exited = this.#exited();
     // wasm_exec.js (syumai/workers' copy) shows the program a globalThis
     // whose `context` is the instance's context object.
-    const wasm = new WebAssembly.Instance(mod, { ...go.importObject, workers: { ready: () => ready(true) } });
-    go.run(wasm, inst.#context);
+    go.run(this.#wasm, this.#context);
+    this.#wasm = undefined;
     const ok = await Promise.race([isReady, exited]);
-    inst.#onExit = undefined;
+    this.#onExit = undefined;
+    this.#ready = undefined;
     if (!ok) throw new Error('the worker\'s Go program exited before it was ready');
-    if (inst.#context.binding.maxBody !== maxBody) {
-      throw new Error(`the worker's Go program reads bodies of ${inst.#context.binding.maxBody} bytes, the loader ${maxBody}`);
+    if (this.#context.binding.maxBody !== maxBody) {
+      throw new Error(`the worker's Go program reads bodies of ${this.#context.binding.maxBody} bytes, the loader ${maxBody}`);
     }
-    inst.#serve = inst.#context.binding.serve;
-    return inst;
+    this.#serve = this.#context.binding.serve;
   }
-
-  constructor(go, context) { this.#go = go; this.#context = context; }
 
   /** exited reports whether the program has ended, or broke in a call from here. */
   get exited() { return this.#go.exited || this.#broken; }

@@ -10,6 +10,9 @@ import { Pool } from './pool.mjs';
 // maxBody is planner.MaxDocument, the largest body a route reads (8 MiB);
 // an instance that says otherwise when it starts is refused.
 const pool = new Pool(mod, { maxBody: 8 << 20 });
+// The first instance's module is instantiated here, at startup, not in the
+// isolate's first request (pool.mjs says why Go itself cannot start here).
+pool.prepare();
 
 export default {
   fetch: (req, env, ctx) => pool.fetch(req, env, ctx),

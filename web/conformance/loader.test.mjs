@@ -4,11 +4,14 @@
 // requests get instances of their own (at most the pool's four) and never
 // share one, nor one still at work its last request started, a request's body reaches the program up to one byte past the
 // largest a route reads, and a program that panics or exits answers its
-// request 500 and is replaced by a fresh instance for the next.
+// request 500 and is replaced by a fresh instance for the next. In Node:
+// the module-load preparation of the first instance (Pool.prepare).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveWorker } from './servers.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { serveWorker, repo } from './servers.mjs';
 
 let w;
 before(async () => {
@@ -95,4 +98,34 @@ test('a body reaches the program whole, or one byte past the most a route reads'
     pull(c) { c.enqueue(big.subarray(at, at += 1 << 20)); if (at >= big.length) c.close(); },
   });
   assert.equal((await get('/body', { method: 'POST', body: stream, duplex: 'half' })).text, `${maxBody + 1} b y \n`, 'streamed, without one');
+});
+
+// In Node, on the same loader and test worker: worker.mjs prepares its pool
+// where the module loads, and the instance so made is the one the first
+// request starts; one that has ended is replaced by an instance made in a
+// request, as before.
+test('Pool.prepare instantiates the module for the first instance, which the first request starts', async () => {
+  const dir = join(repo, 'build', 'loadertest');
+  await import(join(dir, 'wasm_exec.js'));
+  const { Pool } = await import(join(dir, 'pool.mjs'));
+  const pool = new Pool(await WebAssembly.compile(readFileSync(join(dir, 'app.wasm'))), { maxBody });
+  const serve = async (path) => {
+    const r = await pool.fetch(new Request('http://localhost' + path), {}, {});
+    return { status: r.status, text: await r.text() };
+  };
+  assert.equal(pool.prepared, false, 'a new pool holds a prepared instance');
+  pool.prepare();
+  pool.prepare();
+  assert.equal(pool.prepared, true);
+  assert.equal(pool.started, 0, 'prepare started the program');
+  const first = await serve('/instance');
+  assert.equal(first.status, 200, first.text);
+  assert.equal(first.text.trim().split(' ')[1], '1');
+  assert.deepEqual([pool.prepared, pool.started], [false, 1], 'the first request did not start the prepared instance');
+  assert.equal((await serve('/instance')).text.trim().split(' ')[0], first.text.trim().split(' ')[0], 'the prepared instance was not kept');
+  assert.equal((await serve('/exit')).status, 500);
+  const fresh = await serve('/instance');
+  assert.equal(fresh.status, 200, fresh.text);
+  assert.notEqual(fresh.text.trim().split(' ')[0], first.text.trim().split(' ')[0]);
+  assert.deepEqual([pool.prepared, pool.started], [false, 2]);
 });
