@@ -8,6 +8,8 @@ package calc
 // does is a lever that sets it.
 
 import (
+	"strings"
+
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/printf"
 )
@@ -61,3 +63,45 @@ func offloadAction(s State, p *planner.Plan) (Action, bool) {
 		a.Layers-a.LayersThatFit-1)
 	return Action{Label: label, Query: t.Encode(), Fits: true}, true
 }
+
+// hostMemory states what a llama.cpp plan keeps in host memory, for the
+// whole process: token_embd, the layers -ngl leaves on the CPU and their
+// KV, the logits buffer. A layer split lists each item with the device
+// that owns it, so its devices' lists are summed; any other layout's ranks
+// each list the process's own, so the binding rank's is it. It is "" when
+// the plan lists none.
+func hostMemory(p, b *planner.Plan) string {
+	plans := []*planner.Plan{b}
+	if l := p.Layout; l != nil && len(b.Input.Rank.Layout.TensorSplit) > 0 {
+		plans = plans[:0]
+		for i := range l.Ranks {
+			plans = append(plans, &l.Ranks[i].Plan)
+		}
+	}
+	var total planner.Bytes
+	var parts []string
+	for _, key := range hostOrder {
+		for _, q := range plans {
+			if q.Engine == nil {
+				continue
+			}
+			for _, it := range q.Engine.Host {
+				if it.Key != key {
+					continue
+				}
+				total += it.Bytes
+				if it.Bytes >= planner.MiB {
+					parts = append(parts, it.Name+" "+sizeOf(it.Bytes))
+				}
+			}
+		}
+	}
+	if total == 0 {
+		return ""
+	}
+	return "Host memory: " + sizeOf(total) + ": " + strings.Join(parts, ", ")
+}
+
+// hostOrder is the host items a llama.cpp plan lists, as a process holds
+// them: the weights, then the KV, then the logits.
+var hostOrder = [...]string{"token_embd", "cpu_layers", "cpu_kv", "output_buffer"}

@@ -115,3 +115,23 @@ func TestOffloadLever(t *testing.T) {
 		}
 	}
 }
+
+// TestHostMemory: a llama.cpp plan states its host memory, the process's
+// once: a split's devices' lists summed equal one GPU's at the same -ngl,
+// and -ngl's CPU layers bring their KV (the CPU KV buffer) with them.
+func TestHostMemory(t *testing.T) {
+	in := golden(t, "weights-exceed-llama70b-rtx5090")
+	split := Calculate(State{Batch: 4, Len: 65536, Engine: planner.EngineLlamaCpp, PP: 2, NGL: 34}, in.Model, in.Calibration)
+	one := Calculate(State{Batch: 4, Len: 65536, Engine: planner.EngineLlamaCpp, NGL: 34}, in.Model, in.Calibration)
+	if split.Host == "" || split.Host != one.Host {
+		t.Errorf("host memory: split %q, one GPU %q; want them equal", split.Host, one.Host)
+	}
+	for _, want := range []string{"Host memory: 71,675 MiB (70 GiB): token_embd", "token_embd (CPU_Mapped) 563 MiB", "CPU KV buffer 48,128 MiB"} {
+		if !strings.Contains(split.Host, want) {
+			t.Errorf("host memory %q, want it to say %q", split.Host, want)
+		}
+	}
+	if v := Calculate(State{Batch: 4, Len: 8192, Engine: planner.EngineVLLM}, in.Model, in.Calibration); v.Host != "" {
+		t.Errorf("vLLM: host memory %q, want none", v.Host)
+	}
+}

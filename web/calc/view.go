@@ -59,6 +59,9 @@ type View struct {
 	Engine string `json:"engine"`
 	Answer string `json:"answer,omitempty"`
 	Launch string `json:"launch,omitempty"`
+	// Host is what the engine keeps in host memory ("Host memory: …"),
+	// empty when it lists none.
+	Host string `json:"host,omitempty"`
 
 	// Layout is the plan per rank of a layout of more than one GPU; the
 	// figures above are then sums over its GPUs, and Across says so ("all
@@ -139,6 +142,7 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 		v.Layout, v.Verdict = layoutView(&p), layoutVerdict(&p, b)
 	}
 	v.Engine, v.Answer, v.Launch = engineOf(b)
+	v.Host = hostMemory(&p, b)
 	if s.Engine != "" && !offers(s.Engine, s.KV) {
 		v.Warnings = append(v.Warnings, printf.Sprintf("%s offers no KV dtype %s (it offers %v); planned with %s",
 			s.Engine, s.KV, s.Engine.KVDtypes(), p.KV.Dtype))

@@ -317,8 +317,14 @@ test('llama.cpp\'s -ngl across a split: the largest -ngl that fits is a lever, a
 
   await page.fill('[data-testid="ngl"]', '20');
   await page.waitForFunction(() => document.querySelector('[data-testid="rank-label"]').textContent.includes('layers 61-'));
-  await assertLayoutMatchesCLI(page, '-ngl 20', ['--engine', 'llama.cpp']);
+  const at20 = (await assertLayoutMatchesCLI(page, '-ngl 20', ['--engine', 'llama.cpp'])).plan;
   assert.match(await text(page, 'launch-command'), / -ngl 20 -sm layer -ts 1,1$/);
+  // The host memory is the process's: every device's own items, summed.
+  const host = at20.layout.ranks.flatMap((rp) => rp.plan.engine.host);
+  const hostText = await text(page, 'host-memory');
+  assert.ok(hostText.startsWith(`Host memory: ${group(mib(host.reduce((n, it) => n + it.bytes, 0)))} MiB`), hostText);
+  const cpuKV = host.find((it) => it.key === 'cpu_kv');
+  assert.ok(cpuKV.bytes > 0 && hostText.includes(`CPU KV buffer ${group(mib(cpuKV.bytes))} MiB`), `${hostText}: the CPU's layers' KV`);
 
   await page.fill('[data-testid="ngl"]', '2'); // fewer than one repeating layer per device
   await page.waitForSelector('#result[data-planned="false"] [data-testid="error"]');

@@ -590,6 +590,9 @@ function announce(verdict) {
 function paintEngine(r, v) {
   setText(byTest('engine', r), v.engine ?? '');
   setText(byTest('answer', r), v.answer ?? '');
+  const host = byTest('host-memory', r);
+  setText(host, v.host ?? '');
+  if (host.hidden !== !v.host) host.hidden = !v.host;
   setText(byTest('launch-command', r), v.launch ?? '');
   const box = byTest('launch', r);
   if (box.hidden !== !v.launch) box.hidden = !v.launch;
