@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/user"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -134,27 +135,57 @@ func Send(ctx context.Context, base string, body []byte) (Answer, error) {
 }
 
 // SendTo posts body to path on the server at base: an engine observation
-// goes to /api/observations, whose answer has the same shape.
+// goes to /api/observations, whose answer has the same shape. A server too
+// busy to store it answers 503 with Retry-After; SendTo waits as asked (at
+// most maxRetryWait) and sends it again, up to maxAttempts times in all.
+// Sending again is safe: the same content is one upload.
 func SendTo(ctx context.Context, base, path string, body []byte) (Answer, error) {
-	var a Answer
 	url := strings.TrimSuffix(base, "/") + path
+	for attempt := 1; ; attempt++ {
+		a, wait, err := send(ctx, url, body)
+		if err != nil || wait < 0 || attempt == maxAttempts {
+			return a, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return a, ctx.Err()
+		}
+	}
+}
+
+// maxAttempts and maxRetryWait bound SendTo's retries of a busy server.
+const (
+	maxAttempts  = 4
+	maxRetryWait = 10 * time.Second
+)
+
+// send posts body to url once. wait is how long a busy server asked the
+// client to wait before sending again, or -1 when the answer is final.
+func send(ctx context.Context, url string, body []byte) (a Answer, wait time.Duration, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return a, err
+		return a, -1, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	client := &http.Client{Timeout: 30 * time.Second}
 	resp, err := client.Do(req)
 	if err != nil {
-		return a, err
+		return a, -1, err
 	}
 	defer resp.Body.Close()
 	a.Code = resp.StatusCode
+	wait = -1
+	if n, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && n >= 0 && resp.StatusCode == http.StatusServiceUnavailable {
+		wait = min(time.Duration(n)*time.Second, maxRetryWait)
+	}
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err := json.Unmarshal(data, &a); err != nil {
-		return a, fmt.Errorf("%s answered %s: %s", url, resp.Status, bytes.TrimSpace(data))
+		return a, -1, fmt.Errorf("%s answered %s: %s", url, resp.Status, bytes.TrimSpace(data))
 	}
-	return a, nil
+	return a, wait, nil
 }
 
 // Report writes what the answer means for the operator.
