@@ -151,6 +151,8 @@ func TestEngineFlags(t *testing.T) {
 		{[]string{"plan", "--gpu", "h200", "--from-flags", "llama-server -m llama-3.1-8b-instruct-q8_0 -c 16384 -np 2 -sm tensor -ts 3,1"}, 0,
 			[]string{"Layout tensor_parallel 2 × pipeline_parallel 1: 2 GPUs, 2 distinct ranks", "communication buffers",
 				"launch: llama-server -m llama-3.1-8b-instruct-q8_0 -c 16384 -np 2 -ctk f16 -ctv f16 -fa on -ub 512 -ngl 33 -sm tensor -ts 3,1"}},
+		{[]string{"plan", "--gpu", "h200", "--model", "llama-3.1-8b-instruct-q8_0", "--engine", "llama.cpp", "--max-seq-len", "8192",
+			"--tensor-parallel", "2", "--tensor-split", "3,1"}, 0, []string{"2 GPUs, 2 distinct ranks", " -sm tensor -ts 3,1"}},
 		{[]string{"plan", "--gpu", "h200", "--from-flags", "llama-server -m llama-3.1-8b-instruct-q8_0 -sm tensor -ts 1,1 -fa off"}, 2,
 			[]string{"requires flash attention"}},
 		{[]string{"plan", "--gpu", "h200", "--from-flags", "llama-server -m llama-3.1-8b-instruct-q8_0 -sm tensor"}, 2,

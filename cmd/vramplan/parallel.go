@@ -23,7 +23,7 @@ func (f *parallelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.ep, "expert-parallel", 0, "expert-parallel `size`: divides --tensor-parallel (SGLang --ep-size) or is tp × dp (vLLM --enable-expert-parallel)")
 	fs.IntVar(&f.dp, "data-parallel", 0, "data-parallel `replicas`; the limits apply to each")
 	fs.Func("tensor-split", "llama.cpp's -ts under --engine llama.cpp: one `share` per device, comma-separated (\"3,1\"); "+
-		"sets --pipeline-parallel to the devices", func(v string) error {
+		"sets --pipeline-parallel to the devices (-sm layer), or with --tensor-parallel above 1 the tensor-parallel devices' shares (-sm tensor)", func(v string) error {
 		f.ts = f.ts[:0]
 		for _, s := range strings.Split(v, ",") {
 			x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
@@ -45,7 +45,7 @@ func (f *parallelFlags) apply(in *planner.Input, set map[string]bool) {
 	setInt(set, "data-parallel", &p.Data, f.dp)
 	if set["tensor-split"] {
 		p.TensorSplit = f.ts
-		if !set["pipeline-parallel"] {
+		if !set["pipeline-parallel"] && p.Tensor <= 1 { // with tensor parallelism they are -sm tensor's shares
 			p.Pipeline = len(f.ts)
 		}
 	}

@@ -5,6 +5,12 @@ package calc
 // profile and only for a layout of more than one GPU, where it is the
 // planner's parallel.tensor_split. Elsewhere it stays in the state, as the
 // seed's features do under another engine, so switching back keeps it.
+//
+// Its split mode (-sm) is the `sm` key, layer or tensor: under llama.cpp
+// it says how the layout's GPUs (tp × pp) split the model, moving them all
+// to pp (-sm layer) or to tp (-sm tensor, planner/tensor_split.go). It is
+// read, never written: the state keeps tp and pp, from which SplitMode
+// tells the mode again.
 
 import (
 	"errors"
@@ -101,3 +107,38 @@ func (s State) checkSplit() error {
 }
 
 func errorf(format string, args ...any) error { return errors.New(printf.Sprintf(format, args...)) }
+
+// parseSplitMode reads the sm key: under llama.cpp with more than one GPU,
+// layer puts the layout's tp × pp GPUs in pipeline stages (-sm layer),
+// tensor in one tensor-parallel group (-sm tensor). Under another engine,
+// or on one GPU, a good value changes nothing. row is refused with
+// llama.cpp's reason, as --from-flags refuses it.
+func parseSplitMode(q values, s *State) error {
+	v := strings.ToLower(strings.TrimSpace(q.get("sm")))
+	switch v {
+	case "", "layer", "tensor":
+	case "row":
+		return &FieldError{"sm", "row: " + planner.LlamaCppVersion + " has no row split on CUDA (removed by #24216); " +
+			"choose layer or tensor"}
+	default:
+		return &FieldError{"sm", printf.Sprintf("%q is not a split mode (layer or tensor)", q.get("sm"))}
+	}
+	if v == "" || !s.splitPlanned() {
+		return nil
+	}
+	n := max(s.TP, 1) * max(s.PP, 1)
+	s.TP, s.PP = 0, n
+	if v == "tensor" {
+		s.TP, s.PP = n, 0
+	}
+	return nil
+}
+
+// SplitMode is llama.cpp's -sm for the state's layout: tensor when it is
+// tensor-parallel, else layer.
+func (s State) SplitMode() string {
+	if s.TP > 1 {
+		return "tensor"
+	}
+	return "layer"
+}

@@ -139,3 +139,47 @@ func TestLayoutBudgetNote(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitModeQuery: sm moves a llama.cpp layout's GPUs to pp (layer) or
+// tp (tensor), is read and not written (the state's tp and pp say it), and
+// changes nothing elsewhere; a bad value names sm.
+func TestSplitModeQuery(t *testing.T) {
+	for q, want := range map[string]struct {
+		tp, pp int
+		mode   string
+	}{
+		"engine=llama.cpp&pp=2&ts=3,1&sm=tensor":   {2, 0, "tensor"},
+		"engine=llama.cpp&tp=2&pp=2&sm=Tensor":     {4, 0, "tensor"},
+		"engine=llama.cpp&tp=4&sm=layer":           {0, 4, "layer"},
+		"engine=llama.cpp&tp=2":                    {2, 0, "tensor"}, // no sm: as tp and pp say
+		"engine=llama.cpp&pp=2&sm=":                {0, 2, "layer"},
+		"engine=vllm&pp=2&sm=tensor":               {0, 2, "layer"}, // not llama.cpp: nothing moves
+		"engine=llama.cpp&sm=tensor":               {0, 0, "layer"}, // one GPU
+		"engine=llama.cpp&pp=2&dp=2&sm=tensor&ts=": {2, 0, "tensor"},
+	} {
+		s, err := ParseQuery(q)
+		if err != nil || s.TP != want.tp || s.PP != want.pp || s.SplitMode() != want.mode {
+			t.Errorf("ParseQuery(%q) = tp %d pp %d mode %s, %v; want %+v", q, s.TP, s.PP, s.SplitMode(), err, want)
+			continue
+		}
+		if strings.Contains(s.Encode(), "sm=") {
+			t.Errorf("Encode(%q) = %q writes sm", q, s.Encode())
+		}
+		var in planner.Input
+		s.Apply(&in)
+		if in.Parallel.Tensor != want.tp || in.Parallel.Pipeline != want.pp {
+			t.Errorf("Apply(%q).Parallel = %+v, want tp %d pp %d", q, in.Parallel, want.tp, want.pp)
+		}
+	}
+	for q, msg := range map[string]string{
+		"engine=llama.cpp&pp=2&sm=row":     "has no row split on CUDA",
+		"engine=llama.cpp&pp=2&sm=columns": `"columns" is not a split mode (layer or tensor)`,
+		"engine=vllm&sm=none":              `"none" is not a split mode`,
+	} {
+		_, err := ParseQuery(q)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Key != "sm" || !strings.Contains(fe.Msg, msg) {
+			t.Errorf("ParseQuery(%q) = %v, want a FieldError for sm saying %q", q, err, msg)
+		}
+	}
+}

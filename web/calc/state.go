@@ -85,6 +85,9 @@ func ParseQuery(query string) (State, error) {
 	if err := parseLayout(q, &s); err != nil {
 		return s, err
 	}
+	if err := parseSplitMode(q, &s); err != nil {
+		return s, err
+	}
 	if err := parseSplit(q, &s); err != nil {
 		return s, err
 	}

@@ -60,6 +60,11 @@ export function cliFlags(query) {
   if (q.get('vision') === '1') flags.push('--vision');
   if (q.get('graphs') === '1') flags.push('--cuda-graphs');
   if (q.has('budget')) flags.push('--budget', `${q.get('budget')}MiB`);
+  if (q.get('engine') === 'llama.cpp' && ['layer', 'tensor'].includes(q.get('sm'))) { // calc's parseSplitMode: the GPUs move
+    const n = Math.max(1, +q.get('tp') || 1) * Math.max(1, +q.get('pp') || 1);
+    q.delete('tp'); q.delete('pp');
+    if (n > 1) q.set(q.get('sm') === 'tensor' ? 'tp' : 'pp', String(n));
+  }
   const layout = { tp: '--tensor-parallel', pp: '--pipeline-parallel', ep: '--expert-parallel', dp: '--data-parallel', ts: '--tensor-split',
     ngl: '--gpu-layers' };
   for (const [k, f] of Object.entries(layout)) if (q.get(k)) flags.push(f, q.get(k)); // empty is unset, as the server reads it

@@ -366,3 +366,58 @@ test('a shared -ngl: the server renders it, a bad one is the 400 page naming ngl
   await page.waitForFunction(() => document.getElementById('ngl-wc').dataset.state === 'error');
   assert.match(await wc.locator('[data-testid="wc-error"]').innerText(), /^ngl: /);
 });
+
+// llama.cpp's split mode: the sm field moves the layout's GPUs between
+// -sm layer (pp) and -sm tensor (tp), each device planned as vramplan plan
+// --tensor-parallel --tensor-split plans it.
+test('llama.cpp\'s split mode: -sm tensor re-plans each device as vramplan plan --tensor-parallel --tensor-split does', async () => {
+  const page = await open(`${split}&ts=3,1`);
+  assert.equal(await page.inputValue('[data-testid="sm"]'), 'layer', 'a pipeline layout is -sm layer');
+  await page.selectOption('[data-testid="sm"]', 'tensor');
+  await page.waitForFunction(() => document.querySelector('[data-testid="launch-command"]').textContent.includes('-sm tensor'));
+  const { query, plan } = await assertLayoutMatchesCLI(page, '-sm tensor -ts 3,1', ['--engine', 'llama.cpp']);
+  assert.match(query, /&tp=2&ts=3,1$/, 'the URL keeps tp, not sm');
+  assert.equal(plan.layout.ranks.length, 2);
+  const heads = plan.layout.ranks.map((rp) => rp.plan.input.model.layers[0].kv_heads);
+  assert.deepEqual(heads, [6, 2], 'the KV heads split 3:1');
+  const bound = plan.layout.ranks.find((rp) => rp.ranks[0] === plan.layout.binding_rank);
+  assert.equal(await text(page, 'launch-command'), bound.plan.engine.launch);
+  assert.match(bound.plan.engine.launch, / -ngl 33 -sm tensor -ts 3,1$/);
+  await shot(page, 'layout-sm-tensor.png', { fullPage: true });
+
+  await page.fill('[data-testid="pp"]', '4'); // four GPUs, still -sm tensor: every one tensor-parallel
+  await page.fill('[data-testid="ts"]', '');
+  await page.waitForFunction(() => document.querySelector('[data-testid="launch-command"]').textContent.endsWith('-sm tensor -ts 1,1,1,1'));
+  const four = await assertLayoutMatchesCLI(page, '-sm tensor on 4 GPUs', ['--engine', 'llama.cpp']);
+  assert.match(four.query, /&tp=4$/);
+
+  await page.selectOption('#kv', 'q8_0');
+  await page.waitForSelector('#result[data-planned="false"] [data-testid="error"]');
+  assert.match(await text(page, 'error'), /-sm tensor has no quantized KV cache/);
+  assert.deepEqual(page.errors, []);
+});
+
+test('a shared split mode: the server renders it, a bad one is the 400 page naming sm, the embed and <vram-calculator sm> carry it', async () => {
+  const q = `${split}&ts=3,1&sm=tensor`;
+  const noJS = await open(q, { javaScriptEnabled: false });
+  assert.equal(noJS.response.status(), 200);
+  assert.equal(await noJS.inputValue('[data-testid="sm"]'), 'tensor');
+  const live = await open(q);
+  assert.deepEqual(await ranksOf(noJS), await ranksOf(live), 'the server and the page agree');
+  await assertLayoutMatchesCLI(live, 'the shared -sm tensor', ['--engine', 'llama.cpp']);
+  for (const [sm, want] of [['row', /^sm: row: llama\.cpp b12072 .* has no row split on CUDA/], ['columns', /^sm: "columns" is not a split mode/]]) {
+    const bad = await open(`${split}&sm=${sm}`, { javaScriptEnabled: false });
+    assert.equal(bad.response.status(), 400, sm);
+    assert.match(await text(bad, 'error'), want, sm);
+  }
+  const embed = await open(q, { path: 'embed' });
+  await assertLayoutMatchesCLI(embed, 'the iframe embed\'s -sm tensor', ['--engine', 'llama.cpp']);
+
+  const { page, wc, link } = await component('sm-wc', { model: 'llama-3.1-8b-instruct-q8_0', gpu: 'h200-linux-cuda13.0',
+    batch: '4', len: '8192', engine: 'llama.cpp', pp: '2', ts: '3,1', sm: 'tensor' });
+  assert.equal(link.searchParams.get('tp'), '2');
+  assert.match(await wc.locator('[data-testid="wc-engine"]').innerText(), / -sm tensor -ts 3,1$/);
+  await wc.evaluate((el) => el.setAttribute('sm', 'row'));
+  await page.waitForFunction(() => document.getElementById('sm-wc').dataset.state === 'error');
+  assert.match(await wc.locator('[data-testid="wc-error"]').innerText(), /^sm: row/);
+});

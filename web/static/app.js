@@ -311,6 +311,7 @@ function applyState(s) {
   f.budget.value = !s.budget ? '' : s.budget % 2 ** 20 ? `${s.budget}b` : s.budget / 2 ** 20; // whole MiB as the slider sends it, else bytes
   for (const k of ['tp', 'pp', 'ep', 'dp']) f[k].value = s[k] || 1;
   f.ts.value = s.ts ?? '';
+  f.sm.value = s.tp > 1 ? 'tensor' : 'layer'; // calc.State.SplitMode
   f.ngl.value = s.ngl || ''; // empty: every layer
   for (const n of ['batch', 'len']) syncSlider(n); // the budget slider follows the view (paintSliders)
 }

@@ -9,7 +9,9 @@
 // allocates, and show its launch command), tp, pp, ep and dp (a parallel
 // layout: a bar per distinct rank, the binding rank marked; the total is
 // then summed over its GPUs and says so), ts (llama.cpp's tensor split,
-// one share per GPU: "3,1", under engine="llama.cpp"), ngl (llama.cpp's
+// one share per GPU: "3,1", under engine="llama.cpp"), sm (llama.cpp's
+// split mode, layer or tensor: how the layout's GPUs split the model,
+// under engine="llama.cpp"), ngl (llama.cpp's
 // -ngl, the layers on the GPUs, counted over all of them, under
 // engine="llama.cpp"). Changing any attribute re-plans. A name that matches
 // nothing, or a value that cannot be read, shows what is wrong and no plan:
@@ -53,7 +55,7 @@ const words = (err) => String(err?.message ?? err).replace(/^vramplan\.\w+: /, '
 const grouping = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const group = (n) => grouping.format(n);
 
-const attrs = ['model', 'gpu', 'batch', 'len', 'kv', 'budget', 'engine', 'tp', 'pp', 'ep', 'dp', 'ts', 'ngl'];
+const attrs = ['model', 'gpu', 'batch', 'len', 'kv', 'budget', 'engine', 'tp', 'pp', 'ep', 'dp', 'ts', 'sm', 'ngl'];
 
 const css = `
 :host { display: block; font: 14px/1.4 system-ui, sans-serif; color: #1b1f24; border: 1px solid #d9dde1; border-radius: 8px; padding: .8rem; max-width: 34rem; background: #fff; }
