@@ -99,15 +99,16 @@ func (c *charges) items(in *Input, l limits) []Item {
 			n++
 		}
 	}
-	items := make([]Item, 0, n) // exactly: a slice of every key is 4 KB to clear per plan
+	items := make([]Item, n) // exactly: a slice of every key is 4 KB to clear per plan
+	i := 0
 	for k := key(0); k < numKeys; k++ {
 		if !c.present[k] {
 			continue
 		}
-		sp := itemSpecs[k]
-		name, detail := describe(k, in, c, l)
-		items = append(items, Item{Key: sp.key, Name: name, Tier: sp.tier, Bytes: c.amount[k],
-			Source: itemSource(k, in), Detail: detail})
+		it, sp := &items[i], &itemSpecs[k] // filled in place: an Item is 88 bytes
+		i++
+		it.Key, it.Tier, it.Bytes, it.Source = sp.key, sp.tier, c.amount[k], itemSource(k, in)
+		it.Name, it.Detail = describe(k, in, c, l)
 	}
 	return items
 }

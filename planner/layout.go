@@ -132,12 +132,19 @@ func findGroup(in *Input, keys []groupKey, stage, local int, cal *Calibration) i
 	return -1
 }
 
+// rankParts are what a rank's input points to, allocated together.
+type rankParts struct {
+	rank Rank
+	moe  MoE
+}
+
 // rankInput sets t to the single-GPU input of rank c on calibration cal,
 // its ranks left for rankGroups to list.
 func rankInput(in *Input, c coord, cal *Calibration, t *Input) {
 	p := &in.Parallel
+	parts := new(rankParts)
 	*t = *in
-	t.Model = rankModel(&in.Model, p, c)
+	t.Model = rankModel(&in.Model, p, c, &parts.moe)
 	t.Calibration = *cal
 	t.Parallel = Parallel{}
 	t.Features.Vision = in.Features.Vision && t.Model.Vision != nil
@@ -146,7 +153,8 @@ func rankInput(in *Input, c coord, cal *Calibration, t *Input) {
 	}
 	start, end := p.stageRange(in.Model.NumLayers(), c.stage)
 	comm, src := commFor(p, cal)
-	t.Rank = &Rank{Layout: p.sizes(), Stage: c.stage, Layers: [2]int{start, end}, Comm: comm, CommSource: src}
+	parts.rank = Rank{Layout: p.sizes(), Stage: c.stage, Layers: [2]int{start, end}, Comm: comm, CommSource: src}
+	t.Rank = &parts.rank
 	if e := in.Model.MoE; e != nil && e.Experts > 0 {
 		t.Rank.Experts = localExperts(e.Experts, p.ep(), c.epRank)
 	}

@@ -28,8 +28,9 @@ package planner
 
 import "math/bits"
 
-// rankModel is model m as rank c of layout p holds it.
-func rankModel(m *Model, p *Parallel, c coord) Model {
+// rankModel is model m as rank c of layout p holds it; its MoE, if any,
+// is written to moe.
+func rankModel(m *Model, p *Parallel, c coord, moe *MoE) Model {
 	s := newSplit(m, p, c)
 	out := *m
 	out.QueryHeads = m.QueryHeads / s.tp
@@ -37,9 +38,9 @@ func rankModel(m *Model, p *Parallel, c coord) Model {
 	out.Layers = s.layers(m)
 	out.Weights = s.weights(m)
 	if e := m.MoE; e != nil {
-		moe := *e
+		*moe = *e
 		moe.IntermediateSize = e.IntermediateSize / s.moeTP
-		out.MoE = &moe
+		out.MoE = moe
 	}
 	if !s.first {
 		out.Vision = nil
