@@ -161,8 +161,12 @@ func engineKnob(in *Input, k Knob) bool {
 }
 
 // kvDtypeAllowed reports whether in's engine can store its KV cache as d:
-// llama.cpp needs flash attention for a quantized V cache.
+// llama.cpp needs flash attention for a quantized V cache, and its -sm
+// tensor has no quantized cache at all (tensor_split.go).
 func kvDtypeAllowed(in *Input, d KVDtype) bool {
+	if isQuantKV(d) && (llamaTensor(in) || llamaTensorRank(in)) {
+		return false
+	}
 	return in.Serving.Engine != EngineLlamaCpp || in.Serving.LlamaCpp.FlashAttn.on() || !isQuantKV(d) ||
 		in.Serving.LlamaCpp.VDtype != ""
 }

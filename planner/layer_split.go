@@ -161,7 +161,7 @@ func llamaSplitLaunch(e *EngineReport, rin *Input, m *Model) {
 	r := rin.Rank
 	p := &r.Layout
 	if p.tp() > 1 {
-		llamaTensorLaunch(e, r)
+		llamaTensorLaunch(e, rin, m)
 		return
 	}
 	if !p.llamaSplit() {

@@ -565,35 +565,52 @@ func llamaReduceBuffers(in *Input, c *llamaCells) Bytes {
 	return satMul3(steps, row, c.ubatch)
 }
 
-// llamaTensorLaunch states a -sm tensor device in the launch command: -sm
-// tensor and its -ts, the shares given or 1 for each GPU, which splits as
-// llama.cpp's default does and pins the device count (but for 16 GPUs,
-// whose 16 shares llama-server's -ts refuses: then a note says so).
-func llamaTensorLaunch(e *EngineReport, r *Rank) {
+// llamaTensorLaunch states a -sm tensor device in the launch command, and
+// in its -ngl note's: -sm tensor and its -ts, the shares given or 1 for
+// each GPU, which splits as llama.cpp's default does and pins the device
+// count (but for 16 GPUs, whose 16 shares llama-server's -ts refuses: then
+// a note says so). rin is the device's input, m the whole model.
+func llamaTensorLaunch(e *EngineReport, rin *Input, m *Model) {
+	r := rin.Rank
 	p := &r.Layout
-	e.Launch += " -sm tensor"
+	flags := " -sm tensor"
 	if p.tp() >= llamaMaxDevices && len(p.TensorSplit) == 0 {
 		e.Notes = append(e.Notes, linef("-sm tensor over all %d GPUs: run it with exactly these GPUs visible "+
 			"(CUDA_VISIBLE_DEVICES); llama-server's -ts takes fewer shares than that", int64(p.tp())))
-		llamaTensorHost(e, r)
-		return
+	} else {
+		shares := make([]string, p.tp())
+		for i := range shares {
+			shares[i] = "1"
+			if len(p.TensorSplit) == p.tp() {
+				shares[i] = strconv.FormatFloat(p.TensorSplit[i], 'g', -1, 64)
+			}
+		}
+		flags += " -ts " + strings.Join(shares, ",")
 	}
-	shares := make([]string, p.tp())
-	for i := range shares {
-		shares[i] = "1"
-		if len(p.TensorSplit) == p.tp() {
-			shares[i] = strconv.FormatFloat(p.TensorSplit[i], 'g', -1, 64)
+	e.Launch += flags
+	for i, n := range e.Notes {
+		if strings.HasPrefix(n, "fits with -ngl ") && strings.Contains(n, ": llama-server ") {
+			e.Notes[i] = n + flags
 		}
 	}
-	e.Launch += " -ts " + strings.Join(shares, ",")
-	llamaTensorHost(e, r)
+	llamaTensorHost(e, rin, m)
 }
 
-// llamaTensorHost keeps the host's token_embd and logits, one process's,
-// in the first device's plan only.
-func llamaTensorHost(e *EngineReport, r *Rank) {
-	if r.Ranks[0] != 0 {
-		e.Host = slices.DeleteFunc(e.Host, func(it Item) bool { return it.Key == "token_embd" || it.Key == "output_buffer" })
+// llamaTensorHost keeps the host's token_embd, logits and the layers -ngl
+// leaves on the CPU (with their KV), one process's, in the first device's
+// plan only, the CPU's layers whole: a device's own input holds only its
+// slices of them.
+func llamaTensorHost(e *EngineReport, rin *Input, m *Model) {
+	r := rin.Rank
+	e.Host = slices.DeleteFunc(e.Host, func(it Item) bool {
+		return it.Key == "cpu_layers" || it.Key == "cpu_kv" || (r.Ranks[0] != 0 && (it.Key == "token_embd" || it.Key == "output_buffer"))
+	})
+	layers, _ := gpuLayers(rin)
+	if cpu := m.NumLayers() - layers; cpu > 0 && r.Ranks[0] == 0 {
+		whole := *rin
+		whole.Model, whole.Rank = *m, nil
+		cells := cellsOf(&whole, resolve(&whole.Limits))
+		e.Host = llamaHostLayers(e.Host, &whole, &cells, cpu)
 	}
 }
 

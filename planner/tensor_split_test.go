@@ -279,3 +279,61 @@ func itemName(p planner.Plan, key string) string {
 	}
 	return ""
 }
+
+// TestLlamaTensorOffload: with -ngl below the layer count, the CPU's
+// layers and their KV are the host's once, whole, in the first device's
+// plan (as one GPU lists them at the same -ngl); a plan that does not fit
+// names the -ngl that does with -sm tensor in its command, and offers no
+// quantized KV cache, which -sm tensor refuses.
+func TestLlamaTensorOffload(t *testing.T) {
+	one := llamaTensorInput(t, "llama-3.1-8b-instruct-q8_0", 0)
+	one.Serving.LlamaCpp.GPULayers = 20
+	single, err := planner.Report(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := one
+	in.Parallel = planner.Parallel{Tensor: 2, TensorSplit: []float64{3, 1}}
+	p, err := planner.Report(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := func(pl *planner.Plan, key string) (planner.Bytes, bool) {
+		for _, it := range pl.Engine.Host {
+			if it.Key == key {
+				return it.Bytes, true
+			}
+		}
+		return 0, false
+	}
+	for _, key := range []string{"cpu_layers", "cpu_kv", "token_embd"} {
+		want, _ := host(&single, key)
+		if got, ok := host(&p.Layout.Ranks[0].Plan, key); !ok || got != want {
+			t.Errorf("device 0's host %s = %d (%v), want one GPU's %d", key, got, ok, want)
+		}
+		if _, ok := host(&p.Layout.Ranks[1].Plan, key); ok {
+			t.Errorf("device 1 lists the host's %s too", key)
+		}
+	}
+
+	big := llamaTensorInput(t, "llama-3.3-70b-instruct-q4_k_m", 2, 1, 1)
+	big.Limits = planner.Limits{MaxBatch: 4, MaxSeqLen: 65536}
+	big.Budget = 32 * planner.GiB
+	f, err := planner.Report(big) // its error is the failure report's
+	if f.Fits || f.Layout == nil {
+		t.Fatalf("70B at 4 × 64K on two 32 GiB budgets: fits %v, %v; want a failure report", f.Fits, err)
+	}
+	notes := strings.Join(f.Layout.Ranks[0].Plan.Engine.Notes, "\n")
+	if !strings.Contains(notes, "fits with -ngl ") || !strings.Contains(notes, " -sm tensor -ts 1,1") {
+		t.Errorf("notes %q, want the -ngl that fits with -sm tensor -ts 1,1", notes)
+	}
+	ls := f.Levers
+	if f.Combination != nil {
+		ls = append(ls, f.Combination.Changes...)
+	}
+	for _, l := range ls {
+		if l.Knob == planner.KnobKVDtype && (l.To == "q8_0" || l.To == "q4_0") {
+			t.Errorf("lever %+v: -sm tensor has no quantized KV cache", l)
+		}
+	}
+}
