@@ -381,7 +381,7 @@ func llamaTensorModels(m *Model, p *Parallel) []Model {
 		out[d].Layers = g.deviceLayers(heads, d)
 		out[d].Weights = g.deviceWeights(d)
 		if d > 0 {
-			out[d].Vision = nil // the projector loads on the first device (its clip backend)
+			out[d].Vision = nil // the projector loads on the first GPU: tools/mtmd/clip.cpp, clip_ctx's ggml_backend_init_by_type(GPU)
 			out[d].Weights = hostEmbedding(out[d].Weights)
 		}
 	}
