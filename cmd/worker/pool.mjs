@@ -21,10 +21,12 @@
 //
 // An instance whose Go program exits (a panic outside a handler, os.Exit, a
 // fatal error) is dropped: the request it was serving gets a 500 in the
-// app's error shape, and the next request starts a fresh instance. One
-// busy for longer than `lost` ms (its request cancelled by the runtime
-// before it finished, so its finally never ran) no longer counts against
-// `size` and is never reused.
+// app's error shape, and the next request starts a fresh instance. A
+// request whose signal aborts (its client went away) has its Go context
+// cancelled (package bridge's cancel), so its handler stops and the
+// instance comes free. One busy for longer than `lost` ms all the same (its
+// request ended by the runtime before it finished, with no abort, so its
+// finally never ran) no longer counts against `size` and is never reused.
 //
 // prepare, called once where the module loads (worker.mjs), instantiates
 // the first instance's WebAssembly module there: copying its data and
@@ -132,7 +134,7 @@ export class Pool {
 // Instance is one Go program and its runtime context object.
 class Instance {
   since = 0;
-  #go; #context; #serve; #broken = false;
+  #go; #context; #serve; #broken = false; #unlisten;
   #onExit; // resolves the exit promise of the request being served
 
   #wasm; #ready;
@@ -187,7 +189,24 @@ class Instance {
 
   use(env, ctx) { this.#context.env = env; this.#context.ctx = ctx; this.since = Date.now(); }
 
-  release() { this.#context.env = undefined; this.#context.ctx = undefined; this.#onExit = undefined; }
+  release() {
+    this.#context.env = undefined; this.#context.ctx = undefined; this.#onExit = undefined;
+    this.#unlisten?.();
+    this.#unlisten = undefined;
+  }
+
+  // cancelOnAbort cancels the Go request's context when signal aborts (the
+  // runtime's word that the client went away: the enable_request_signal
+  // compatibility flag, wrangler.toml), so its handler stops and the
+  // instance comes free; release stops listening, so an abort can never
+  // reach a later request.
+  #cancelOnAbort(signal) {
+    if (!signal) return;
+    const cancel = () => { try { this.#context.binding.cancel?.(); } catch (e) { this.#broken = true; console.error(`worker: cancelling a request: ${e}`); } };
+    if (signal.aborted) { cancel(); return; }
+    signal.addEventListener('abort', cancel, { once: true });
+    this.#unlisten = () => signal.removeEventListener('abort', cancel);
+  }
 
   /**
    * serve hands req (its body already read) to the program and returns its
@@ -204,6 +223,7 @@ class Instance {
     try {
       this.#serve(req.method, req.url, lines.join('\n'), body,
         (status, statusText, header, b) => done(response(status, statusText, header, b)), () => settle());
+      this.#cancelOnAbort(req.signal);
     } catch (e) { // a trap, or a program that ended since it was taken
       this.#broken = true;
       return [failed(req, e), null];

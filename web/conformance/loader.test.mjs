@@ -5,7 +5,8 @@
 // share one, nor one still at work its last request started, a request's body reaches the program up to one byte past the
 // largest a route reads, and a program that panics or exits answers its
 // request 500 and is replaced by a fresh instance for the next. In Node:
-// the module-load preparation of the first instance (Pool.prepare).
+// the module-load preparation of the first instance (Pool.prepare), and a
+// request whose signal aborts cancelled in Go.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -128,4 +129,35 @@ test('Pool.prepare instantiates the module for the first instance, which the fir
   assert.equal(fresh.status, 200, fresh.text);
   assert.notEqual(fresh.text.trim().split(' ')[0], first.text.trim().split(' ')[0]);
   assert.deepEqual([pool.prepared, pool.started], [false, 2]);
+});
+
+// A request whose signal aborts (workerd aborts an incoming request's signal
+// when its client goes away: enable_request_signal, the default since the
+// 2026-11-17 compatibility date) has its Go context cancelled, so its
+// handler stops and its instance comes free. wrangler dev's local proxy
+// does not pass a client's disconnect on to the worker, so this runs in
+// Node, on the same loader and test worker.
+test('a request whose signal aborts has its context cancelled, and its instance comes free', async () => {
+  const dir = join(repo, 'build', 'loadertest');
+  await import(join(dir, 'wasm_exec.js'));
+  const { Pool } = await import(join(dir, 'pool.mjs'));
+  const pool = new Pool(await WebAssembly.compile(readFileSync(join(dir, 'app.wasm'))), { maxBody });
+  const serve = async (path, init) => (await pool.fetch(new Request('http://localhost' + path, init), {}, {})).text();
+  const [id] = (await serve('/instance')).trim().split(' ');
+  const ac = new AbortController();
+  const waiting = serve('/wait?ms=60000', { signal: ac.signal });
+  setTimeout(() => ac.abort(), 200);
+  assert.equal(await waiting, `${id} cancelled\n`);
+  assert.equal((await serve('/instance')).trim().split(' ')[0], id, 'the instance did not come free');
+  // One aborted before it is served is cancelled at once.
+  const gone = new AbortController();
+  gone.abort();
+  assert.equal(await serve('/wait?ms=60000', { signal: gone.signal }), `${id} cancelled\n`);
+  // The abort of a request that is done reaches no later request.
+  const late = new AbortController();
+  assert.equal(await serve('/wait?ms=100', { signal: late.signal }), `${id} not cancelled\n`);
+  const next = serve('/wait?ms=1000');
+  late.abort();
+  assert.equal(await next, `${id} not cancelled\n`);
+  assert.equal(pool.started, 1);
 });

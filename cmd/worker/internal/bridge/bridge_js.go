@@ -25,10 +25,13 @@ func Serve(h http.Handler, maxBody int64) {
 	binding := js.Global().Get("context").Get("binding")
 	serve := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		// method, url, header lines, body (Uint8Array or null), done, settled
-		go answer(h, args[0].String(), args[1].String(), args[2].String(), bytesOf(args[3]), args[4], args[5])
+		ctx, cancel := context.WithCancel(context.Background())
+		current.set(cancel)
+		go answer(ctx, cancel, h, args[0].String(), args[1].String(), args[2].String(), bytesOf(args[3]), args[4], args[5])
 		return nil
 	})
 	binding.Set("serve", serve)
+	binding.Set("cancel", js.FuncOf(func(js.Value, []js.Value) any { current.cancel(); return nil }))
 	binding.Set("maxBody", maxBody)
 	binding.Call("ready")
 	select {} // the instance lives as long as the isolate keeps it
@@ -37,8 +40,8 @@ func Serve(h http.Handler, maxBody int64) {
 // answer serves one request and calls done(status, statusText, header
 // lines, body or null), then, once the work it started in the background
 // has finished, settled().
-func answer(h http.Handler, method, url, lines string, body []byte, done, settled js.Value) {
-	ctx, cancel := context.WithCancel(context.Background())
+func answer(ctx context.Context, cancel context.CancelFunc, h http.Handler, method, url, lines string, body []byte, done, settled js.Value) {
+	defer current.set(nil)
 	defer cancel()
 	r, err := newRequest(ctx, method, url, lines, body)
 	if err != nil {
@@ -54,6 +57,36 @@ func answer(h http.Handler, method, url, lines string, body []byte, done, settle
 	done.Invoke(status, http.StatusText(status), hl, bytesTo(b))
 	background.Wait()
 	settled.Invoke()
+}
+
+// current cancels the context of the request being served: the loader
+// calls the binding's cancel() when the runtime aborts the request's signal
+// (its client went away), so the handler stops, as natively when a client
+// disconnects, and frees the instance rather than hold it until the loader
+// gives it up as lost.
+var current canceller
+
+// canceller holds the cancel func of the request being served, nil
+// between requests. It is safe for concurrent use.
+type canceller struct {
+	mu sync.Mutex
+	f  context.CancelFunc
+}
+
+func (c *canceller) set(f context.CancelFunc) {
+	c.mu.Lock()
+	c.f = f
+	c.mu.Unlock()
+}
+
+// cancel cancels the request being served, if there is one.
+func (c *canceller) cancel() {
+	c.mu.Lock()
+	f := c.f
+	c.mu.Unlock()
+	if f != nil {
+		f()
+	}
 }
 
 // background counts the work the request being served started through

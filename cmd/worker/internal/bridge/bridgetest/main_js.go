@@ -68,6 +68,19 @@ func main() {
 		go func() { panic("bridgetest: asked to panic") }()
 		<-r.Context().Done()
 	})
+	// GET /wait?ms=MS holds its instance until its request's context is
+	// done (the loader cancels it when the request's signal aborts) or MS
+	// ms pass, and answers "ID cancelled" or "ID not cancelled".
+	mux.HandleFunc("GET /wait", func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+		select {
+		case <-r.Context().Done():
+			fmt.Fprintf(w, "%s cancelled\n", id)
+		case <-time.After(time.Duration(ms) * time.Millisecond):
+			fmt.Fprintf(w, "%s not cancelled\n", id)
+		}
+	})
 	// GET /exit ends the program mid-request.
 	mux.HandleFunc("GET /exit", func(http.ResponseWriter, *http.Request) { os.Exit(3) })
 	bridge.Serve(mux, planner.MaxDocument)
