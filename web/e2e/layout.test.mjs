@@ -377,6 +377,8 @@ test('llama.cpp\'s split mode: -sm tensor re-plans each device as vramplan plan 
   await page.waitForFunction(() => document.querySelector('[data-testid="launch-command"]').textContent.includes('-sm tensor'));
   const { query, plan } = await assertLayoutMatchesCLI(page, '-sm tensor -ts 3,1', ['--engine', 'llama.cpp']);
   assert.match(query, /&tp=2&ts=3,1$/, 'the URL keeps tp, not sm');
+  assert.deepEqual([await page.inputValue('[data-testid="tp"]'), await page.inputValue('[data-testid="pp"]')], ['2', '1'],
+    'the GPUs moved to tensor parallel in the fields too');
   assert.equal(plan.layout.ranks.length, 2);
   const heads = plan.layout.ranks.map((rp) => rp.plan.input.model.layers[0].kv_heads);
   assert.deepEqual(heads, [6, 2], 'the KV heads split 3:1');
@@ -385,7 +387,7 @@ test('llama.cpp\'s split mode: -sm tensor re-plans each device as vramplan plan 
   assert.match(bound.plan.engine.launch, / -ngl 33 -sm tensor -ts 3,1$/);
   await shot(page, 'layout-sm-tensor.png', { fullPage: true });
 
-  await page.fill('[data-testid="pp"]', '4'); // four GPUs, still -sm tensor: every one tensor-parallel
+  await page.fill('[data-testid="tp"]', '4'); // four GPUs, -sm tensor
   await page.fill('[data-testid="ts"]', '');
   await page.waitForFunction(() => document.querySelector('[data-testid="launch-command"]').textContent.endsWith('-sm tensor -ts 1,1,1,1'));
   const four = await assertLayoutMatchesCLI(page, '-sm tensor on 4 GPUs', ['--engine', 'llama.cpp']);

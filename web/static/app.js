@@ -130,7 +130,18 @@ function sync(el) {
     el.setAttribute('aria-valuetext', form.elements[name].value);
   } else if (el.type === 'number') {
     syncSlider(el.name);
+  } else if (el.name === 'sm') {
+    moveGPUs(el.value);
   }
+}
+
+// moveGPUs moves the layout's tp × pp GPUs to pp (-sm layer) or tp (-sm
+// tensor), as calc's parseSplitMode reads the sm key, so the fields say
+// what is planned.
+function moveGPUs(mode) {
+  const f = form.elements;
+  const n = Math.max(1, Math.trunc(+f.tp.value) || 1) * Math.max(1, Math.trunc(+f.pp.value) || 1);
+  [f.tp.value, f.pp.value] = mode === 'tensor' ? [n, 1] : [1, n];
 }
 
 // lenAt returns the length at an index of the length slider, asking the
