@@ -70,7 +70,7 @@ type walLog struct {
 	f    *os.File
 }
 
-// sync fsyncs the log. The file is opened again when it is not the one at
+// sync flushes the log to disk (fdatasync). The file is opened again when it is not the one at
 // path any more (SQLite removes the log only once it is copied into the
 // database, so the data of a replaced log is on disk already).
 func (l *walLog) sync() error {
@@ -92,7 +92,7 @@ func (l *walLog) sync() error {
 			return fmt.Errorf("sqlite: syncing the log: %w", err)
 		}
 	}
-	if err := l.f.Sync(); err != nil {
+	if err := datasync(l.f); err != nil {
 		return fmt.Errorf("sqlite: syncing the log %s: %w", l.path, err)
 	}
 	return nil
