@@ -61,3 +61,35 @@ func TestTensorGranularity(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTensorCut: any segment, granularity and shares split into slices
+// that are never negative, add up to the segment, and are whole granules
+// on every device but the one that takes the remainder.
+func FuzzTensorCut(f *testing.F) {
+	f.Add(int64(512), int64(128), uint8(3), uint8(1), uint64(0))
+	f.Add(int64(4096), int64(512), uint8(2), uint8(0), uint64(0x0301))
+	f.Add(int64(1<<40), int64(1), uint8(16), uint8(7), uint64(0xffff_ffff_ffff_ffff))
+	f.Fuzz(func(t *testing.T, ne, g int64, n, rot uint8, shares uint64) {
+		ne, g = max(min(ne, 1<<40), 0), max(min(g, 1<<20), 1)
+		s := tsSplit{n: 1 + int(n)%llamaMaxDevices, rot: int(rot)}
+		s.rot %= s.n
+		if shares != 0 {
+			for i := range s.n {
+				s.ts = append(s.ts, float64(1+(shares>>(4*i))%16))
+			}
+		}
+		out := make([]int64, s.n)
+		s.cut(out, ne, g, 1)
+		var sum int64
+		last := (s.n - 1 + s.rot) % s.n
+		for d, x := range out {
+			if x < 0 || (d != last && x%g != 0) {
+				t.Fatalf("%+v.cut(%d, g %d) = %v: device %d", s, ne, g, out, d)
+			}
+			sum += x
+		}
+		if sum != ne {
+			t.Fatalf("%+v.cut(%d, g %d) = %v, summing to %d", s, ne, g, out, sum)
+		}
+	})
+}
