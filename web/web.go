@@ -42,7 +42,6 @@ import (
 	"sync"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/web/store"
@@ -85,7 +84,7 @@ func New(d Deps) http.Handler {
 func newApp(d Deps) (http.Handler, *app) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.Use(middleware.Recover(), secure)
+	e.Use(recoverPanics, secure)
 	e.HTTPErrorHandler = httpError // errors.go: one shape for every error
 	a := &app{deps: d, opts: d.Uploads.withDefaults(), lim: newLimiter(d.Limits),
 		serverOnly: d.Static != nil && !exists(d.Static, "dist/planner.wasm")}
