@@ -132,7 +132,7 @@ func pointClass(fits bool) string {
 
 // The shape functions name the lists the browser's painter rebuilds when
 // their shape changes (static/app.js, paintList): the bar's tiers, the
-// line items' keys and the kinds of the lever links. Rendering the shape
+// line items' keys, the kinds of the lever links and the engine's notes. Rendering the shape
 // with the list lets the page's first repaint write into the server's
 // elements instead of rebuilding them.
 
@@ -143,6 +143,8 @@ func barShape(v calc.View) string {
 	}
 	return strings.Join(tiers, ",")
 }
+
+func notesShape(v calc.View) string { return strings.Join(v.Notes, "\n") }
 
 func itemShape(v calc.View) string {
 	keys := make([]string, len(v.Items))

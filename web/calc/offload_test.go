@@ -135,3 +135,38 @@ func TestHostMemory(t *testing.T) {
 		t.Errorf("vLLM: host memory %q, want none", v.Host)
 	}
 }
+
+// TestEngineNotes: the view carries the engine's notes as the planner
+// writes them, the binding rank's for a layout; a plan with none has none.
+func TestEngineNotes(t *testing.T) {
+	in := golden(t, "weights-exceed-llama70b-rtx5090")
+	for _, s := range []State{
+		{Batch: 4, Len: 65536, Engine: planner.EngineLlamaCpp},
+		{Batch: 4, Len: 65536, Engine: planner.EngineLlamaCpp, PP: 2},
+		{Batch: 4, Len: 65536, Engine: planner.EngineLlamaCpp, NGL: 34},
+		{Batch: 4, Len: 8192},
+	} {
+		v := Calculate(s, in.Model, in.Calibration)
+		pin := planner.Input{Model: in.Model, Calibration: in.Calibration}
+		s.Apply(&pin)
+		p, err := planner.Report(pin)
+		var f *planner.Failure
+		if err != nil && !errors.As(err, &f) {
+			t.Fatalf("Report(%+v): %v", s, err)
+		}
+		var want []string
+		if b := bindingPlan(&p); b.Engine != nil {
+			want = b.Engine.Notes
+		}
+		if strings.Join(v.Notes, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%+v: notes %q, want the planner's %q", s, v.Notes, want)
+		}
+	}
+	v := Calculate(State{Batch: 4, Len: 65536, Engine: planner.EngineLlamaCpp}, in.Model, in.Calibration)
+	if len(v.Notes) == 0 || !strings.HasPrefix(v.Notes[len(v.Notes)-1], "fits with -ngl ") || !strings.Contains(v.Notes[len(v.Notes)-1], ": llama-server ") {
+		t.Errorf("llama.cpp over budget: notes %q, want the -ngl that fits and its launch command", v.Notes)
+	}
+	if v := Calculate(State{Batch: 4, Len: 8192}, in.Model, in.Calibration); v.Notes != nil {
+		t.Errorf("vramplan's engine: notes %q, want none", v.Notes)
+	}
+}

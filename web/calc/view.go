@@ -62,6 +62,10 @@ type View struct {
 	// Host is what the engine keeps in host memory ("Host memory: …"),
 	// empty when it lists none.
 	Host string `json:"host,omitempty"`
+	// Notes are the engine's notes on the plan, as vramplan plan prints
+	// them ("fits with -ngl 34: llama-server …", a pool that grows past
+	// what is charged); for a layout, the binding rank's.
+	Notes []string `json:"notes,omitempty"`
 
 	// Layout is the plan per rank of a layout of more than one GPU; the
 	// figures above are then sums over its GPUs, and Across says so ("all
@@ -143,6 +147,9 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 	}
 	v.Engine, v.Answer, v.Launch = engineOf(b)
 	v.Host = hostMemory(&p, b)
+	if b.Engine != nil {
+		v.Notes = b.Engine.Notes
+	}
 	if s.Engine != "" && !offers(s.Engine, s.KV) {
 		v.Warnings = append(v.Warnings, printf.Sprintf("%s offers no KV dtype %s (it offers %v); planned with %s",
 			s.Engine, s.KV, s.Engine.KVDtypes(), p.KV.Dtype))

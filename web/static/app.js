@@ -597,14 +597,17 @@ function announce(verdict) {
   }, ANNOUNCE_MS);
 }
 
-// paintEngine writes the engine the plan follows, its answer and the
-// launch command that pins the plan.
+// paintEngine writes the engine the plan follows, its answer, its notes
+// and the launch command that pins the plan.
 function paintEngine(r, v) {
   setText(byTest('engine', r), v.engine ?? '');
   setText(byTest('answer', r), v.answer ?? '');
   const host = byTest('host-memory', r);
   setText(host, v.host ?? '');
   if (host.hidden !== !v.host) host.hidden = !v.host;
+  const notes = v.notes ?? [], list = byTest('engine-notes', r);
+  paintList(list, notes.join('\n'), () => notes.map((n) => el('li', { 'data-testid': 'engine-note' }, n)));
+  if (list.hidden !== !notes.length) list.hidden = !notes.length;
   setText(byTest('launch-command', r), v.launch ?? '');
   const box = byTest('launch', r);
   if (box.hidden !== !v.launch) box.hidden = !v.launch;

@@ -6,7 +6,7 @@
 // and the calibration table: an id, in any case, or an unambiguous prefix
 // ("rtx5090"). Optional attributes: batch, len, kv, budget (MiB, or with a
 // unit: 24GiB), engine (llama.cpp, vllm or sglang: plan as that engine
-// allocates, and show its launch command), tp, pp, ep and dp (a parallel
+// allocates, and show its launch command and notes), tp, pp, ep and dp (a parallel
 // layout: a bar per distinct rank, the binding rank marked; the total is
 // then summed over its GPUs and says so), ts (llama.cpp's tensor split,
 // one share per GPU: "3,1", under engine="llama.cpp"), sm (llama.cpp's
@@ -68,6 +68,7 @@ const css = `
 .bar span { background: var(--c); }
 .legend { list-style: none; display: flex; flex-wrap: wrap; gap: .1rem .8rem; padding: 0; margin: .3rem 0; font-size: .8rem; }
 .legend li::before { content: ""; display: inline-block; width: .6rem; height: .6rem; border-radius: 2px; margin-right: .25rem; background: var(--c); }
+.notes { margin: .2rem 0; padding-left: 1.2rem; font-size: .85rem; overflow-wrap: anywhere; } .notes:empty { display: none; }
 .warning { color: #8a5a00; font-size: .85rem; margin: .2rem 0; }
 label { display: block; margin-top: .5rem; color: #5b6570; } input { width: 100%; }
 dl { display: flex; gap: 1.2rem; margin: .5rem 0; } dt { font-size: .8rem; color: #5b6570; } dd { margin: 0; font-weight: 600; }
@@ -98,6 +99,7 @@ class VramCalculator extends HTMLElement {
       <div class="plan">
         <p class="subject" data-testid="wc-subject"></p>
         <p class="subject" data-testid="wc-engine"></p>
+        <ul class="notes" data-testid="wc-notes"></ul>
         <p class="verdict" data-testid="wc-verdict"></p>
         <div class="bar" data-testid="wc-bar" role="img"></div>
         <ul class="legend" data-testid="wc-legend"></ul>
@@ -176,6 +178,11 @@ class VramCalculator extends HTMLElement {
     this.$('wc-status').textContent = '';
     this.$('wc-subject').textContent = v.subject;
     this.$('wc-engine').textContent = v.launch ? `${v.engine}: ${v.launch}` : v.engine;
+    this.$('wc-notes').replaceChildren(...(v.notes ?? []).map((n) => {
+      const li = document.createElement('li');
+      li.textContent = n;
+      return li;
+    }));
     this.$('wc-verdict').textContent = v.verdict;
     this.$('wc-verdict').className = `verdict ${v.fits ? 'fits' : 'nofit'}`;
     const bars = v.bars ?? [];
