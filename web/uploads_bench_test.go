@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -123,8 +124,9 @@ func BenchmarkUploadsAtRate(b *testing.B) {
 }
 
 func uploadsAtRate(b *testing.B, rate int) {
-	s := newServer(b, web.UploadOptions{PerClientHour: 1 << 40, DailyCap: 1 << 40})
-	srv := httptest.NewServer(s.h)
+	marks := make([]phaseMarks, b.N)
+	s := newPhasedServer(b, marks)
+	srv := httptest.NewServer(phased(s.h, marks))
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
 	docs := make([][]byte, b.N)
@@ -141,7 +143,11 @@ func uploadsAtRate(b *testing.B, rate int) {
 		time.Sleep(time.Until(due))
 		wg.Go(func() {
 			lat[i] = -1
-			resp, err := client.Post(srv.URL+"/api/uploads", "application/json", bytes.NewReader(docs[i]))
+			marks[i].due, marks[i].sent = due, time.Now()
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/uploads", bytes.NewReader(docs[i]))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Bench-Upload", strconv.Itoa(i))
+			resp, err := client.Do(req)
 			if err != nil {
 				if failed.Add(1) == 1 {
 					b.Error(err)
@@ -152,7 +158,8 @@ func uploadsAtRate(b *testing.B, rate int) {
 			resp.Body.Close()
 			switch {
 			case resp.StatusCode == http.StatusCreated:
-				lat[i] = time.Since(due)
+				marks[i].answered = time.Now()
+				lat[i] = marks[i].answered.Sub(due)
 			case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
 				refused.Add(1)
 			case failed.Add(1) == 1:
@@ -178,6 +185,7 @@ func uploadsAtRate(b *testing.B, rate int) {
 		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/upload")
 	}
 	reportWriter(b, w0, s.st.Stats())
+	reportPhases(b, marks)
 }
 
 // calibrateDoc returns the n-th distinct upload as gpuagent calibrate

@@ -48,6 +48,7 @@ type Store struct {
 	stopped      chan struct{} // the writer has stopped
 	drained      chan struct{} // the syncer has answered every batch and stopped
 	checkpointed chan struct{} // the checkpointer has stopped
+	restartDue   atomic.Bool   // the checkpointer copied a log of restartFrames or more
 	closeOnce    sync.Once
 	stmts        stmts
 }

@@ -96,6 +96,7 @@ func (s *Store) writer() {
 			if b := s.begin(o); b != nil {
 				s.linger(b)
 				s.commit(b)
+				s.restartLog()
 			}
 		case <-s.closed:
 			return

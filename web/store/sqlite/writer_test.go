@@ -211,3 +211,42 @@ func TestAnsweredAfterSync(t *testing.T) {
 		t.Errorf("Stats().Syncs = %d after a write", st.Syncs)
 	}
 }
+
+// TestLogRestartsUnderLoad checks that a log written without a pause is
+// started again from its beginning once it has passed restartFrames,
+// rather than growing to maxLogFrames: 16 clients store uploads without
+// waiting for each other, so the writer's next transaction always begins
+// right after its commit.
+func TestLogRestartsUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes ~36 MiB of log")
+	}
+	s, path := openStore(t)
+	ctx := context.Background()
+	const clients, each = 16, 250
+	errs := make(chan error, clients)
+	for c := range clients {
+		go func() {
+			for i := range each {
+				if _, _, err := s.Put(ctx, storetest.Upload(c*each+i, "g")); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range clients {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	fi, err := os.Stat(path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the log: %d bytes after %d uploads (%d batches)", fi.Size(), clients*each, s.Stats().Batches)
+	if max := int64(3 * restartFrames * 4096); fi.Size() > max {
+		t.Errorf("the log is %d bytes after %d uploads, more than %d: it was not started again", fi.Size(), clients*each, max)
+	}
+}
