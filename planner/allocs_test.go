@@ -12,12 +12,12 @@ func TestPlanAllocs(t *testing.T) {
 		input string
 		max   float64
 	}{
-		{"b1-qwen3-4b-fp8", 10},
+		{"b1-qwen3-4b-fp8", 3},
 		{"engine-llamacpp-llama3-8b-q8", 8},
-		{"engine-vllm-gemma3-12b-fp8", 8},
-		{"engine-vllm-llama3-8b-h200", 6},
-		{"engine-sglang-qwen3-8b-h200", 7},
-		{"layout-deepseek-v3-fp8-tp8-pp2-h200", 38},
+		{"engine-vllm-gemma3-12b-fp8", 5},
+		{"engine-vllm-llama3-8b-h200", 3},
+		{"engine-sglang-qwen3-8b-h200", 3},
+		{"layout-deepseek-v3-fp8-tp8-pp2-h200", 20},
 	} {
 		in := goldenInput(t, c.input)
 		got := testing.AllocsPerRun(50, func() {

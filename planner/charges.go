@@ -5,6 +5,8 @@ package planner
 // and inverse solvers can re-plan thousands of limits cheaply. items.go
 // turns the numbers into named line items.
 
+import "strings"
+
 // key identifies one charge. The order is the allocation order of A4.2.
 type key int
 
@@ -64,6 +66,7 @@ type charges struct {
 	kv      kvCharge
 	graphs  int64
 	total   Bytes
+	text    strings.Builder // the items' names and details (line.go)
 }
 
 func (c *charges) set(k key, b Bytes) {

@@ -75,17 +75,17 @@ func commFor(p *Parallel, c *Calibration) (Bytes, Source) {
 }
 
 // commDetail states how a rank's communication memory was found.
-func commDetail(in *Input) string {
+func (c *charges) commDetail(in *Input) string {
 	r := in.Rank
 	g := int64(commGroup(&r.Layout))
 	if r.CommSource == SourceEstimated && llamaTensorRank(in) {
-		return linef("NCCL over %d GPUs (ggml_backend_comm_init): %B, AIConfigurator's tables, estimated", g, int64(r.Comm))
+		return c.linef("NCCL over %d GPUs (ggml_backend_comm_init): %B, AIConfigurator's tables, estimated", g, int64(r.Comm))
 	}
 	if r.CommSource == SourceEstimated {
-		return linef("largest group %d ranks: NCCL %B (AIConfigurator's tables) + custom all-reduce %B (vLLM), estimated",
+		return c.linef("largest group %d ranks: NCCL %B (AIConfigurator's tables) + custom all-reduce %B (vLLM), estimated",
 			g, int64(r.Comm-customAllReduce), int64(customAllReduce))
 	}
-	return linefs("largest group %d ranks, measured: %s", in.Calibration.ID, g)
+	return c.linefs("largest group %d ranks, measured: %s", in.Calibration.ID, g)
 }
 
 // commCharge charges a rank's communication memory, under every engine

@@ -5,7 +5,7 @@ import "strconv"
 // describe names charge k and states how its bytes were computed.
 func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
 	if k == keyComm { // every profile's: a layout's charge
-		return "communication buffers (NCCL, all-reduce)", commDetail(in)
+		return "communication buffers (NCCL, all-reduce)", c.commDetail(in)
 	}
 	if p := profileFor(in); p != nil {
 		return p.describe(k, in, c, l)
@@ -13,12 +13,12 @@ func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
 	m := &in.Model
 	switch k {
 	case keyContext:
-		return "CUDA context + driver", in.Calibration.Kind() + ": " + in.Calibration.ID
+		return "CUDA context + driver", c.join(in.Calibration.Kind(), ": ", in.Calibration.ID)
 	case keySidecar:
 		return "sidecar agent CUDA context", "a second process's context costs about as much as the first"
 	case keyLibrary:
 		kind := in.Calibration.Kind()
-		return "library reserve (" + kind + ")", "cuBLAS/cuBLASLt/CUTLASS first-dispatch claim, " + kind + ": " + in.Calibration.ID
+		return c.join("library reserve (", kind, ")"), c.join("cuBLAS/cuBLASLt/CUTLASS first-dispatch claim, ", kind, ": ", in.Calibration.ID)
 	case keyCublas:
 		return "cuBLASLt workspace", "seed A5.3: one per process"
 	case keyBench:
@@ -28,25 +28,25 @@ func describe(k key, in *Input, c *charges, l limits) (name, detail string) {
 	case keyAttnScores:
 		return "attention score buffer", "seed A1.7: attention.attn_scores_mib"
 	case keyExecPersistent:
-		return "executor persistent workspace", linef("%d tok × d_model %d × 2 B × 3 + %d seqs × vocab %d × 4 B",
+		return "executor persistent workspace", c.linef("%d tok × d_model %d × 2 B × 3 + %d seqs × vocab %d × 4 B",
 			int64(l.prefill), int64(m.HiddenSize), int64(l.batch), int64(m.VocabSize))
 	case keyExecShared:
-		return "executor shared workspace", linef("widest layer activations (attention, FFN, MoE, SSM) at %d tokens", int64(l.prefill))
+		return "executor shared workspace", c.linef("widest layer activations (attention, FFN, MoE, SSM) at %d tokens", int64(l.prefill))
 	case keyExecDecode:
-		return "executor decode workspace", linef("widest layer activations at %d rows", int64(l.batch))
+		return "executor decode workspace", c.linef("widest layer activations at %d rows", int64(l.batch))
 	case keyMoE:
 		return "MoE dequant + expert scratch", "largest expert f16 + prefill × top-k × expert FFN × 2 B"
 	case keyMLA:
 		return "MLA scratch", "prefill × {kv_a, latent, k_rope, kv_b} × 2 B"
 	case keySpec:
-		return linef("speculative-decode staging (k=%d)", int64(in.Features.SpecDecodeK)),
+		return c.linef("speculative-decode staging (k=%d)", int64(in.Features.SpecDecodeK)),
 			"planned for the maximum k: seqs × (k+1) × (vocab × 4 B + d_model × 4 B)"
 	case keyGraphs:
-		name := linef("CUDA-graph pool (%d graphs)", c.graphs)
+		name := c.linef("CUDA-graph pool (%d graphs)", c.graphs)
 		if in.Calibration.GraphExec == 0 {
-			return name, linefs("%d graphs, their size not measured in %s: not charged", in.Calibration.ID, c.graphs)
+			return name, c.linefs("%d graphs, their size not measured in %s: not charged", in.Calibration.ID, c.graphs)
 		}
-		return name, linefs("%d graphs × %B each, measured: %s", in.Calibration.ID, c.graphs, int64(in.Calibration.GraphExec))
+		return name, c.linefs("%d graphs × %B each, measured: %s", in.Calibration.ID, c.graphs, int64(in.Calibration.GraphExec))
 	case keyVisionStaging:
 		return "vision pixel + embedding buffers", "image² × 3 × 2 B + image tokens × d_model × 2 B"
 	case keyMeasuredT2:
@@ -59,22 +59,22 @@ func describeModel(k key, in *Input, c *charges, l limits) (name, detail string)
 	m := &in.Model
 	switch k {
 	case keyWeights:
-		return "model weights", weightsDetail(m)
+		return "model weights", c.weightsDetail(m)
 	case keyWeightCache:
-		return cacheName(in.Features.WeightCache), linef("%d GEMM matrices, seed A1.7 formulas", int64(matrixCount(m)))
+		return cacheName(in.Features.WeightCache), c.linef("%d GEMM matrices, seed A1.7 formulas", int64(matrixCount(m)))
 	case keyVisionTower:
 		return "vision tower", "mmproj tensors"
 	case keyRing:
-		return linef("residual FP16 ring (%d tok)", int64(in.Features.ResidualRing)), "seqs × ring × Σ layers K+V × 2 B"
+		return c.linef("residual FP16 ring (%d tok)", int64(in.Features.ResidualRing)), "seqs × ring × Σ layers K+V × 2 B"
 	case keySSM:
-		return "SSM / recurrent state", linef("%d seqs × per-sequence state", int64(l.batch))
+		return "SSM / recurrent state", c.linef("%d seqs × per-sequence state", int64(l.batch))
 	case keySnapshots:
-		return linef("recurrent snapshots (%d)", int64(in.Features.RecurrentSnapshots)), "entries × per-sequence state"
+		return c.linef("recurrent snapshots (%d)", int64(in.Features.RecurrentSnapshots)), "entries × per-sequence state"
 	case keySWA:
-		return linef("SWA KV pool (window %d)", int64(c.kv.window)), linef("%d blocks, own id space", c.kv.swaBlocks)
+		return c.linef("SWA KV pool (window %d)", int64(c.kv.window)), c.linef("%d blocks, own id space", c.kv.swaBlocks)
 	case keyKV:
-		return linef("KV pool (batch %d x %d tok)", int64(l.batch), int64(l.seqLen)),
-			linefs("%d blocks × %B (%d tok × %B/token), %s", string(in.Limits.KVDtype.normalize()), c.kv.blocks,
+		return c.linef("KV pool (batch %d x %d tok)", int64(l.batch), int64(l.seqLen)),
+			c.linefs("%d blocks × %B (%d tok × %B/token), %s", string(in.Limits.KVDtype.normalize()), c.kv.blocks,
 				int64(c.kv.globalBlock), int64(l.block), int64(c.kv.globalBlock)/int64(l.block))
 	case keyScratch:
 		if in.Measured.Scratch > 0 {
@@ -85,20 +85,16 @@ func describeModel(k key, in *Input, c *charges, l limits) (name, detail string)
 	return "", ""
 }
 
-// weightsDetail is "dtype: class bytes, class bytes, …", built in one
-// buffer on the stack (a larger one when a model names many classes):
-// every rank of a layout plan states it.
-func weightsDetail(m *Model) string {
+// weightsDetail is "dtype: class bytes, class bytes, …", built in a
+// buffer on the stack (on the heap when a model names many classes) and
+// written into c's text: every rank of a layout plan states it.
+func (c *charges) weightsDetail(m *Model) string {
 	w := &m.Weights
 	if len(w.Classes) == 0 {
 		return w.Dtype
 	}
 	var buf [256]byte
-	b := buf[:0]
-	if n := len(w.Dtype) + 2 + 32*len(w.Classes); n > len(buf) {
-		b = make([]byte, 0, n)
-	}
-	b = append(b, w.Dtype...)
+	b := append(buf[:0], w.Dtype...)
 	for i := range w.Classes {
 		switch {
 		case i > 0:
@@ -110,7 +106,7 @@ func weightsDetail(m *Model) string {
 		b = append(b, ' ')
 		b = w.Classes[i].Bytes.appendTo(b)
 	}
-	return string(b)
+	return c.put(b)
 }
 
 func cacheName(p WeightCache) string {

@@ -171,20 +171,20 @@ func sglangTokens(in *Input, pool Bytes, page int64) int64 {
 func (sglang) describe(k key, in *Input, c *charges, l limits) (string, string) {
 	switch k {
 	case keyContext:
-		return "CUDA context + driver", "measured: " + in.Calibration.ID
+		return "CUDA context + driver", c.join("measured: ", in.Calibration.ID)
 	case keyLibrary:
-		return "library reserve (cuBLAS)", "measured: " + in.Calibration.ID
+		return "library reserve (cuBLAS)", c.join("measured: ", in.Calibration.ID)
 	case keyWeights:
-		return "model weights", weightsDetail(&in.Model)
+		return "model weights", c.weightsDetail(&in.Model)
 	case keyVisionTower:
 		return "vision tower", "vision tensors"
 	case keyKV:
 		full, swa := sglangCells(in)
-		name := linef("KV pool (%d tokens)", sglangTokens(in, c.kv.global, int64(max(l.block, 1))))
+		name := c.linef("KV pool (%d tokens)", sglangTokens(in, c.kv.global, int64(max(l.block, 1))))
 		if swa > 0 {
 			return name, printf.Sprintf("%s/token full + %.2f × %s/token sliding-window", full, swaRatio(in), swa)
 		}
-		return name, linef("%B/token full", int64(full))
+		return name, c.linef("%B/token full", int64(full))
 	}
 	return "", ""
 }

@@ -278,14 +278,14 @@ func captureSizes(seqs int) int {
 func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 	switch k {
 	case keyWeights:
-		return "model weights", weightsDetail(&in.Model)
+		return "model weights", c.weightsDetail(&in.Model)
 	case keyVisionTower:
 		return "vision tower", "vision tensors"
 	case keyActivation:
 		if in.Serving.VLLM.ActivationBytes > 0 {
 			return "activation peak (torch)", "as reported"
 		}
-		return "activation peak (torch)", linef("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × 38 B + tokens × hidden × 4 B",
+		return "activation peak (torch)", c.linef("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × 38 B + tokens × hidden × 4 B",
 			int64(l.batch), int64(l.prefill))
 	case keyNonTorch:
 		if in.Serving.VLLM.NonTorchBytes > 0 {
@@ -293,16 +293,16 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 		}
 		return "non-torch memory", "estimated: 0.15 GiB at TP 1 (cuBLAS, NCCL, allocator slack)"
 	case keyGraphEstimate:
-		return linef("CUDA graphs (%d capture sizes)", c.graphs),
-			"capture sizes × measured graph bytes: " + in.Calibration.ID
+		return c.linef("CUDA graphs (%d capture sizes)", c.graphs),
+			c.join("capture sizes × measured graph bytes: ", in.Calibration.ID)
 	case keyKV:
-		return poolName(c, l), linef("%d blocks × %B (%d tokens × page × layers per group)", c.kv.blocks, int64(c.kv.globalBlock), int64(l.block))
+		return poolName(c, l), c.linef("%d blocks × %B (%d tokens × page × layers per group)", c.kv.blocks, int64(c.kv.globalBlock), int64(l.block))
 	}
 	return "", ""
 }
 
 func poolName(c *charges, l limits) string {
-	return linef("KV cache (%d blocks of %d tokens)", c.kv.blocks, int64(l.block))
+	return c.linef("KV cache (%d blocks of %d tokens)", c.kv.blocks, int64(l.block))
 }
 
 func (vllm) report(in *Input, s *shape, p *Plan) {

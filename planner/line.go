@@ -23,9 +23,17 @@ func linef(format string, args ...int64) string { return linefs(format, "", args
 
 // linefs is linef with one string: each %s in format is replaced by s
 // (an ID, a dtype), which would otherwise be joined on in a second string.
+// It is not inlined: each call would carry its buffer and the string's
+// conversion, in a module under a size budget.
+//
+//go:noinline
 func linefs(format, s string, args ...int64) string {
 	var buf [160]byte
-	b := buf[:0]
+	return string(appendLine(buf[:0], format, s, args))
+}
+
+// appendLine appends the line linefs formats to b.
+func appendLine(b []byte, format, s string, args []int64) []byte {
 	for {
 		i := strings.IndexByte(format, '%')
 		if i < 0 {
@@ -52,5 +60,52 @@ func linefs(format, s string, args ...int64) string {
 			b, args = Bytes(args[0]).appendTo(b[:len(b)-1]), args[1:]
 		}
 	}
-	return string(append(b, format...))
+	return append(b, format...)
+}
+
+// A plan's item names and details are written into one buffer, its
+// charges' text, and each is a string of a part of it: one allocation a
+// plan (the first write grows the buffer to textBytes), where each text
+// was one. A strings.Builder never changes what it has written, so every
+// string taken from it stays as it was when it grows. The charges must
+// not be copied once written (the Builder panics).
+
+// linef is linef written into c's text.
+func (c *charges) linef(format string, args ...int64) string { return c.linefs(format, "", args...) }
+
+// linefs is linefs written into c's text.
+func (c *charges) linefs(format, s string, args ...int64) string {
+	var buf [160]byte
+	return c.put(appendLine(buf[:0], format, s, args))
+}
+
+// join is its parts joined, written into c's text.
+func (c *charges) join(parts ...string) string {
+	c.grow()
+	n := c.text.Len()
+	for _, p := range parts {
+		c.text.WriteString(p)
+	}
+	return c.text.String()[n:]
+}
+
+// put writes b into c's text and returns it as a string.
+func (c *charges) put(b []byte) string {
+	c.grow()
+	n := c.text.Len()
+	c.text.Write(b)
+	return c.text.String()[n:]
+}
+
+// textBytes is what the texts of one of the seed's layout ranks need
+// (599 B for DeepSeek-V3 at TP8 × PP2), so that most plans grow their
+// text once.
+const textBytes = 640
+
+// grow makes c's text room for textBytes at its first write; a plan that
+// writes none allocates none.
+func (c *charges) grow() {
+	if c.text.Cap() == 0 {
+		c.text.Grow(textBytes)
+	}
 }

@@ -53,6 +53,11 @@ func Validate(in *Input) error {
 	return validateParallel(in)
 }
 
+// bad is the InputError of field. It is not inlined: its error and its
+// call of printf.Sprintf at each of the checks were code in a module
+// under a size budget.
+//
+//go:noinline
 func bad(field, format string, args ...any) error {
 	return &InputError{Field: field, Msg: printf.Sprintf(format, args...)}
 }

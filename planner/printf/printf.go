@@ -22,7 +22,11 @@ import (
 )
 
 // Sprintf formats according to format and returns the string, as
-// fmt.Sprintf does.
+// fmt.Sprintf does. It is not inlined: its printer and the string's
+// conversion at each of the planner's calls were code in a module under
+// a size budget.
+//
+//go:noinline
 func Sprintf(format string, args ...any) string {
 	var p printer
 	p.run(format, args)
