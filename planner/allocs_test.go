@@ -17,7 +17,7 @@ func TestPlanAllocs(t *testing.T) {
 		{"engine-vllm-gemma3-12b-fp8", 5},
 		{"engine-vllm-llama3-8b-h200", 3},
 		{"engine-sglang-qwen3-8b-h200", 3},
-		{"layout-deepseek-v3-fp8-tp8-pp2-h200", 20},
+		{"layout-deepseek-v3-fp8-tp8-pp2-h200", 14},
 	} {
 		in := goldenInput(t, c.input)
 		got := testing.AllocsPerRun(50, func() {

@@ -132,10 +132,16 @@ func findGroup(in *Input, keys []groupKey, stage, local int, cal *Calibration) i
 	return -1
 }
 
-// rankParts are what a rank's input points to, allocated together.
+// rankParts are what a rank's input points to, allocated together: its
+// Rank, its model's MoE and, when the model's fit in them (most do), the
+// backing of its model's layer groups, weight classes and matrices.
 type rankParts struct {
-	rank Rank
-	moe  MoE
+	rank     Rank
+	moe      MoE
+	layers   [2]LayerGroup
+	classes  [8]WeightClass
+	matrices [16]Matrix
+	_        [0]func() // not comparable: no equality code for it
 }
 
 // rankInput sets t to the single-GPU input of rank c on calibration cal,
@@ -144,7 +150,7 @@ func rankInput(in *Input, c coord, cal *Calibration, t *Input) {
 	p := &in.Parallel
 	parts := new(rankParts)
 	*t = *in
-	t.Model = rankModel(&in.Model, p, c, &parts.moe)
+	t.Model = rankModel(&in.Model, p, c, parts)
 	t.Calibration = *cal
 	t.Parallel = Parallel{}
 	t.Features.Vision = in.Features.Vision && t.Model.Vision != nil

@@ -129,6 +129,8 @@ type Model struct {
 }
 
 // NumLayers reports the number of decoder layers.
+//
+//go:noinline
 func (m *Model) NumLayers() int {
 	n := 0
 	for _, g := range m.Layers {

@@ -29,15 +29,17 @@ package planner
 import "math/bits"
 
 // rankModel is model m as rank c of layout p holds it; its MoE, if any,
-// is written to moe.
-func rankModel(m *Model, p *Parallel, c coord, moe *MoE) Model {
+// and its layer groups, weight classes and matrices, where they fit, are
+// written into parts.
+func rankModel(m *Model, p *Parallel, c coord, parts *rankParts) Model {
 	s := newSplit(m, p, c)
 	out := *m
 	out.QueryHeads = m.QueryHeads / s.tp
 	out.IntermediateSize = m.IntermediateSize / s.tp
-	out.Layers = s.layers(m)
-	out.Weights = s.weights(m)
+	out.Layers = s.layers(m, parts.layers[:])
+	out.Weights = s.weights(m, parts)
 	if e := m.MoE; e != nil {
+		moe := &parts.moe
 		*moe = *e
 		moe.IntermediateSize = e.IntermediateSize / s.moeTP
 		out.MoE = moe
@@ -71,8 +73,11 @@ func newSplit(m *Model, p *Parallel, c coord) split {
 }
 
 // layers slices the layer groups to the stage and splits KV heads.
-func (s *split) layers(m *Model) []LayerGroup {
-	out := make([]LayerGroup, 0, len(m.Layers))
+func (s *split) layers(m *Model, store []LayerGroup) []LayerGroup {
+	if len(m.Layers) > len(store) {
+		store = make([]LayerGroup, len(m.Layers))
+	}
+	out := store[:0:len(m.Layers)] // no append past it writes into store
 	at := 0
 	for _, g := range m.Layers {
 		lo, hi := max(at, s.start), min(at+g.Count, s.end)
@@ -110,8 +115,12 @@ func (s *split) stageShare(x int64) int64 {
 }
 
 // weights is the rank's share of the weights, class by class.
-func (s *split) weights(m *Model) Weights {
-	w := Weights{Source: SourceFormula, Dtype: m.Weights.Dtype, Classes: make([]WeightClass, 0, len(m.Weights.Classes))}
+func (s *split) weights(m *Model, parts *rankParts) Weights {
+	classes := parts.classes[:]
+	if len(m.Weights.Classes) > len(classes) {
+		classes = make([]WeightClass, len(m.Weights.Classes))
+	}
+	w := Weights{Source: SourceFormula, Dtype: m.Weights.Dtype, Classes: classes[:0:len(m.Weights.Classes)]}
 	if s.tp == 1 && s.pp == 1 && s.local == s.experts {
 		w.Source = m.Weights.Source
 	}
@@ -129,7 +138,7 @@ func (s *split) weights(m *Model) Weights {
 		sum = satAdd(sum, Bytes(s.stageShare(int64(rest))/int64(s.tp)))
 	}
 	w.Bytes = sum
-	w.Matrices = s.matrices(m)
+	w.Matrices = s.matrices(m, parts.matrices[:])
 	return w
 }
 
@@ -224,8 +233,11 @@ func (s *split) expertShare(m *Model, params int64) (num, den int64) {
 
 // matrices is the rank's GEMM weights: the stage's instances, split by role.
 // Each matrix is copied into its place in the result and split there.
-func (s *split) matrices(m *Model) []Matrix {
-	out := make([]Matrix, 0, len(m.Weights.Matrices))
+func (s *split) matrices(m *Model, store []Matrix) []Matrix {
+	if len(m.Weights.Matrices) > len(store) {
+		store = make([]Matrix, len(m.Weights.Matrices))
+	}
+	out := store[:0:len(m.Weights.Matrices)]
 	kv := kvHeadsOf(m)
 	for i := range m.Weights.Matrices {
 		out = append(out, m.Weights.Matrices[i])
