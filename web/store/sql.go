@@ -89,13 +89,17 @@ func (q Query) limit() int {
 
 // InsertArgs returns SQLInsertUpload's arguments for u.
 func InsertArgs(u *Upload) []any {
-	reasons, _ := json.Marshal(nonNil(u.Reasons)) // []string always marshals
-	figures, err := json.Marshal(u.Figures)
-	if err != nil || u.Figures == nil {
-		figures = []byte("{}") // a NaN figure is refused before it gets here
+	reasons := "[]" // what json.Marshal writes for none, the common case
+	if len(u.Reasons) > 0 {
+		b, _ := json.Marshal(u.Reasons) // []string always marshals
+		reasons = string(b)
 	}
-	return []any{u.ID, u.Digest, u.Group, string(u.Status), string(reasons), u.Created.Unix(),
-		u.Client, u.TokenHash, string(figures), string(u.Document)}
+	figures, ok := figuresColumn(u.Figures)
+	if !ok || u.Figures == nil {
+		figures = "{}" // a NaN figure is refused before it gets here
+	}
+	return []any{u.ID, u.Digest, u.Group, string(u.Status), reasons, u.Created.Unix(),
+		u.Client, u.TokenHash, figures, string(u.Document)}
 }
 
 func nonNil(s []string) []string {
