@@ -76,9 +76,9 @@ func validateVMM(c *planner.Calibration) error {
 	if g := v.Granularity; g <= 0 || bits.OnesCount64(uint64(g)) != 1 || g > planner.GiB {
 		return fieldErr("vmm.granularity_bytes", "%d must be a power of two up to 1 GiB", g)
 	}
-	for name, ls := range map[string][]planner.Latency{"vmm.commit": v.Commit, "vmm.decommit": v.Decommit} {
-		for i, l := range ls {
-			if err := validateLatency(fmt.Sprintf("%s[%d]", name, i), &l, v.Granularity); err != nil {
+	for _, ls := range LatencyLists(v) {
+		for i := range ls.List {
+			if err := validateLatency(ls.Name, i, &ls.List[i], v.Granularity); err != nil {
 				return err
 			}
 		}
@@ -86,20 +86,34 @@ func validateVMM(c *planner.Calibration) error {
 	return nil
 }
 
-func validateLatency(field string, l *planner.Latency, g planner.Bytes) error {
+// A LatencyList is one of a VMM's lists of latencies and its field name.
+type LatencyList struct {
+	Name string // "vmm.commit" or "vmm.decommit"
+	List []planner.Latency
+}
+
+// LatencyLists returns v's commit and decommit latencies, in that order.
+func LatencyLists(v *planner.VMM) [2]LatencyList {
+	return [2]LatencyList{{"vmm.commit", v.Commit}, {"vmm.decommit", v.Decommit}}
+}
+
+// validateLatency checks the latency l, the i-th of the list named list.
+// The field is named only for an error: a valid upload writes none.
+func validateLatency(list string, i int, l *planner.Latency, g planner.Bytes) error {
+	field := func() string { return fmt.Sprintf("%s[%d]", list, i) }
 	if l.Chunk <= 0 || l.Chunk%g != 0 {
-		return fieldErr(field+".chunk_bytes", "%d must be a positive multiple of the granularity", l.Chunk)
+		return fieldErr(field()+".chunk_bytes", "%d must be a positive multiple of the granularity", l.Chunk)
 	}
-	for _, v := range []float64{l.P50us, l.P90us, l.MeanUs} {
+	for _, v := range [...]float64{l.P50us, l.P90us, l.MeanUs} {
 		if !(v >= 0 && v < 1e9) {
-			return fieldErr(field, "latency %v out of range [0, 1e9) µs", v)
+			return fieldErr(field(), "latency %v out of range [0, 1e9) µs", v)
 		}
 	}
 	if l.P50us == 0 && l.MeanUs == 0 {
-		return fieldErr(field, "no statistic: want p50_us or mean_us")
+		return fieldErr(field(), "no statistic: want p50_us or mean_us")
 	}
 	if l.P90us != 0 && l.P90us < l.P50us {
-		return fieldErr(field, "p90_us %v below p50_us %v", l.P90us, l.P50us)
+		return fieldErr(field(), "p90_us %v below p50_us %v", l.P90us, l.P50us)
 	}
 	return nil
 }

@@ -157,27 +157,53 @@ func KeyOf(c *planner.Calibration) Key {
 		Branch: Branch(c.Driver), CUDA: strings.ToLower(strings.TrimSpace(c.CUDA)), Platform: c.Platform}
 }
 
-var (
-	nonAlnum    = lazy(`[^a-z0-9]+`)
-	branchMajor = lazy(`^\s*(\d{2,4})\.\d+`)
-	cudaPattern = lazy(`^\d{1,2}\.\d{1,2}$`)
-)
-
 // NormalizeGPU returns a device name without vendor and brand words, in
 // lowercase letters and digits: "NVIDIA GeForce RTX 4090" gives "rtx4090",
-// "Tesla T4" gives "t4".
+// "Tesla T4" gives "t4". (The words become spaces before everything but
+// [a-z0-9] is dropped, so no word is formed again from the letters around
+// one.)
 func NormalizeGPU(name string) string {
 	n := strings.ToLower(name)
 	for _, w := range []string{"nvidia", "geforce", "tesla"} {
 		n = strings.ReplaceAll(n, w, " ")
 	}
-	return strings.Trim(nonAlnum().ReplaceAllString(n, ""), " ")
+	var buf [64]byte
+	b := buf[:0]
+	for i := 0; i < len(n); i++ {
+		if c := n[i]; 'a' <= c && c <= 'z' || isDigit(c) {
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
-// Branch returns a driver version's branch: "580.159.04" gives "r580".
+// Branch returns a driver version's branch: "580.159.04" gives "r580",
+// from 2 to 4 digits after any leading space, then a dot and a digit
+// (^\s*(\d{2,4})\.\d).
 func Branch(driver string) string {
-	if m := branchMajor().FindStringSubmatch(driver); m != nil {
-		return "r" + m[1]
+	i := 0
+	for i < len(driver) && strings.IndexByte("\t\n\f\r ", driver[i]) >= 0 {
+		i++
+	}
+	j := digitsAt(driver, i)
+	if n := j - i; n >= 2 && n <= 4 && j+1 < len(driver) && driver[j] == '.' && isDigit(driver[j+1]) {
+		return "r" + driver[i:j]
 	}
 	return "unknown"
+}
+
+// isCUDAVersion reports whether s is a CUDA version such as 13.0:
+// ^\d{1,2}\.\d{1,2}$.
+func isCUDAVersion(s string) bool {
+	major, minor, ok := strings.Cut(s, ".")
+	return ok && len(major) >= 1 && len(major) <= 2 && digitsAt(major, 0) == len(major) &&
+		len(minor) >= 1 && len(minor) <= 2 && digitsAt(minor, 0) == len(minor)
+}
+
+// digitsAt returns the end of the run of ASCII digits at s[i:].
+func digitsAt(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
 }

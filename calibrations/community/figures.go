@@ -40,8 +40,10 @@ func Figures(c *planner.Calibration) map[string]float64 {
 	nonzero(f, FigGraphExec, float64(c.GraphExec))
 	if c.VMM.Supported {
 		f[FigGranularity], f[FigPOSIXFDExport] = float64(c.VMM.Granularity), b2f(c.VMM.POSIXFDExport)
-		latencies(f, figCommitPrefix, c.VMM.Commit)
-		latencies(f, figDecommitPrefix, c.VMM.Decommit)
+		var names strings.Builder // every latency's three names, in one allocation
+		names.Grow(3 * len("vmm.decommit.1099511627776.mean_us") * (len(c.VMM.Commit) + len(c.VMM.Decommit)))
+		latencies(f, &names, figCommitPrefix, c.VMM.Commit)
+		latencies(f, &names, figDecommitPrefix, c.VMM.Decommit)
 	}
 	return f
 }
@@ -59,12 +61,24 @@ func nonzero(f map[string]float64, name string, v float64) {
 	}
 }
 
-func latencies(f map[string]float64, prefix string, ls []planner.Latency) {
+// latencies adds the figures of ls, named "<prefix><chunk bytes>.<stat>";
+// the names are written into names and taken from it as it grows.
+func latencies(f map[string]float64, names *strings.Builder, prefix string, ls []planner.Latency) {
 	for _, l := range ls {
-		chunk := strconv.FormatInt(int64(l.Chunk), 10)
-		nonzero(f, prefix+chunk+".p50_us", l.P50us)
-		nonzero(f, prefix+chunk+".p90_us", l.P90us)
-		nonzero(f, prefix+chunk+".mean_us", l.MeanUs)
+		for _, st := range [...]struct {
+			suffix string
+			v      float64
+		}{{".p50_us", l.P50us}, {".p90_us", l.P90us}, {".mean_us", l.MeanUs}} {
+			if st.v == 0 {
+				continue
+			}
+			start := names.Len()
+			names.WriteString(prefix)
+			var digits [20]byte
+			names.Write(strconv.AppendInt(digits[:0], int64(l.Chunk), 10))
+			names.WriteString(st.suffix)
+			f[names.String()[start:]] = st.v
+		}
 	}
 }
 

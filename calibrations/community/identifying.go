@@ -49,9 +49,19 @@ func hexRun(s string, i int) int {
 
 // hasGPUUUID reports whether s holds a GPU or MIG UUID's start:
 // (?i)\b(GPU|MIG)-[0-9a-f]{8}-[0-9a-f]{4}-
+// The scan goes from dash to dash: the UUID's first is its fourth byte.
 func hasGPUUUID(s string) bool {
-	for i := 0; i+18 <= len(s); i++ {
-		if s[i+3] != '-' || !boundaryBefore(s, i) || !hasPrefixFold(s[i:], "gpu") && !hasPrefixFold(s[i:], "mig") {
+	for dash := 3; dash < len(s); dash++ {
+		k := strings.IndexByte(s[dash:], '-')
+		if k < 0 {
+			return false
+		}
+		dash += k
+		i := dash - 3
+		if i+18 > len(s) {
+			return false
+		}
+		if !boundaryBefore(s, i) || !hasPrefixFold(s[i:], "gpu") && !hasPrefixFold(s[i:], "mig") {
 			continue
 		}
 		if hexRun(s[i+4:i+12], 0) == 8 && s[i+12] == '-' && hexRun(s[i+13:i+17], 0) == 4 && s[i+17] == '-' {
@@ -110,16 +120,27 @@ func colonFields(s string, i, maxLen int, exact bool, limit int) int {
 	return n
 }
 
-// hasColonAddress reports whether s holds want fields as colonFields counts
-// them, from a word's start.
+// hasColonAddress reports whether s holds want fields (two or more) as
+// colonFields counts them, from a word's start. Such a start is at most
+// maxLen bytes before a colon, the first after it, so the scan goes from
+// colon to colon and tries only the bytes before each.
 func hasColonAddress(s string, maxLen int, exact bool, want int) bool {
 	if strings.Count(s, ":") < want-1 {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		if isHex(s[i]) && boundaryBefore(s, i) && colonFields(s, i, maxLen, exact, want) == want {
-			return true
+	from := 0 // the starts before it were tried
+	for colon := 0; colon < len(s); colon++ {
+		k := strings.IndexByte(s[colon:], ':')
+		if k < 0 {
+			return false
 		}
+		colon += k
+		for i := max(from, colon-maxLen); i < colon; i++ {
+			if isHex(s[i]) && boundaryBefore(s, i) && colonFields(s, i, maxLen, exact, want) == want {
+				return true
+			}
+		}
+		from = colon + 1
 	}
 	return false
 }
@@ -188,6 +209,18 @@ func hasHomeDir(s string) bool {
 	return false
 }
 
+// hasAnyOf reports whether s holds one of the bytes of set, looking for
+// each in turn (strings.IndexByte is vectorised, strings.ContainsAny is a
+// loop over s).
+func hasAnyOf(s, set string) bool {
+	for i := 0; i < len(set); i++ {
+		if strings.IndexByte(s, set[i]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 var serialPattern = lazy(`(?i)serial\s*(number|no\.?)?\s*[:=#]\s*\w`)
 
 // hasSerial reports whether s holds a serial number's label and value:
@@ -196,7 +229,7 @@ var serialPattern = lazy(`(?i)serial\s*(number|no\.?)?\s*[:=#]\s*\w`)
 // U+017F under (?i), the other letters only their ASCII cases), and one of
 // ':', '=' or '#'.
 func hasSerial(s string) bool {
-	return strings.ContainsAny(s, ":=#") && containsFold(s, "erial") && serialPattern().MatchString(s)
+	return hasAnyOf(s, ":=#") && containsFold(s, "erial") && serialPattern().MatchString(s)
 }
 
 // hasIPv4 reports whether s holds a dotted quad that is not a version: a
@@ -223,17 +256,24 @@ var ipv4 = lazy(`\b(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}\b
 // dottedRun reports whether s holds a run of digits and dots with three
 // dots or more, as every dotted quad is; a version such as 580.159.04 or
 // 6.18.44 has two.
+// The scan goes from dot to dot, counting those joined by digits alone.
 func dottedRun(s string) bool {
-	dots := 0
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '.':
+	for dot := strings.IndexByte(s, '.'); dot >= 0; {
+		end := dot + 1
+		for dots := 1; ; end++ {
+			end = digitsAt(s, end)
+			if end == len(s) || s[end] != '.' {
+				break
+			}
 			if dots++; dots == 3 {
 				return true
 			}
-		case !isDigit(s[i]):
-			dots = 0
 		}
+		k := strings.IndexByte(s[end:], '.')
+		if k < 0 {
+			return false
+		}
+		dot = end + k
 	}
 	return false
 }

@@ -20,6 +20,7 @@ var scans = []struct {
 	{"home", hasHomeDir, regexp.MustCompile(`(/home/|/Users/|C:\\Users\\)[^/\\\s"]+`)},
 	{"serial", hasSerial, regexp.MustCompile(`(?i)serial\s*(number|no\.?)?\s*[:=#]\s*\w`)},
 	{"markup", hasMarkup, regexp.MustCompile(`[<>\x00-\x1f\x7f]`)},
+	{"dotted", dottedRun, regexp.MustCompile(`\.\d*\.\d*\.`)}, // hasIPv4's test before its expression
 }
 
 // identifyingCases are texts near each pattern's edges, matching or not.
@@ -37,6 +38,7 @@ var identifyingCases = []string{
 	"serial: 1", "SERIAL NUMBER = A1", "serial no. #x", "serialno:x", "Serial:", "serial : _", "ſerial: 1", "serial number",
 	"seriaL#\t9", "Kelvin serial=é", "serial no.: x",
 	"<b>", "a\x00b", "tab\there", "del\x7f", "fine",
+	"...", "1.2.3", "1.2.3.4", "5.15.153.1-microsoft", "580.159.04", "1.2x3.4.5", ".1.2.", "a.b.c.d", "1..2.",
 }
 
 func TestIdentifyingScans(t *testing.T) {

@@ -3,8 +3,10 @@ package community
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sync"
 
+	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner"
 )
 
@@ -33,7 +35,7 @@ func plausible(c *planner.Calibration) []Reason {
 	if c.Provenance.Method != "gpuagent calibrate" {
 		add("provenance.method", "%q: uploads are what `gpuagent calibrate` wrote", c.Provenance.Method)
 	}
-	if !cudaPattern().MatchString(c.CUDA) {
+	if !isCUDAVersion(c.CUDA) {
 		add("cuda", "%q, want a version such as 13.0", c.CUDA)
 	}
 	checkBytes(c, add)
@@ -83,21 +85,19 @@ func checkVMM(v *planner.VMM, total planner.Bytes, add adder) {
 	if v.Granularity < minGran {
 		add("vmm.granularity_bytes", "%d is below %d", v.Granularity, minGran)
 	}
-	for name, ls := range map[string][]planner.Latency{"vmm.commit": v.Commit, "vmm.decommit": v.Decommit} {
-		seen := map[planner.Bytes]bool{}
-		for i, l := range ls {
-			field := fmt.Sprintf("%s[%d]", name, i)
+	for _, ls := range calibrations.LatencyLists(v) {
+		for i, l := range ls.List {
+			field := func() string { return fmt.Sprintf("%s[%d]", ls.Name, i) }
 			switch {
-			case seen[l.Chunk]:
-				add(field+".chunk_bytes", "%d appears twice", l.Chunk)
+			case slices.ContainsFunc(ls.List[:i], func(m planner.Latency) bool { return m.Chunk == l.Chunk }):
+				add(field()+".chunk_bytes", "%d appears twice", l.Chunk)
 			case l.Chunk > total:
-				add(field+".chunk_bytes", "%s is larger than the device", l.Chunk)
+				add(field()+".chunk_bytes", "%s is larger than the device", l.Chunk)
 			case l.P50us > maxLatency || l.P90us > maxLatency || l.MeanUs > maxLatency:
-				add(field, "a latency over ten seconds")
+				add(field(), "a latency over ten seconds")
 			case l.P50us < 0.1 && l.MeanUs < 0.1:
-				add(field, "latency below 0.1 µs: not a driver call")
+				add(field(), "latency below 0.1 µs: not a driver call")
 			}
-			seen[l.Chunk] = true
 		}
 	}
 }
