@@ -116,12 +116,18 @@ func reportWriter(b *testing.B, w0, w sqlite.Stats) {
 // A server offered more than it can commit refuses the excess with 503 and
 // Retry-After (the store's bounded queue): those are counted as refused,
 // not accepted, and left out of the percentiles, which are of the accepted
-// uploads. Run it with -benchtime=10000x or more (5 s at 2,000/s).
+// uploads. Before the uploads it measures the disk's floor at the same
+// rate for two seconds (diskFloor) and reports it as disk-p50-ms and
+// disk-p99-ms: what a durable upload costs on this disk with nothing else
+// to do, against which the uploads' percentiles are read. Run it with
+// -benchtime=10000x or more (5 s at 2,000/s).
 func BenchmarkUploadsAtRate(b *testing.B) {
 	for _, rate := range []int{1000, 2000} {
-		b.Run(fmt.Sprintf("%d-per-s", rate), func(b *testing.B) { uploadsAtRate(b, rate) })
+		b.Run(rateName(rate), func(b *testing.B) { uploadsAtRate(b, rate) })
 	}
 }
+
+func rateName(rate int) string { return fmt.Sprintf("%d-per-s", rate) }
 
 func uploadsAtRate(b *testing.B, rate int) {
 	marks := make([]phaseMarks, b.N)
@@ -136,6 +142,10 @@ func uploadsAtRate(b *testing.B, rate int) {
 	lat := make([]time.Duration, b.N)
 	var refused, failed atomic.Int64
 	var wg sync.WaitGroup
+	floor50, floor99, err := diskFloor(b.TempDir(), rate, 2*rate, floorWrite)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	start, cpu0, w0 := time.Now(), cpuTime(), s.st.Stats()
 	for i := range b.N {
@@ -186,6 +196,8 @@ func uploadsAtRate(b *testing.B, rate int) {
 	}
 	reportWriter(b, w0, s.st.Stats())
 	reportPhases(b, marks)
+	b.ReportMetric(ms(floor50), "disk-p50-ms")
+	b.ReportMetric(ms(floor99), "disk-p99-ms")
 }
 
 // calibrateDoc returns the n-th distinct upload as gpuagent calibrate
