@@ -89,8 +89,9 @@ func BenchmarkUploads(b *testing.B) {
 // reportWriter reports where the store's writes spent their time between
 // two of its Stats: writes per upload, writes per batch (one commit each),
 // a write's mean wait for its batch to run it, a batch's mean time running
-// its writes and committing them, and the mean fsync of the log by the
-// syncer (on Linux; elsewhere the commit holds the fsync).
+// its writes and committing them, the mean fsync of the log by the
+// syncer (on Linux; elsewhere the commit holds the fsync), and the
+// writer's checkpoints that start the log again, with their time summed.
 func reportWriter(b *testing.B, w0, w sqlite.Stats) {
 	writes, batches := float64(w.Writes-w0.Writes), float64(w.Batches-w0.Batches)
 	if writes == 0 || batches == 0 {
@@ -105,6 +106,10 @@ func reportWriter(b *testing.B, w0, w sqlite.Stats) {
 	if syncs := float64(w.Syncs - w0.Syncs); syncs > 0 {
 		b.ReportMetric(ms(w.Syncing-w0.Syncing, syncs), "fsync-ms")
 	}
+	// The writer's stalls while the log starts again: how many, and the
+	// time it ran no write in them, summed.
+	b.ReportMetric(float64(w.Restarts-w0.Restarts), "restarts")
+	b.ReportMetric(ms(w.Restarting-w0.Restarting, 1), "restart-ms")
 }
 
 // BenchmarkUploadsAtRate offers the uploads of BenchmarkUploads at a fixed

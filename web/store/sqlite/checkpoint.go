@@ -21,25 +21,42 @@ package sqlite
 // (restartLog), and its next commit starts the log again; before, the log
 // grew to maxLogFrames and its RESTART held the writer for 50–75 ms every
 // few seconds, the tail of the uploads' latency.
+//
+// The writer's checkpoint syncs the database file (SQLite syncs it after a
+// checkpoint that copied the whole log), and that sync writes back every
+// page the checkpointer copied since the last one: the checkpointer's own
+// passes copy a log the writer keeps growing, so SQLite never syncs it
+// after them (it syncs the file only when no commit came during the pass).
+// That write-back was most of the writer's stall, and it grows with the
+// log. So after each pass that copied pages the checkpointer starts their
+// write-back itself (writeBack: on Linux sync_file_range, which queues the
+// writes and neither waits for them nor flushes the disk's cache), the
+// writer's sync finds little left to write, and the log starts again only
+// every restartFrames (32 MiB): a quarter as many stalls, each about as
+// long as one of the 8 MiB log's was (docs/benchmarks.md, session 9).
+// Durability is SQLite's, unchanged: writeBack only starts writes that
+// SQLite's syncs wait for later.
 
 import (
 	"context"
 	"database/sql"
+	"os"
 	"time"
 )
 
 // checkpointEvery is how often the checkpointer looks for new commits.
 const checkpointEvery = 100 * time.Millisecond
 
-// maxLogFrames bounds the log: 16,384 pages of 4 KiB, 64 MiB.
-const maxLogFrames = 16384
+// maxLogFrames bounds the log: 32,768 pages of 4 KiB, 128 MiB.
+const maxLogFrames = 32768
 
-// checkpointer checkpoints on db until s.closed, then once more.
-func (s *Store) checkpointer(db *sql.DB) {
+// checkpointer checkpoints on db until s.closed, then once more, and
+// starts the write-back of what each pass copied into dbFile (nil: none).
+func (s *Store) checkpointer(db *sql.DB, dbFile *os.File) {
 	defer close(s.checkpointed)
 	t := time.NewTicker(checkpointEvery)
 	defer t.Stop()
-	var seen int64
+	var seen, copied int64
 	for {
 		select {
 		case <-t.C:
@@ -50,6 +67,10 @@ func (s *Store) checkpointer(db *sql.DB) {
 		if n := s.counters.batches.Load(); n != seen {
 			seen = n
 			log, done := checkpoint(db, "PASSIVE")
+			if done != copied && dbFile != nil {
+				writeBack(dbFile) // a failure only leaves the writes to the sync
+			}
+			copied = done
 			s.restartDue.Store(log >= restartFrames && done == log)
 			if log > maxLogFrames {
 				checkpoint(db, "RESTART")
@@ -71,12 +92,15 @@ func (s *Store) restartLog() {
 	if !s.restartDue.Swap(false) {
 		return
 	}
+	t0 := time.Now()
 	checkpoint(s.write, "PASSIVE")
+	s.counters.restarts.Add(1)
+	s.counters.restarting.Add(int64(time.Since(t0)))
 }
 
 // restartFrames is the log's length at which the writer lets the log
-// start again: 2,048 pages of 4 KiB, 8 MiB (about 300 uploads).
-const restartFrames = 2048
+// start again: 8,192 pages of 4 KiB, 32 MiB (about 2,000 uploads).
+const restartFrames = 8192
 
 // checkpoint runs a checkpoint of the mode and returns the frames in the
 // log and those of them copied into the database. A failed checkpoint is

@@ -21,6 +21,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,6 +44,7 @@ type Store struct {
 	syncs        chan committed // to the syncer
 	ready        chan struct{}  // the syncer's turn, when it is idle
 	log          *walLog
+	dbFile       *os.File     // the database file, for the checkpointer's write-backs; nil when not opened
 	syncLog      func() error // log.sync, or a test's
 	closed       chan struct{}
 	stopped      chan struct{} // the writer has stopped
@@ -110,9 +112,14 @@ func Open(path string) (*Store, error) {
 		return nil, errors.Join(fmt.Errorf("sqlite: %s: %w", path, err), ckpt.Close(), read.Close(), write.Close())
 	}
 	s.syncLog = log.sync
+	if pipelined {
+		// The checkpointer's write-backs (checkpoint.go); without the
+		// file the writer's sync does all the writing, as before.
+		s.dbFile, _ = os.OpenFile(path, os.O_RDWR, 0)
+	}
 	go s.writer()
 	go s.syncer()
-	go s.checkpointer(ckpt)
+	go s.checkpointer(ckpt, s.dbFile)
 	return s, nil
 }
 
@@ -139,6 +146,9 @@ func (s *Store) Close() error {
 		<-s.drained
 		<-s.checkpointed
 		err = errors.Join(s.stmts.close(), s.ckpt.Close(), s.read.Close(), s.write.Close(), s.log.close())
+		if s.dbFile != nil {
+			err = errors.Join(err, s.dbFile.Close())
+		}
 	})
 	return err
 }

@@ -31,12 +31,17 @@ type Stats struct {
 	// committed while the one before ran), Syncing their time.
 	Syncs   int64
 	Syncing time.Duration
+	// Restarts counts the writer's checkpoints that let the log start
+	// again (restartLog), Restarting the time the writer spent in them,
+	// during which no write ran.
+	Restarts   int64
+	Restarting time.Duration
 }
 
 // counters are the atomic form of Stats.
 type counters struct {
-	writes, batches, refused, syncs       atomic.Int64
-	waiting, running, committing, syncing atomic.Int64 // nanoseconds
+	writes, batches, refused, syncs, restarts         atomic.Int64
+	waiting, running, committing, syncing, restarting atomic.Int64 // nanoseconds
 }
 
 // Stats returns the writer's counters.
@@ -44,7 +49,8 @@ func (s *Store) Stats() Stats {
 	c := &s.counters
 	return Stats{Writes: c.writes.Load(), Batches: c.batches.Load(), Refused: c.refused.Load(),
 		Waiting: time.Duration(c.waiting.Load()), Running: time.Duration(c.running.Load()), Committing: time.Duration(c.committing.Load()),
-		Syncs: c.syncs.Load(), Syncing: time.Duration(c.syncing.Load())}
+		Syncs: c.syncs.Load(), Syncing: time.Duration(c.syncing.Load()),
+		Restarts: c.restarts.Load(), Restarting: time.Duration(c.restarting.Load())}
 }
 
 // maxWaiting bounds the writes waiting for the writer or in its batch: past

@@ -219,11 +219,11 @@ func TestAnsweredAfterSync(t *testing.T) {
 // right after its commit.
 func TestLogRestartsUnderLoad(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes ~36 MiB of log")
+		t.Skip("writes ~150 MiB of log")
 	}
 	s, path := openStore(t)
 	ctx := context.Background()
-	const clients, each = 16, 250
+	const clients, each = 16, 1000 // more log than maxLogFrames: without restarts it grows past the bound below
 	errs := make(chan error, clients)
 	for c := range clients {
 		go func() {
@@ -248,5 +248,8 @@ func TestLogRestartsUnderLoad(t *testing.T) {
 	t.Logf("the log: %d bytes after %d uploads (%d batches)", fi.Size(), clients*each, s.Stats().Batches)
 	if max := int64(3 * restartFrames * 4096); fi.Size() > max {
 		t.Errorf("the log is %d bytes after %d uploads, more than %d: it was not started again", fi.Size(), clients*each, max)
+	}
+	if st := s.Stats(); pipelined && st.Restarts == 0 {
+		t.Errorf("Stats().Restarts = 0 after %d uploads: the writer never let the log start again", clients*each)
 	}
 }
