@@ -107,17 +107,33 @@ const MaxSize = 64 << 10
 // given twice in one object (a *DuplicateKeyError), whose first value a
 // reader of the document would take while a decoder keeps the last.
 func Parse(data []byte) (planner.Calibration, error) {
-	var c planner.Calibration
+	c, _, err := ParseCanonical(data)
+	return c, err
+}
+
+// ParseCanonical is Parse, and also reports whether data is already the
+// canonical encoding of the calibration, byte for byte what Format(&c)
+// writes, so that a caller holding data need not write it again. It may
+// report false for a canonical document (the worker's build always does),
+// never true for another.
+func ParseCanonical(data []byte) (c planner.Calibration, canonical bool, err error) {
 	if len(data) > MaxSize {
-		return c, fmt.Errorf("calibration is %d bytes, more than %d", len(data), MaxSize)
+		return c, false, fmt.Errorf("calibration is %d bytes, more than %d", len(data), MaxSize)
 	}
-	if !fastDecode(data, &c) {
-		c = planner.Calibration{}
+	ok, canonical := decodeFast(data, &c)
+	if !ok {
+		c, canonical = planner.Calibration{}, false
 		if err := decode(data, &c); err != nil {
-			return c, err
+			return c, false, err
 		}
 	}
-	return c, Validate(&c)
+	if err := Validate(&c); err != nil {
+		return c, false, err
+	}
+	if invariants && canonical && !bytes.Equal(Format(&c), data) {
+		panic(fmt.Sprintf("calibrations: ParseCanonical called a document canonical that Format writes otherwise:\n%s", data))
+	}
+	return c, canonical, nil
 }
 
 // decode is Parse's decoding by encoding/json, for what fastDecode

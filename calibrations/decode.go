@@ -12,7 +12,11 @@ package calibrations
 // encoding/json as before, with its errors. Within the subset the result is
 // the one encoding/json gives (decode_test.go holds the two together under
 // fuzzing), so the fast path changes no upload's outcome, only its cost.
-// The worker's build decodes by encoding/json alone (codec_stdjson.go).
+// While it reads, it also notes whether the document is already in the
+// canonical form, byte for byte as Format would write it (canonical.go): an
+// upload as `gpuagent calibrate` wrote it is, and then its canonical
+// document need not be written again. The worker's build decodes by
+// encoding/json alone (codec_stdjson.go).
 
 import (
 	"slices"
@@ -20,20 +24,30 @@ import (
 	"unicode/utf8"
 
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/jsonlite"
 )
 
 // fastDecode decodes data into c and reports whether it could; when it
 // could not, c is partly written and must be discarded.
 func fastDecode(data []byte, c *planner.Calibration) bool {
-	r := reader{data: data}
+	ok, _ := decodeFast(data, c)
+	return ok
+}
+
+// decodeFast is fastDecode, and also reports whether data is the canonical
+// encoding of c: Format(c) would write data byte for byte. It may report
+// false for a canonical document, never true for another.
+func decodeFast(data []byte, c *planner.Calibration) (ok, canonical bool) {
+	r := reader{data: data, canon: true, spaced: -1}
 	r.calibration(c)
 	r.space()
-	return !r.bad && r.i == len(r.data)
+	ok = !r.bad && r.i == len(r.data)
+	return ok, ok && r.canon
 }
 
 // calibration reads the document's object into c.
 func (r *reader) calibration(c *planner.Calibration) {
-	r.object(func(k []byte) bool {
+	got := r.object(calibrationKeys, func(k []byte) bool {
 		switch string(k) {
 		case "schema":
 			c.Schema = r.str()
@@ -58,6 +72,7 @@ func (r *reader) calibration(c *planner.Calibration) {
 		}
 		return true
 	})
+	r.written(got, calibrationKeys, calibrationOmitted(c))
 }
 
 // figures reads the member k of a calibration's figures and reports
@@ -89,7 +104,7 @@ func (r *reader) figures(c *planner.Calibration, k []byte) bool {
 }
 
 func (r *reader) comm(cc *planner.CommCost) {
-	r.object(func(k []byte) bool {
+	got := r.object(commKeys, func(k []byte) bool {
 		switch string(k) {
 		case "group_ranks":
 			cc.GroupRanks = int(r.int(strconv.IntSize))
@@ -100,10 +115,11 @@ func (r *reader) comm(cc *planner.CommCost) {
 		}
 		return true
 	})
+	r.written(got, commKeys, 0)
 }
 
 func (r *reader) vmm(v *planner.VMM) {
-	r.object(func(k []byte) bool {
+	got := r.object(vmmKeys, func(k []byte) bool {
 		switch string(k) {
 		case "supported":
 			v.Supported = r.boolean()
@@ -120,10 +136,11 @@ func (r *reader) vmm(v *planner.VMM) {
 		}
 		return true
 	})
+	r.written(got, vmmKeys, vmmOmitted(v))
 }
 
 func (r *reader) latency(l *planner.Latency) {
-	r.object(func(k []byte) bool {
+	got := r.object(latencyKeys, func(k []byte) bool {
 		switch string(k) {
 		case "chunk_bytes":
 			l.Chunk = r.bytes()
@@ -138,10 +155,11 @@ func (r *reader) latency(l *planner.Latency) {
 		}
 		return true
 	})
+	r.written(got, latencyKeys, latencyOmitted(l))
 }
 
 func (r *reader) provenance(p *planner.Provenance) {
-	r.object(func(k []byte) bool {
+	got := r.object(provenanceKeys, func(k []byte) bool {
 		switch string(k) {
 		case "method":
 			p.Method = r.str()
@@ -166,24 +184,31 @@ func (r *reader) provenance(p *planner.Provenance) {
 		}
 		return true
 	})
+	r.written(got, provenanceKeys, provenanceOmitted(p))
 }
 
 // reader is a position in a document; bad is set at the first byte outside
-// the subset, after which every method does nothing.
+// the subset, after which every method does nothing. canon is cleared at
+// the first byte Format would not have written there; depth is the objects
+// and arrays open, and spaced where the last run of space ended.
 type reader struct {
-	data []byte
-	i    int
-	bad  bool
+	data   []byte
+	i      int
+	bad    bool
+	canon  bool
+	depth  int
+	spaced int
 }
 
 func (r *reader) space() {
-	for r.i < len(r.data) {
-		switch r.data[r.i] {
-		case ' ', '\t', '\n', '\r':
-			r.i++
-		default:
-			return
-		}
+	start, d, i := r.i, r.data, r.i
+	for i < len(d) && tokenClass[d[i]] == tokenSpace {
+		i++
+	}
+	r.i = i
+	if start != r.spaced {
+		r.spaced = i
+		r.canon = r.canon && r.canonicalSpace(start)
 	}
 }
 
@@ -207,27 +232,34 @@ func (r *reader) peek() byte {
 }
 
 // object reads an object whose members field decodes; field reports
-// whether it knows the key. A key given twice is outside the subset.
-func (r *reader) object(field func(key []byte) bool) {
+// whether it knows the key. A key given twice is outside the subset. It
+// returns the keys read, a bit each by its place in keys, the order Format
+// writes them in; a key out of that order clears r.canon.
+func (r *reader) object(keys []string, field func(key []byte) bool) uint32 {
 	r.byte_('{')
+	r.depth++
+	defer func() { r.depth-- }()
 	if r.peek() == '}' {
 		r.i++
-		return
+		return 0
 	}
 	var seen [24][]byte
+	var got uint32
 	for n := 0; !r.bad; n++ {
 		k := r.key()
 		if n == len(seen) || r.bad || slices.ContainsFunc(seen[:n], func(s []byte) bool { return string(s) == string(k) }) || !field(k) {
 			r.bad = true
-			return
+			return got
 		}
 		seen[n] = k
+		got = r.keyAt(got, keys, k)
 		if r.peek() != ',' {
 			break
 		}
 		r.i++
 	}
 	r.byte_('}')
+	return got
 }
 
 // key reads an object key without escapes, and its colon.
@@ -249,7 +281,8 @@ func (r *reader) key() []byte {
 	return k
 }
 
-// str reads a string, unescaping it.
+// str reads a string, unescaping it. A string Format would write
+// otherwise (it has an escape, or a byte Format escapes) clears r.canon.
 func (r *reader) str() string {
 	r.byte_('"')
 	if r.bad {
@@ -257,7 +290,12 @@ func (r *reader) str() string {
 	}
 	start := r.i
 	for r.i < len(r.data) {
-		switch b := r.data[r.i]; {
+		b := r.data[r.i]
+		if strClass[b] == strPlain {
+			r.i++
+			continue
+		}
+		switch {
 		case b == '"':
 			s := r.data[start:r.i]
 			r.i++
@@ -271,6 +309,7 @@ func (r *reader) str() string {
 			r.bad = true
 			return ""
 		}
+		r.canon = r.canon && !escapedByFormat(r.data, r.i)
 		r.i++
 	}
 	r.bad = true
@@ -290,10 +329,13 @@ func (r *reader) escaped(start int) string {
 			}
 			return string(out)
 		case b == '\\':
+			at, n := r.i, len(out)
 			out = r.escape(out)
+			r.canon = r.canon && !r.bad && canonicalEscape(r.data[at:r.i], out[n:])
 		case b < 0x20:
 			r.bad = true
 		default:
+			r.canon = r.canon && !escapedByFormat(r.data, r.i)
 			out = append(out, b)
 			r.i++
 		}
@@ -388,23 +430,30 @@ func (r *reader) needDigits() {
 	}
 }
 
-// int reads an integer that fits in bits bits.
+// int reads an integer that fits in bits bits. Format writes -0 as 0.
 func (r *reader) int(bits int) int64 {
 	s, integer := r.number()
 	v, err := strconv.ParseInt(string(s), 10, bits)
 	if r.bad || !integer || err != nil {
 		r.bad = true
 	}
+	r.canon = r.canon && (v != 0 || len(s) == 1)
 	return v
 }
 
 func (r *reader) bytes() planner.Bytes { return planner.Bytes(r.int(64)) }
 
+// float reads a float; one Format would write otherwise clears r.canon.
 func (r *reader) float() float64 {
 	s, _ := r.number()
 	v, err := strconv.ParseFloat(string(s), 64)
 	if r.bad || err != nil {
 		r.bad = true
+	}
+	if r.canon {
+		var buf [32]byte
+		f, _ := jsonlite.AppendFloat(buf[:0], v)
+		r.canon = string(f) == string(s)
 	}
 	return v
 }
@@ -424,6 +473,8 @@ func (r *reader) boolean() bool {
 // list reads an array of objects, each decoded by elem into a new element.
 func list[T any](r *reader, elem func(*T)) []T {
 	r.byte_('[')
+	r.depth++
+	defer func() { r.depth-- }()
 	out := []T{} // encoding/json decodes [] as an empty slice, not nil
 	if r.peek() == ']' {
 		r.i++

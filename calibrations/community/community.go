@@ -12,6 +12,7 @@
 package community
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -72,15 +73,23 @@ func Check(data []byte) (Checked, error) {
 	if len(data) > MaxSize {
 		return ch, reject("", "the document is %d bytes, more than %d", len(data), MaxSize)
 	}
-	c, err := calibrations.Parse(data)
+	c, canonical, err := calibrations.ParseCanonical(data)
 	if err != nil {
 		return ch, &Rejection{Reasons: []Reason{parseReason(err)}}
 	}
 	if rs := plausible(&c); len(rs) > 0 {
 		return ch, &Rejection{Reasons: rs}
 	}
-	c.Source = ""
-	ch.Calibration, ch.Document = c, calibrations.Format(&c)
+	// An upload already canonical (as gpuagent calibrate writes it) is its
+	// own canonical document, unless it names its source, which Format of
+	// the upload leaves out.
+	if canonical && c.Source == "" {
+		ch.Document = bytes.Clone(data)
+	} else {
+		c.Source = ""
+		ch.Document = calibrations.Format(&c)
+	}
+	ch.Calibration = c
 	sum := sha256.Sum256(ch.Document)
 	ch.Digest = hex.EncodeToString(sum[:])
 	ch.ID = ch.Digest[:20]

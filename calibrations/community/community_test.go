@@ -206,6 +206,9 @@ func FuzzCheck(f *testing.F) {
 		if err != nil || again.Digest != ch.Digest {
 			t.Fatalf("the canonical document does not check to itself: %v", err)
 		}
+		if want := calibrations.Format(&ch.Calibration); !bytes.Equal(ch.Document, want) {
+			t.Fatalf("Check's document is not Format's:\n%s\nFormat:\n%s", ch.Document, want)
+		}
 		if err := calibrations.Validate(&ch.Calibration); err != nil {
 			t.Fatalf("an accepted upload fails validation: %v", err)
 		}
@@ -234,6 +237,14 @@ func TestDigestPinned(t *testing.T) {
 		m["provenance"].(map[string]any)["notes"] = "a <b> & \"c\" \u2028 \x01 tab\t é ff"
 		m["vmm"].(map[string]any)["commit"].([]any)[0].(map[string]any)["p50_us"] = 0.0000001234
 	})
+	// The same two in canonical form, which Check takes as its document,
+	// and the H200's naming its source, which Check leaves out.
+	oddCal, err := calibrations.Parse(odd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oddCanonical := calibrations.Format(&oddCal)
+	named := bytes.Replace(h200(t), []byte(`"platform": "linux",`), []byte(`"platform": "linux",`+"\n  "+`"source": "measured",`), 1)
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -241,6 +252,8 @@ func TestDigestPinned(t *testing.T) {
 	}{
 		{"h200-linux-cuda13.0.json", h200(t), "50b10c317b20a2359cf85b1ce72c34500397b32a326515cdc1540c0b1349e9f4"},
 		{"escapes and exponents", odd, "1182b84cf6c65bf7eb90582e10280bdced4b3fcbf4ff447cdc7bc2878ec2dfde"},
+		{"escapes and exponents, canonical", oddCanonical, "1182b84cf6c65bf7eb90582e10280bdced4b3fcbf4ff447cdc7bc2878ec2dfde"},
+		{"h200-linux-cuda13.0.json naming its source", named, "50b10c317b20a2359cf85b1ce72c34500397b32a326515cdc1540c0b1349e9f4"},
 	} {
 		ch, err := community.Check(tc.data)
 		if err != nil {
