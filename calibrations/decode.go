@@ -475,11 +475,12 @@ func list[T any](r *reader, elem func(*T)) []T {
 	r.byte_('[')
 	r.depth++
 	defer func() { r.depth-- }()
-	out := []T{} // encoding/json decodes [] as an empty slice, not nil
 	if r.peek() == ']' {
 		r.i++
-		return out
+		return []T{} // encoding/json decodes [] as an empty slice, not nil
 	}
+	var scratch [8]T // the elements are gathered here, then allocated once
+	out := scratch[:0]
 	for !r.bad {
 		var v T
 		elem(&v)
@@ -490,5 +491,5 @@ func list[T any](r *reader, elem func(*T)) []T {
 		r.i++
 	}
 	r.byte_(']')
-	return out
+	return slices.Clone(out)
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -83,5 +84,25 @@ func TestAssetWhileWarming(t *testing.T) {
 			})
 		}
 		wg.Wait()
+	}
+}
+
+// TestReadBody holds readBody to io.ReadAll of the limited body, for
+// bodies about the limit, with their length declared and not (chunked).
+func TestReadBody(t *testing.T) {
+	const max = 1000
+	for _, n := range []int{0, 1, 511, 512, 513, 999, 1000, 1001, 1002, 5000} {
+		body := strings.Repeat("x", n)
+		for _, declared := range []bool{true, false} {
+			r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+			if !declared {
+				r.ContentLength = -1
+			}
+			got, err := readBody(r, max)
+			want, _ := io.ReadAll(io.LimitReader(strings.NewReader(body), max+1))
+			if err != nil || string(got) != string(want) {
+				t.Errorf("readBody(%d bytes, declared %v) = %d bytes, %v; want %d", n, declared, len(got), err, len(want))
+			}
+		}
 	}
 }
