@@ -152,7 +152,7 @@ func uploadsAtRate(b *testing.B, rate int) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
-	start, cpu0, w0, sched0 := time.Now(), cpuTime(), s.st.Stats(), schedLatencies()
+	start, cpu0, w0, sched0, disk0 := time.Now(), cpuTime(), s.st.Stats(), schedLatencies(), diskWritten()
 	for i := range b.N {
 		due := start.Add(time.Duration(i) * time.Second / time.Duration(rate))
 		time.Sleep(time.Until(due))
@@ -202,6 +202,9 @@ func uploadsAtRate(b *testing.B, rate int) {
 	reportWriter(b, w0, s.st.Stats())
 	reportPhases(b, marks)
 	reportSched(b, sched0, schedLatencies())
+	if disk := diskWritten() - disk0; disk > 0 {
+		b.ReportMetric(float64(disk)/1024/float64(b.N), "disk-KiB/upload")
+	}
 	b.ReportMetric(ms(floor50), "disk-p50-ms")
 	b.ReportMetric(ms(floor99), "disk-p99-ms")
 }
