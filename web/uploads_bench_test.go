@@ -202,8 +202,8 @@ func uploadsAtRate(b *testing.B, rate int) {
 	reportWriter(b, w0, s.st.Stats())
 	reportPhases(b, marks)
 	reportSched(b, sched0, schedLatencies())
-	if disk := diskWritten() - disk0; disk > 0 {
-		b.ReportMetric(float64(disk)/1024/float64(b.N), "disk-KiB/upload")
+	if disk := diskWritten() - disk0; disk > 0 && len(lat) > 0 {
+		b.ReportMetric(float64(disk)/1024/float64(len(lat)), "disk-KiB/upload") // per accepted upload
 	}
 	b.ReportMetric(ms(floor50), "disk-p50-ms")
 	b.ReportMetric(ms(floor99), "disk-p99-ms")
