@@ -16,6 +16,8 @@ package calibrations
 // canonical_test.go holds them to Format under fuzzing.
 
 import (
+	"bytes"
+
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/jsonlite"
 )
@@ -59,17 +61,27 @@ func provenanceOmitted(p *planner.Provenance) uint32 {
 		bit(6, p.Tool == "") | bit(7, p.Runs == 0) | bit(8, p.Spread == 0)
 }
 
-// keyAt adds the member k to got, the members of an object read so far,
-// and clears r.canon unless k comes after all of them in keys.
-func (r *reader) keyAt(got uint32, keys []string, k []byte) uint32 {
-	for i, name := range keys {
-		if name == string(k) {
-			r.canon = r.canon && got>>i == 0
-			return got | 1<<i
-		}
+// plainDecimal reports whether s, a JSON number, is spelled as Format
+// spells the float it reads as, judged from the text alone: no exponent,
+// no trailing zero in a fraction, at most 15 significant digits, and not
+// below 1e-6 (where Format writes an exponent). Distinct decimals of 15
+// digits or fewer read as distinct floats (a float64 holds 15 decimal
+// digits), so the shortest digits that read back as the float, which
+// Format writes, are s's own. It may report false for a number Format
+// spells so; the float is then formatted and compared.
+func plainDecimal(s []byte) bool {
+	if len(s) > 0 && s[0] == '-' {
+		s = s[1:]
 	}
-	r.canon = false
-	return got
+	whole, frac, dot := bytes.Cut(s, []byte("."))
+	if len(whole) == 0 || bytes.IndexAny(s, "eE") >= 0 || dot && (len(frac) == 0 || frac[len(frac)-1] == '0') {
+		return false
+	}
+	if string(whole) != "0" {
+		return len(whole)+len(frac) <= 15
+	}
+	digits := len(bytes.TrimLeft(frac, "0"))
+	return digits > 0 && digits <= 15 && len(frac)-digits <= 5
 }
 
 // written clears r.canon unless the members read, got, are those Format

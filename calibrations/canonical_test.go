@@ -7,11 +7,13 @@ import (
 	"io/fs"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/jsonlite"
 )
 
 // checkCanonical fails when decodeFast calls data canonical and Format
@@ -156,4 +158,40 @@ func FuzzCanonical(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkCanonical(t, "the input", data) })
+}
+
+// plainDecimals are numbers about plainDecimal's edges.
+var plainDecimals = []string{"0", "-0", "1", "-1", "36.4", "36.40", "0.1", "0.000001", "0.0000012", "0.0000009", "0.00000123456789012345",
+	"123456789012345", "1234567890123456", "12345678901234.5", "1234567890123.45", "99999999999999.9", "0.999999999999999",
+	"9007199254740993", "1e-7", "1E2", "100", "1500", "0.30000000000000004", "0.3", "00", "-", ".5", "5.", "1.0e1"}
+
+// TestPlainDecimal holds plainDecimal to Format's spelling.
+func TestPlainDecimal(t *testing.T) {
+	for _, s := range plainDecimals {
+		checkPlainDecimal(t, s)
+	}
+	if !plainDecimal([]byte("36.4")) || !plainDecimal([]byte("0.000001")) || plainDecimal([]byte("0.0000009")) {
+		t.Error("plainDecimal misjudges 36.4, 0.000001 or 0.0000009")
+	}
+}
+
+// checkPlainDecimal checks plainDecimal on s when s is a JSON number.
+func checkPlainDecimal(t *testing.T, s string) {
+	t.Helper()
+	r := reader{data: []byte(s)}
+	if num, _ := r.number(); r.bad || r.i != len(s) || string(num) != s || !plainDecimal(num) {
+		return
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	f, _ := jsonlite.AppendFloat(nil, v)
+	if err != nil || string(f) != s {
+		t.Errorf("plainDecimal(%q) = true, but Format writes %s (%v)", s, f, err)
+	}
+}
+
+func FuzzPlainDecimal(f *testing.F) {
+	for _, s := range plainDecimals {
+		f.Add(s)
+	}
+	f.Fuzz(checkPlainDecimal)
 }

@@ -231,10 +231,11 @@ func (r *reader) peek() byte {
 	return r.data[r.i]
 }
 
-// object reads an object whose members field decodes; field reports
-// whether it knows the key. A key given twice is outside the subset. It
-// returns the keys read, a bit each by its place in keys, the order Format
-// writes them in; a key out of that order clears r.canon.
+// object reads an object whose members field decodes; keys are the
+// members it may have, in the order Format writes them, and field decodes
+// each (it reports whether it knows the key). A key not in keys, or given
+// twice, is outside the subset. It returns the keys read, a bit each by
+// its place in keys; a key out of that order clears r.canon.
 func (r *reader) object(keys []string, field func(key []byte) bool) uint32 {
 	r.byte_('{')
 	r.depth++
@@ -243,16 +244,16 @@ func (r *reader) object(keys []string, field func(key []byte) bool) uint32 {
 		r.i++
 		return 0
 	}
-	var seen [24][]byte
 	var got uint32
-	for n := 0; !r.bad; n++ {
+	for !r.bad {
 		k := r.key()
-		if n == len(seen) || r.bad || slices.ContainsFunc(seen[:n], func(s []byte) bool { return string(s) == string(k) }) || !field(k) {
+		i := slices.Index(keys, string(k))
+		if r.bad || i < 0 || got&(1<<i) != 0 || !field(k) {
 			r.bad = true
 			return got
 		}
-		seen[n] = k
-		got = r.keyAt(got, keys, k)
+		r.canon = r.canon && got>>i == 0
+		got |= 1 << i
 		if r.peek() != ',' {
 			break
 		}
@@ -450,7 +451,7 @@ func (r *reader) float() float64 {
 	if r.bad || err != nil {
 		r.bad = true
 	}
-	if r.canon {
+	if r.canon && !plainDecimal(s) {
 		var buf [32]byte
 		f, _ := jsonlite.AppendFloat(buf[:0], v)
 		r.canon = string(f) == string(s)
