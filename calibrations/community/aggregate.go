@@ -1,10 +1,12 @@
 package community
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
+	"runtime"
 	"slices"
-	"sort"
 
 	"github.com/vramplan/vramplan/planner"
 )
@@ -64,7 +66,9 @@ func Summarize(group string, members []Member) Summary {
 			}
 			kept = append(kept, m)
 		}
-		s.Figures = stats(kept)
+		if len(kept) < len(members) { // none held out: the statistics stand
+			s.Figures = stats(kept)
+		}
 		members = kept
 	}
 	s.Count = len(members)
@@ -104,39 +108,136 @@ func Bound(st Stat) float64 {
 	return max(OutlierMADs*1.4826*st.MAD, OutlierShare*math.Abs(st.Median), OutlierFloor)
 }
 
+// stats summarizes every figure over members. It yields the processor
+// (runtime.Gosched) between figures and every yieldEvery members read: a
+// group of 10,000 uploads takes tens of milliseconds to summarize, in the
+// background of a server whose requests would otherwise wait behind it on
+// one of a few cores, up to the scheduler's 10 ms time slice each.
 func stats(members []Member) map[string]Stat {
-	values := map[string][]float64{}
-	for _, m := range members {
+	values := make(map[string]*[]float64, 48)
+	for i, m := range members {
+		if i%yieldEvery == yieldEvery-1 {
+			runtime.Gosched()
+		}
 		for name, v := range m.Figures {
-			values[name] = append(values[name], v)
+			vs := values[name]
+			if vs == nil {
+				vs = new([]float64)
+				*vs = make([]float64, 0, len(members))
+				values[name] = vs
+			}
+			*vs = append(*vs, v)
 		}
 	}
 	out := make(map[string]Stat, len(values))
+	dev := make([]float64, len(members))
 	for name, vs := range values {
-		out[name] = stat(vs)
+		out[name] = stat(*vs, dev)
+		runtime.Gosched()
 	}
 	return out
 }
 
-// stat summarizes vs, which it sorts.
-func stat(vs []float64) Stat {
-	sort.Float64s(vs)
+// yieldEvery is how many members stats reads between two yields: about a
+// millisecond's work.
+const yieldEvery = 256
+
+// stat summarizes vs, which it reorders, with dev as scratch space of at
+// least len(vs). Values are ordered as sort.Float64s orders them (cmp.Less:
+// a NaN below every number), so the statistics are those of vs sorted.
+func stat(vs, dev []float64) Stat {
+	lo, hi := vs[0], vs[0]
+	for _, v := range vs[1:] {
+		if cmp.Less(v, lo) {
+			lo = v
+		}
+		if cmp.Less(hi, v) {
+			hi = v
+		}
+	}
 	med := median(vs)
-	dev := make([]float64, len(vs))
+	dev = dev[:len(vs)]
 	for i, v := range vs {
 		dev[i] = math.Abs(v - med)
 	}
-	slices.Sort(dev)
-	return Stat{Median: med, MAD: median(dev), Min: vs[0], Max: vs[len(vs)-1], Count: len(vs)}
+	return Stat{Median: med, MAD: median(dev), Min: lo, Max: hi, Count: len(vs)}
 }
 
-// median of sorted vs, the mean of the middle two for an even count.
+// median returns the median of vs, the mean of the middle two for an even
+// count, reordering vs: the value at the middle of vs sorted, found by
+// selection (selectNth) rather than by sorting.
 func median(vs []float64) float64 {
 	n := len(vs)
+	k := n / 2
+	selectNth(vs, k)
 	if n%2 == 1 {
-		return vs[n/2]
+		return vs[k]
 	}
-	return (vs[n/2-1] + vs[n/2]) / 2
+	below := vs[0] // the largest of vs[:k], all ordered at or below vs[k]
+	for _, v := range vs[1:k] {
+		if cmp.Less(below, v) {
+			below = v
+		}
+	}
+	return (below + vs[k]) / 2
+}
+
+// selectNth reorders vs so that vs[k] is the value sorting would put there,
+// with no value after it ordered below it and none before it above it
+// (cmp.Less). It is quickselect with median-of-three pivots and a
+// three-way partition (a figure's values and their deviations repeat a
+// lot), in expected linear time; a range still wide after 2·log2(n)
+// rounds, which only contrived inputs make, is sorted instead, so the
+// worst case is n log n.
+func selectNth(vs []float64, k int) {
+	lo, hi := 0, len(vs)-1
+	for budget := 2 * bits.Len(uint(len(vs))); lo < hi; budget-- {
+		if budget == 0 {
+			slices.SortFunc(vs[lo:hi+1], cmp.Compare[float64])
+			return
+		}
+		eq, gt := partition(vs, lo, hi)
+		switch {
+		case k < eq:
+			hi = eq - 1
+		case k >= gt:
+			lo = gt
+		default:
+			return
+		}
+	}
+}
+
+// partition orders vs[lo..hi] into the values ordered below a pivot (the
+// median of the first, middle and last), those equal to it, and those
+// above it, and returns where the equal ones begin and end: vs[eq:gt].
+func partition(vs []float64, lo, hi int) (eq, gt int) {
+	a, b, c := vs[lo], vs[lo+(hi-lo)/2], vs[hi]
+	if cmp.Less(b, a) {
+		a, b = b, a
+	}
+	if cmp.Less(c, b) {
+		b = c
+		if cmp.Less(b, a) {
+			b = a
+		}
+	}
+	pivot := b
+	eq, gt = lo, hi+1
+	for i := lo; i < gt; {
+		switch {
+		case cmp.Less(vs[i], pivot):
+			vs[eq], vs[i] = vs[i], vs[eq]
+			eq++
+			i++
+		case cmp.Less(pivot, vs[i]):
+			gt--
+			vs[gt], vs[i] = vs[i], vs[gt]
+		default:
+			i++
+		}
+	}
+	return eq, gt
 }
 
 // Calibration returns the community calibration of s: its medians, with
