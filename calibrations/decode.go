@@ -480,17 +480,18 @@ func list[T any](r *reader, elem func(*T)) []T {
 		r.i++
 		return []T{} // encoding/json decodes [] as an empty slice, not nil
 	}
-	var scratch [8]T // the elements are gathered here, then allocated once
-	out := scratch[:0]
+	// Each element is decoded in place: a variable handed to elem, a
+	// function value, would be allocated for each.
+	out := make([]T, 0, 8)
 	for !r.bad {
-		var v T
-		elem(&v)
-		out = append(out, v)
+		var zero T
+		out = append(out, zero)
+		elem(&out[len(out)-1])
 		if r.peek() != ',' {
 			break
 		}
 		r.i++
 	}
 	r.byte_(']')
-	return slices.Clone(out)
+	return out
 }
