@@ -139,7 +139,7 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	if r.ContentLength >= 0 && r.ContentLength <= max {
 		size = r.ContentLength + 1 // the byte more that finds the end
 	}
-	body, b := io.LimitReader(r.Body, max+1), make([]byte, 0, size)
+	body, b := io.LimitedReader{R: r.Body, N: max + 1}, make([]byte, 0, size)
 	for {
 		n, err := body.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/vramplan/vramplan/calibrations"
@@ -157,7 +158,7 @@ type Key struct {
 // String returns the key as a calibration id:
 // "h200-140gib-linux-r580-cuda13.0".
 func (k Key) String() string {
-	return fmt.Sprintf("%s-%dgib-%s-%s-cuda%s", k.GPU, k.TotalGiB, k.Platform, k.Branch, k.CUDA)
+	return k.GPU + "-" + strconv.FormatInt(k.TotalGiB, 10) + "gib-" + k.Platform + "-" + k.Branch + "-cuda" + k.CUDA
 }
 
 // KeyOf returns c's group.

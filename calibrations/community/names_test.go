@@ -1,6 +1,7 @@
 package community
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -62,4 +63,14 @@ func FuzzNameScans(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkNameScans)
+}
+
+// TestKeyString holds Key.String to the format it was written with.
+func TestKeyString(t *testing.T) {
+	for _, k := range []Key{{}, {GPU: "h200", TotalGiB: 140, Branch: "r580", CUDA: "13.0", Platform: "linux"},
+		{GPU: "x%d", TotalGiB: -3, Branch: "unknown", CUDA: "", Platform: "wsl2"}} {
+		if got, want := k.String(), fmt.Sprintf("%s-%dgib-%s-%s-cuda%s", k.GPU, k.TotalGiB, k.Platform, k.Branch, k.CUDA); got != want {
+			t.Errorf("%#v.String() = %q, want %q", k, got, want)
+		}
+	}
 }
