@@ -120,7 +120,7 @@ func ParseCanonical(data []byte) (c planner.Calibration, canonical bool, err err
 	if len(data) > MaxSize {
 		return c, false, fmt.Errorf("calibration is %d bytes, more than %d", len(data), MaxSize)
 	}
-	ok, canonical := decodeFast(data, &c)
+	ok, canonical := fastDecode(data, &c)
 	if !ok {
 		c, canonical = planner.Calibration{}, false
 		if err := decode(data, &c); err != nil {

@@ -16,14 +16,14 @@ import (
 	"github.com/vramplan/vramplan/planner/jsonlite"
 )
 
-// checkCanonical fails when decodeFast calls data canonical and Format
-// writes it otherwise, and returns what decodeFast said.
+// checkCanonical fails when fastDecode calls data canonical and Format
+// writes it otherwise, and returns what fastDecode said.
 func checkCanonical(t *testing.T, name string, data []byte) (ok, canonical bool) {
 	t.Helper()
 	var c planner.Calibration
-	ok, canonical = decodeFast(data, &c)
+	ok, canonical = fastDecode(data, &c)
 	if canonical && !bytes.Equal(Format(&c), data) {
-		t.Fatalf("decodeFast(%s) called a document canonical that Format writes otherwise:\n%s\nFormat:\n%s", name, data, Format(&c))
+		t.Fatalf("fastDecode(%s) called a document canonical that Format writes otherwise:\n%s\nFormat:\n%s", name, data, Format(&c))
 	}
 	return ok, canonical
 }
@@ -35,7 +35,7 @@ func TestCanonicalTable(t *testing.T) {
 	for _, n := range names {
 		data, _ := fs.ReadFile(files, n)
 		if _, canonical := checkCanonical(t, n, data); !canonical {
-			t.Errorf("decodeFast(%s): not canonical, want canonical", n)
+			t.Errorf("fastDecode(%s): not canonical, want canonical", n)
 		}
 	}
 }
@@ -53,14 +53,14 @@ func TestCanonicalEveryField(t *testing.T) {
 		fill(reflect.ValueOf(&c).Elem(), strs, oddFloats, &n)
 		data := Format(&c)
 		ok, canonical := checkCanonical(t, "every field", data)
-		decodeFast(data, &d)
+		fastDecode(data, &d)
 		if !ok || !bytes.Equal(Format(&d), data) || !canonical {
-			t.Errorf("decodeFast(every field, start %d) = %v, canonical %v; want read, canonical:\n%s", i, ok, canonical, data)
+			t.Errorf("fastDecode(every field, start %d) = %v, canonical %v; want read, canonical:\n%s", i, ok, canonical, data)
 		}
 	}
 }
 
-// nearCanonical are edits of the H200's file that decodeFast reads but
+// nearCanonical are edits of the H200's file that fastDecode reads but
 // Format writes otherwise, each at one rule of canonical.go.
 var nearCanonical = []struct{ name, from, to string }{
 	{"tab indent", "\n  \"id\"", "\n\t\"id\""},
@@ -99,7 +99,7 @@ var nearCanonical = []struct{ name, from, to string }{
 	{"leading space", "{\n  \"schema\"", " {\n  \"schema\""},
 }
 
-// TestCanonicalDeclines checks decodeFast calls none of nearCanonical
+// TestCanonicalDeclines checks fastDecode calls none of nearCanonical
 // canonical, and that each is one Format writes otherwise.
 func TestCanonicalDeclines(t *testing.T) {
 	good, _ := fs.ReadFile(files, "h200-linux-cuda13.0.json")
@@ -110,9 +110,9 @@ func TestCanonicalDeclines(t *testing.T) {
 		}
 		ok, canonical := checkCanonical(t, tc.name, data)
 		var c planner.Calibration
-		decodeFast(data, &c)
+		fastDecode(data, &c)
 		if !ok || canonical || bytes.Equal(Format(&c), data) {
-			t.Errorf("decodeFast(%s) = %v, canonical %v; want read, not canonical", tc.name, ok, canonical)
+			t.Errorf("fastDecode(%s) = %v, canonical %v; want read, not canonical", tc.name, ok, canonical)
 		}
 	}
 	// These are canonical: Format writes a source, escapes and an
@@ -125,7 +125,7 @@ func TestCanonicalDeclines(t *testing.T) {
 	} {
 		data := []byte(strings.Replace(string(good), tc.from, tc.to, 1))
 		if _, canonical := checkCanonical(t, tc.name, data); !canonical {
-			t.Errorf("decodeFast(%s): not canonical, want canonical", tc.name)
+			t.Errorf("fastDecode(%s): not canonical, want canonical", tc.name)
 		}
 	}
 }
@@ -137,12 +137,12 @@ var shortDocuments = []string{"", "\n", " ", "\n\n", "{}", "{}\n", "{\n}\n", " {
 func TestCanonicalShort(t *testing.T) {
 	for _, s := range shortDocuments {
 		if _, canonical := checkCanonical(t, "a short document", []byte(s)); canonical {
-			t.Errorf("decodeFast(%q): canonical, want not", s)
+			t.Errorf("fastDecode(%q): canonical, want not", s)
 		}
 	}
 }
 
-// FuzzCanonical holds decodeFast's canonical to Format: a document it
+// FuzzCanonical holds fastDecode's canonical to Format: a document it
 // calls canonical is what Format writes, byte for byte.
 func FuzzCanonical(f *testing.F) {
 	names, _ := fs.Glob(files, "*.json")

@@ -15,8 +15,8 @@ import (
 	"github.com/vramplan/vramplan/planner"
 )
 
-// decodeFast declines every document: Parse decodes with encoding/json.
-func decodeFast([]byte, *planner.Calibration) (ok, canonical bool) { return false, false }
+// fastDecode declines every document: Parse decodes with encoding/json.
+func fastDecode([]byte, *planner.Calibration) (ok, canonical bool) { return false, false }
 
 // Format returns the canonical encoding of c.
 func Format(c *planner.Calibration) []byte {

@@ -27,17 +27,12 @@ import (
 	"github.com/vramplan/vramplan/planner/jsonlite"
 )
 
-// fastDecode decodes data into c and reports whether it could; when it
-// could not, c is partly written and must be discarded.
-func fastDecode(data []byte, c *planner.Calibration) bool {
-	ok, _ := decodeFast(data, c)
-	return ok
-}
-
-// decodeFast is fastDecode, and also reports whether data is the canonical
-// encoding of c: Format(c) would write data byte for byte. It may report
-// false for a canonical document, never true for another.
-func decodeFast(data []byte, c *planner.Calibration) (ok, canonical bool) {
+// fastDecode decodes data into c and reports whether it could (when it
+// could not, c is partly written and must be discarded), and whether data
+// is the canonical encoding of c: Format(c) would write data byte for
+// byte. It may report false for a canonical document, never true for
+// another.
+func fastDecode(data []byte, c *planner.Calibration) (ok, canonical bool) {
 	r := reader{data: data, canon: true, spaced: -1}
 	r.calibration(c)
 	r.space()
