@@ -23,11 +23,17 @@ var writes = []string{store.SQLInsertUpload, store.SQLDeleteUpload, store.SQLPut
 	store.SQLHit, store.SQLSweep, store.SQLInsertSetting, store.SQLInsertObservation, store.SQLDeleteObservation}
 
 // stmts holds the prepared statements of one Store. It is safe for
-// concurrent use; close closes them all.
+// concurrent use, but for in, which only the writer calls; close closes
+// them all.
 type stmts struct {
 	write map[string]*sql.Stmt // fixed after prepareWrites
 	mu    sync.Mutex
 	read  map[string]*sql.Stmt
+	// bound are the write statements bound to tx, the writer's open
+	// transaction: binding one (tx.Stmt) allocates a statement and its
+	// locks, and an upload runs three, so each is bound once a batch.
+	tx    *sql.Tx
+	bound map[string]*sql.Stmt
 }
 
 func (p *stmts) prepareWrites(db *sql.DB) error {
@@ -42,8 +48,24 @@ func (p *stmts) prepareWrites(db *sql.DB) error {
 	return nil
 }
 
-// in returns write statement q bound to tx.
-func (p *stmts) in(tx *sql.Tx, q string) *sql.Stmt { return tx.Stmt(p.write[q]) }
+// in returns write statement q bound to tx, binding it the first time in
+// tx. Only the writer calls it, one transaction at a time; a transaction's
+// statements are closed with it.
+func (p *stmts) in(tx *sql.Tx, q string) *sql.Stmt {
+	if p.tx != tx {
+		p.tx = tx
+		clear(p.bound)
+	}
+	st, ok := p.bound[q]
+	if !ok {
+		if p.bound == nil {
+			p.bound = make(map[string]*sql.Stmt, len(writes))
+		}
+		st = tx.Stmt(p.write[q])
+		p.bound[q] = st
+	}
+	return st
+}
 
 // reader returns read statement q, preparing it on db the first time.
 func (p *stmts) reader(ctx context.Context, db *sql.DB, q string) (*sql.Stmt, error) {
