@@ -35,10 +35,12 @@ import (
 // per upload (getrusage: the server and the 32 clients together, the
 // background refresh of the group and the garbage collector included),
 // which on an idle machine of N cores bounds the rate at N / CPU per upload.
+// The garbage collector runs as `vramplan serve` sets it (web.TuneGC).
 //
 // Run it with -benchtime=4000x or more: a run of a few uploads measures the
 // first uploads of a new group, each of which reads the group afresh.
 func BenchmarkUploads(b *testing.B) {
+	defer web.TuneGC()() // as vramplan serve runs
 	s := newServer(b, web.UploadOptions{PerClientHour: 1 << 40, DailyCap: 1 << 40})
 	srv := httptest.NewServer(s.h)
 	defer srv.Close()
@@ -135,6 +137,7 @@ func BenchmarkUploadsAtRate(b *testing.B) {
 func rateName(rate int) string { return fmt.Sprintf("%d-per-s", rate) }
 
 func uploadsAtRate(b *testing.B, rate int) {
+	defer web.TuneGC()() // as vramplan serve runs
 	marks := make([]phaseMarks, b.N)
 	s := newPhasedServer(b, marks)
 	srv := httptest.NewServer(phased(s.h, marks))
