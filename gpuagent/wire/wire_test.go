@@ -76,8 +76,15 @@ func normalize(s wire.Step) wire.Step {
 	if len(s.Ops) == 0 {
 		s.Ops = nil
 	}
-	if s.Decode != nil && len(s.Decode.Hashes) == 0 {
-		s.Decode.Hashes = nil
+	if s.Decode != nil {
+		d := *s.Decode // not the caller's
+		if len(d.Seqs) == 0 {
+			d.Seqs = nil
+		}
+		if len(d.Hashes) == 0 {
+			d.Hashes = nil
+		}
+		s.Decode = &d
 	}
 	return s
 }
