@@ -66,7 +66,9 @@ func FuzzStep(f *testing.F) {
 	})
 }
 
-// normalize makes empty and nil slices equal, as JSON does.
+// normalize makes empty and nil slices equal, as JSON does: {"decode":{}}
+// decodes with no seqs (nil), is written back as "seqs":[] and read again
+// as an empty list, the same request.
 func normalize(s wire.Step) wire.Step {
 	for i := range s.Ops {
 		if len(s.Ops[i].Hashes) == 0 {
