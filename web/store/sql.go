@@ -48,6 +48,13 @@ WHERE excluded.version > aggregates.version`
 	// SQLHit counts one event and returns the window's count.
 	SQLHit = `INSERT INTO hits (hit_key, win, n) VALUES (?, ?, 1)
 ON CONFLICT (hit_key, win) DO UPDATE SET n = n + 1 RETURNING n`
+	// SQLHitCount reads a window's count, SQLSetHit stores one: a store
+	// whose single writer keeps the counts in memory (web/store/sqlite)
+	// reads each counter once and writes it once a transaction. SQLSetHit
+	// never moves a count backwards.
+	SQLHitCount = `SELECT n FROM hits WHERE hit_key = ? AND win = ?`
+	SQLSetHit   = `INSERT INTO hits (hit_key, win, n) VALUES (?, ?, ?)
+ON CONFLICT (hit_key, win) DO UPDATE SET n = max(n, excluded.n)`
 	// SQLSweep forgets old windows.
 	SQLSweep = `DELETE FROM hits WHERE win < ?`
 	// SQLInsertSetting stores a setting unless one is stored; SQLSetting

@@ -40,8 +40,9 @@ func BenchmarkHit(b *testing.B) {
 }
 
 // BenchmarkAdmitWrite runs the writer's part of one upload, Admit's write
-// (two rate-limit counters and the insert), in one open transaction: the
-// statements' cost without the commit, for scripts/bench-instructions.sh.
+// (two rate-limit counters and the insert) and the storing of the counters
+// a batch of one upload commits, in one open transaction: the statements'
+// cost without the commit, for scripts/bench-instructions.sh.
 func BenchmarkAdmitWrite(b *testing.B) {
 	s := open(b, filepath.Join(b.TempDir(), "b.db"))
 	defer s.Close()

@@ -9,7 +9,8 @@ import (
 )
 
 // AdmitWrites runs b.N admissions' writes in one transaction of s's
-// writing connection, rolled back at the end.
+// writing connection, rolled back at the end, and stores the counters after
+// each, as the commit of a batch of one upload does.
 func AdmitWrites(b *testing.B, s *Store) {
 	limits := []store.Limit{{Key: "client:0123456789abcdef0123456789abcdef", Window: 490000, Max: 1 << 40},
 		{Key: "global", Window: 490000 * 24, Max: 1 << 40}}
@@ -21,11 +22,16 @@ func AdmitWrites(b *testing.B, s *Store) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer s.hits.done(false)
 	defer tx.Rollback()
 	b.ResetTimer()
 	for i := range us {
 		if err := s.admission(limits, &us[i]).run(tx); err != nil {
 			b.Fatal(err)
 		}
+		if err := s.hits.flush(tx, &s.stmts); err != nil {
+			b.Fatal(err)
+		}
+		s.hits.done(true)
 	}
 }

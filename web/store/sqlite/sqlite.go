@@ -53,6 +53,7 @@ type Store struct {
 	restartDue   atomic.Bool   // the checkpointer copied a log of restartFrames or more
 	closeOnce    sync.Once
 	stmts        stmts
+	hits         hits // the writer's counters (hits.go)
 }
 
 var _ store.Admitter = (*Store)(nil)
@@ -296,8 +297,8 @@ func (s *Store) PutAggregate(ctx context.Context, group string, version int64, d
 	})
 }
 
-// Hit implements store.Store. A counter is answered once its statement
-// ran, before its batch commits: a count lost to a crash only lets one more
+// Hit implements store.Store. A counter is answered once it is counted,
+// before its batch commits: a count lost to a crash only lets one more
 // request through.
 func (s *Store) Hit(ctx context.Context, key string, window int64) (int64, error) {
 	var n int64
@@ -309,19 +310,27 @@ func (s *Store) Hit(ctx context.Context, key string, window int64) (int64, error
 	return n, err
 }
 
-// hit counts one event against key in the window, in tx.
+// hit counts one event against key in the window, in tx, in the writer's
+// cache of counters (hits.go); the batch's commit stores it.
 func (s *Store) hit(tx *sql.Tx, key string, window int64) (int64, error) {
-	var n int64
-	err := s.stmts.in(tx, store.SQLHit).QueryRow(key, window).Scan(&n)
-	return n, err
+	return s.hits.count(tx, &s.stmts, key, window)
 }
 
 // Sweep implements store.Store.
 func (s *Store) Sweep(ctx context.Context, before int64) error {
-	return s.do(ctx, false, func(tx *sql.Tx) error {
+	return s.do(ctx, false, s.sweep(before))
+}
+
+// sweep returns Sweep's write: the stored counters and the writer's cached
+// ones are forgotten together.
+func (s *Store) sweep(before int64) func(tx *sql.Tx) error {
+	return func(tx *sql.Tx) error {
 		_, err := s.stmts.in(tx, store.SQLSweep).Exec(before)
+		if err == nil {
+			s.hits.sweep(before)
+		}
 		return err
-	})
+	}
 }
 
 // Setting implements store.Store.

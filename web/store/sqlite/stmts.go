@@ -20,7 +20,7 @@ import (
 
 // writes are the statements the writer runs.
 var writes = []string{store.SQLInsertUpload, store.SQLDeleteUpload, store.SQLPutAggregate,
-	store.SQLHit, store.SQLSweep, store.SQLInsertSetting, store.SQLInsertObservation, store.SQLDeleteObservation}
+	store.SQLHitCount, store.SQLSetHit, store.SQLSweep, store.SQLInsertSetting, store.SQLInsertObservation, store.SQLDeleteObservation}
 
 // stmts holds the prepared statements of one Store. It is safe for
 // concurrent use, but for in, which only the writer calls; close closes
@@ -31,7 +31,8 @@ type stmts struct {
 	read  map[string]*sql.Stmt
 	// bound are the write statements bound to tx, the writer's open
 	// transaction: binding one (tx.Stmt) allocates a statement and its
-	// locks, and an upload runs three, so each is bound once a batch.
+	// locks, and a batch runs several for each upload, so each is bound
+	// once a batch.
 	tx    *sql.Tx
 	bound map[string]*sql.Stmt
 }

@@ -167,13 +167,20 @@ func (s *Store) linger(b *batch) {
 	<-s.ready
 }
 
-// commit commits b and hands it to the syncer, which answers its writes
-// once they are durable (sync.go); the caller has taken the syncer's turn.
-// A failed commit fails every write in b.
+// commit stores the counters b changed (hits.go), commits b and hands it
+// to the syncer, which answers its writes once they are durable (sync.go);
+// the caller has taken the syncer's turn. A failed commit fails every
+// write in b.
 func (s *Store) commit(b *batch) {
 	ran := time.Now()
-	if err := b.tx.Commit(); err != nil {
+	err := s.hits.flush(b.tx, &s.stmts)
+	if err != nil {
+		err = errors.Join(errors.New("sqlite: storing the rate-limit counters"), err, b.tx.Rollback())
+	} else if err = b.tx.Commit(); err != nil {
 		err = errors.Join(errors.New("sqlite: commit"), err)
+	}
+	s.hits.done(err == nil)
+	if err != nil {
 		for i := range b.errs {
 			b.errs[i] = err
 		}
