@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"sync"
@@ -178,6 +179,7 @@ func uploadsAtRate(b *testing.B, rate int) {
 			case resp.StatusCode == http.StatusCreated:
 				marks[i].answered = time.Now()
 				lat[i] = marks[i].answered.Sub(due)
+				logSlow(lat[i])
 			case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
 				refused.Add(1)
 			case failed.Add(1) == 1:
@@ -210,6 +212,16 @@ func uploadsAtRate(b *testing.B, rate int) {
 	}
 	b.ReportMetric(ms(floor50), "disk-p50-ms")
 	b.ReportMetric(ms(floor99), "disk-p99-ms")
+}
+
+// logSlow logs an upload slower than the 5 ms in the execution
+// trace, when one is recorded (-test.trace): its latency in nanoseconds, at
+// the time it was answered, so that what ran while it waited can be found
+// in the trace.
+func logSlow(lat time.Duration) {
+	if trace.IsEnabled() && lat > 5*time.Millisecond {
+		trace.Log(context.Background(), "slow upload", strconv.FormatInt(int64(lat), 10))
+	}
 }
 
 // calibrateDoc returns the n-th distinct upload as gpuagent calibrate
