@@ -9,7 +9,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveWorker, calibration, post } from './servers.mjs';
+import { serveWorker, calibration, post, roomInHour, hourNow } from './servers.mjs';
 
 const perHour = 60;
 let w;
@@ -28,11 +28,13 @@ let alone; // path → the answer it gets alone
 
 let posts = 0; // POST /api/uploads sent: each counts against the hour
 const upload = (body) => { posts++; return send('/api/uploads', post(body)); };
+let hour; // the hour every upload here is counted in
 
 before(async () => {
   w = await serveWorker({ vars: { UPLOADS_PER_HOUR: perHour } });
   alone = new Map();
   for (const path of reads) alone.set(path, await send(path));
+  hour = await roomInHour();
 });
 
 /** sameAsAlone asserts r is the answer its path gets alone. */
@@ -129,6 +131,7 @@ test('an upload\'s background refresh of its group leaves later requests served'
 });
 
 test('uploads at once past the hour\'s allowance: exactly the allowance gets through', async () => {
+  assert.equal(hourNow(), hour, 'the uploads crossed the end of an hour, where the count starts again');
   const left = perHour - posts;
   assert.ok(left > 0, `${posts} uploads sent already`);
   const answers = await Promise.all(Array.from({ length: left + 10 }, () => upload('{"schema":')));

@@ -20,7 +20,7 @@ import { readFileSync, readdirSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { serveNative, serveWorker, planCLI, repo, calibration, post } from './servers.mjs';
+import { serveNative, serveWorker, planCLI, repo, calibration, post, roomInHour, hourNow } from './servers.mjs';
 import { cliFlags } from '../e2e/harness.mjs';
 
 const b1 = 'model=qwen3-4b-instruct-2507-q8_0&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=4096&kv=fp8&block=16';
@@ -31,9 +31,11 @@ let servers;
 // perHour is both servers' per-client upload limit, set the way each takes
 // it: a flag natively, a Worker variable in the worker.
 const perHour = 20;
+let hour; // the hour every upload here is counted in
 before(async () => {
   servers = await Promise.all([serveNative(['--uploads-per-hour', String(perHour)]),
     serveWorker({ vars: { UPLOADS_PER_HOUR: perHour } })]);
+  hour = await roomInHour();
 });
 after(async () => { await Promise.all((servers ?? []).map((s) => s.stop())); });
 
@@ -305,6 +307,7 @@ test('observations: accepted, held, listed, refused and withdrawn the same on bo
 });
 
 test('uploads past the hour\'s allowance per client get 429 with Retry-After, on both alike', async () => {
+  assert.equal(hourNow(), hour, 'the uploads crossed the end of an hour, where the count starts again');
   const limited = [];
   for (const s of servers) {
     let sent = 0;
