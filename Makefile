@@ -9,7 +9,7 @@ FUZZTIME  ?= 5s
 DIST      := web/static/dist
 # The planner module keeps the compiler's inlining only in this module's own
 # packages: inlining everywhere would put it over its 1 MB gzip budget.
-WASMFLAGS := -trimpath -ldflags="-s -w" -gcflags=all=-l -gcflags=github.com/vramplan/vramplan/...= -gcflags=github.com/vramplan/vramplan/planner/jsonlite=-l
+WASMFLAGS := -trimpath -ldflags="-s -w" -gcflags=all=-l -gcflags=github.com/vramplan/vramplan/...= -gcflags=github.com/vramplan/vramplan/internal/jsonlite=-l
 # The reader module has no size budget: it keeps the compiler's inlining,
 # which its header decoder's per-string loop needs (docs/benchmarks.md).
 READERFLAGS := -trimpath -ldflags="-s -w"

@@ -18,8 +18,8 @@ package calibrations
 import (
 	"bytes"
 
+	"github.com/vramplan/vramplan/internal/jsonlite"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/jsonlite"
 )
 
 // The members of each object, in the order Format writes them.

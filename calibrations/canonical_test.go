@@ -12,8 +12,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/vramplan/vramplan/internal/jsonlite"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/jsonlite"
 )
 
 // checkCanonical fails when fastDecode calls data canonical and Format

@@ -23,8 +23,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/vramplan/vramplan/internal/jsonlite"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/jsonlite"
 )
 
 // fastDecode decodes data into c and reports whether it could (when it

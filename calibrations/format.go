@@ -13,8 +13,8 @@ package calibrations
 import (
 	"strconv"
 
+	"github.com/vramplan/vramplan/internal/jsonlite"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/jsonlite"
 )
 
 // Format returns the canonical encoding of c.

@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/vramplan/vramplan/internal/jsonlite"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/jsonlite"
 )
 
 // marshalIndent is the canonical encoding's specification.

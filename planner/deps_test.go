@@ -11,12 +11,12 @@ import (
 
 // TestPureImports proves the planner is pure: under GOOS=js GOARCH=wasm
 // every package it depends on is in the standard library or is one of
-// planner/jsonlite and planner/printf, which stand in for encoding/json
+// internal/jsonlite and internal/printf, which stand in for encoding/json
 // and fmt there, and it imports none of the
 // packages that reach the outside world, the clock or memory directly.
 func TestPureImports(t *testing.T) {
-	deptest.Check(t, deptest.Deps{Allowed: []string{"github.com/vramplan/vramplan/planner", "github.com/vramplan/vramplan/planner/jsonlite",
-		"github.com/vramplan/vramplan/planner/printf"},
+	deptest.Check(t, deptest.Deps{Allowed: []string{"github.com/vramplan/vramplan/planner", "github.com/vramplan/vramplan/internal/jsonlite",
+		"github.com/vramplan/vramplan/internal/printf"},
 		Forbidden: []string{"os", "net", "syscall/js", "unsafe", "time", "math/rand", "math/rand/v2", "crypto/rand", "io/fs", "embed"}})
 }
 
@@ -29,8 +29,8 @@ func TestWasmModuleImports(t *testing.T) {
 		t.Skip("needs the go command; runs natively")
 	}
 	instead := map[string]string{
-		"encoding/json": "planner/jsonlite (encoding/json costs about 130 KB gzip)",
-		"fmt":           "planner/printf (fmt costs about 90 KB gzip, 63 KB of it for being imported at all)",
+		"encoding/json": "internal/jsonlite (encoding/json costs about 130 KB gzip)",
+		"fmt":           "internal/printf (fmt costs about 90 KB gzip, 63 KB of it for being imported at all)",
 		"os":            "nothing: the module does no I/O (os comes with fmt and log)",
 		"net/url":       "web/calc's own query escaping (40 KB gzip)",
 	}

@@ -1,6 +1,6 @@
 package planner
 
-import "github.com/vramplan/vramplan/planner/printf"
+import "github.com/vramplan/vramplan/internal/printf"
 
 // MaxDocument is the largest input or plan document the parsers accept.
 // Model shapes with per-tensor matrices stay far below it.

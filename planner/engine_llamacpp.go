@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vramplan/vramplan/planner/printf"
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // This file is the llama.cpp profile, read from llama.cpp b12072 (upstream
@@ -435,7 +435,7 @@ func llamaAttnCopiesAt(in *Input, c *llamaCells, nkv int64) Bytes {
 // LlamaCppFit holds the llama.cpp profile's fitted constants (E2 and E3 in
 // docs/architecture.md). They are derived, not chosen: `vramplan engines
 // refit` computes them from engine observations by the rules stated on
-// each field, and planner/enginelog/refit's test holds these to what the
+// each field, and calibrations/refit's test holds these to what the
 // refit of the checked-in H200 grid gives.
 type LlamaCppFit struct {
 	// ComputePerQuery, ComputePerHidden and ComputePerToken are the

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vramplan/vramplan/planner/printf"
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // This file is the SGLang profile (SGLang 0.5; rules from

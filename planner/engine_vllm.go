@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vramplan/vramplan/planner/printf"
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // This file is the vLLM profile (vLLM 0.22, the V1 engine; rules from

@@ -1,6 +1,6 @@
 package planner
 
-import "github.com/vramplan/vramplan/planner/printf"
+import "github.com/vramplan/vramplan/internal/printf"
 
 // This file turns charges into the plan document: named items, tier totals,
 // the KV plan and the failure.

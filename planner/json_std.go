@@ -9,7 +9,7 @@ import (
 )
 
 // This file and json_wasm.go are the planner's JSON codec: encoding/json
-// natively, planner/jsonlite in the WebAssembly module, whose gzip budget
+// natively, internal/jsonlite in the WebAssembly module, whose gzip budget
 // cannot carry encoding/json. jsonlite's tests hold the two to the same
 // bytes on every golden document. The Workers build (make worker) sets the
 // stdjson tag: it carries encoding/json for echo anyway, and jsonlite

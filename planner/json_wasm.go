@@ -2,7 +2,7 @@
 
 package planner
 
-import "github.com/vramplan/vramplan/planner/jsonlite"
+import "github.com/vramplan/vramplan/internal/jsonlite"
 
 // The WebAssembly module's JSON codec (see json_std.go).
 

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vramplan/vramplan/planner/printf"
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // llamaLayersThatFit is the largest -ngl below the input's at which every

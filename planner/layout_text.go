@@ -3,7 +3,7 @@ package planner
 import (
 	"strings"
 
-	"github.com/vramplan/vramplan/planner/printf"
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // layoutText renders a layout plan: the verdict naming the binding rank,

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vramplan/vramplan/planner/printf"
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // TestLinef checks linef against printf, which formats %B's arguments as

@@ -14,7 +14,7 @@ package planner
 import (
 	"bytes"
 
-	"github.com/vramplan/vramplan/planner/printf"
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // Parallel is a parallel layout: how many GPUs split each layer (tensor

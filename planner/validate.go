@@ -3,7 +3,7 @@ package planner
 import (
 	"math/bits"
 
-	"github.com/vramplan/vramplan/planner/printf"
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // Bounds on inputs. They are far beyond any real model or server and keep

@@ -1,6 +1,6 @@
 package planner
 
-import "github.com/vramplan/vramplan/planner/printf"
+import "github.com/vramplan/vramplan/internal/printf"
 
 func validateModel(in *Input) error {
 	m := &in.Model

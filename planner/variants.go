@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vramplan/vramplan/planner/printf"
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // KnobWeights changes the model's weight format to one of its Variants.

@@ -1,7 +1,7 @@
 package web
 
 // This file is the engine observation API: POST /api/observations checks
-// an observation (planner/enginelog/observation) and stores it, held when
+// an observation (calibrations/observation) and stores it, held when
 // a charge the profile computes exactly contradicts it; GET
 // /api/observations lists them (what `vramplan engines refit --from`
 // reads); GET and DELETE /api/observations/:id read one and withdraw one
@@ -19,8 +19,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/vramplan/vramplan/calibrations/community"
+	"github.com/vramplan/vramplan/calibrations/observation"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/enginelog/observation"
 	"github.com/vramplan/vramplan/web/store"
 )
 

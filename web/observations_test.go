@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vramplan/vramplan/calibrations/observation"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
-	"github.com/vramplan/vramplan/planner/enginelog/observation"
 	"github.com/vramplan/vramplan/web"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/calibrations/observation"
+	"github.com/vramplan/vramplan/calibrations/refit"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/enginelog/observation"
-	"github.com/vramplan/vramplan/planner/enginelog/refit"
 )
 
 // cmdEngines is `vramplan engines refit`.

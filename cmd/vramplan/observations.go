@@ -2,7 +2,7 @@ package main
 
 // This file is the engine observation side of the CLI: `vramplan check
 // --log FILE --observation OUT` writes the observation of the log it read
-// (planner/enginelog/observation), and `vramplan observations upload|list`
+// (calibrations/observation), and `vramplan observations upload|list`
 // sends one to a server and lists a server's.
 
 import (
@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/vramplan/vramplan/calibrations/community/upload"
+	"github.com/vramplan/vramplan/calibrations/observation"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/catalog"
 	"github.com/vramplan/vramplan/planner/enginelog"
-	"github.com/vramplan/vramplan/planner/enginelog/observation"
 )
 
 // observeFlags are check's flags for writing an observation.

@@ -42,7 +42,7 @@ func TestLightImports(t *testing.T) {
 		"github.com/vramplan/vramplan/gpuagent",
 		"modernc.org/sqlite",
 		"github.com/prometheus/client_golang",
-		"github.com/vramplan/vramplan/planner/jsonlite", // encoding/json is there for echo
+		"github.com/vramplan/vramplan/internal/jsonlite", // encoding/json is there for echo
 	} {
 		if has(heavy) {
 			t.Errorf("cmd/worker depends on %s under GOOS=js GOARCH=wasm", heavy)

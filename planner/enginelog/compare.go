@@ -1,8 +1,8 @@
 package enginelog
 
 import (
+	"github.com/vramplan/vramplan/internal/printf"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/printf"
 )
 
 // Input returns the input that plans the configuration the log states,

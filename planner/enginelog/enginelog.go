@@ -15,8 +15,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vramplan/vramplan/internal/printf"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/printf"
 )
 
 // MaxLog bounds a log, in bytes.

@@ -23,7 +23,7 @@ func TestStdlibOnly(t *testing.T) {
 			t.Skipf("go list: %v", err)
 		}
 		for _, p := range strings.Fields(string(out)) {
-			own := strings.HasPrefix(p, "github.com/vramplan/vramplan/planner")
+			own := strings.HasPrefix(p, "github.com/vramplan/vramplan/planner") || strings.HasPrefix(p, "github.com/vramplan/vramplan/internal/")
 			if !own || strings.Contains(p, "planner/gguf") {
 				t.Errorf("GOOS=%s: hf or catalog imports %s", goos, p)
 			}

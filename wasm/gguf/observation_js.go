@@ -5,7 +5,7 @@ package main
 // This file exports the page's engine observations: observeLog builds the
 // observation of a pasted start-up log, and checkObservation checks an
 // observation's text, both by the validator the server runs on POST
-// /api/observations (planner/enginelog/observation.Check), so the page
+// /api/observations (calibrations/observation.Check), so the page
 // shows what will be sent, and refuses what the server would refuse,
 // before anything is sent. They live in this module, beside
 // checkCalibration, because the planner's is at its size budget.
@@ -17,9 +17,9 @@ import (
 	"syscall/js"
 
 	"github.com/vramplan/vramplan/calibrations/community"
+	"github.com/vramplan/vramplan/calibrations/observation"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
-	"github.com/vramplan/vramplan/planner/enginelog/observation"
 )
 
 // observed is the answer of checkObservation and observeLog

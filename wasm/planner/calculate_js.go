@@ -4,8 +4,8 @@ package main
 
 import (
 	"errors"
-	"github.com/vramplan/vramplan/planner/jsonlite"
-	"github.com/vramplan/vramplan/planner/printf"
+	"github.com/vramplan/vramplan/internal/jsonlite"
+	"github.com/vramplan/vramplan/internal/printf"
 	"syscall/js"
 
 	"github.com/vramplan/vramplan/planner"

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"syscall/js"
 
+	"github.com/vramplan/vramplan/internal/jsonlite"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
-	"github.com/vramplan/vramplan/planner/jsonlite"
 )
 
 // This file is the page's log paste box: what `vramplan check --log`

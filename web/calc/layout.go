@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vramplan/vramplan/internal/printf"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/printf"
 )
 
 // MaxParallel is the largest size of one layout dimension the page takes,

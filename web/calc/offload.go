@@ -10,8 +10,8 @@ package calc
 import (
 	"strings"
 
+	"github.com/vramplan/vramplan/internal/printf"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/printf"
 )
 
 // MaxGPULayers is the largest -ngl the page takes, the planner's bound on

@@ -18,8 +18,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vramplan/vramplan/internal/printf"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/printf"
 )
 
 // maxShare is the largest share the planner takes (validateTensorSplit).

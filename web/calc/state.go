@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vramplan/vramplan/internal/printf"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/printf"
 )
 
 // State is what the calculator's URL holds: the model and calibration by

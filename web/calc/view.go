@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vramplan/vramplan/internal/printf"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/printf"
 )
 
 // View is a plan as the calculator shows it: every figure already

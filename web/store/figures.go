@@ -21,7 +21,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/vramplan/vramplan/planner/jsonlite"
+	"github.com/vramplan/vramplan/internal/jsonlite"
 )
 
 // figuresColumn returns m as json.Marshal encodes it, and reports whether

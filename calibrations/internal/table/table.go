@@ -10,8 +10,8 @@ import (
 	"go/format"
 	"io/fs"
 
+	"github.com/vramplan/vramplan/internal/golit"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/golit"
 )
 
 // Source returns table.go for the *.json files of fsys, in file-name

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vramplan/vramplan/internal/golit"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/golit"
 )
 
 // GoSource returns the catalog as a Go file of package catalog: the models

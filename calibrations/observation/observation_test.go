@@ -13,7 +13,7 @@ import (
 	"github.com/vramplan/vramplan/planner/enginelog"
 )
 
-const grid = "../../testdata/engines/llamacpp-h200"
+const grid = "../../planner/testdata/engines/llamacpp-h200"
 
 // h200GPU is the validation card as its llama.cpp logs name it.
 var h200GPU = GPU{Name: "NVIDIA H200", TotalMiB: 143155}

@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vramplan/vramplan/calibrations/observation"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
-	"github.com/vramplan/vramplan/planner/enginelog/observation"
 )
 
 // This file reads the llama.cpp validation grid as

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/internal/jsonlite"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/catalog"
-	"github.com/vramplan/vramplan/planner/jsonlite"
 	"github.com/vramplan/vramplan/web/calc"
 )
 

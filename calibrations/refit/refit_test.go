@@ -7,7 +7,7 @@ import (
 	"github.com/vramplan/vramplan/planner"
 )
 
-const grid = "../../testdata/engines/llamacpp-h200"
+const grid = "../../planner/testdata/engines/llamacpp-h200"
 
 func gridRefit(t *testing.T, edit func(*Source)) Result {
 	t.Helper()

@@ -1,7 +1,7 @@
 // Package refit derives the llama.cpp profile's estimated constants (E2
 // and E3 in docs/architecture.md, planner.LlamaCppFit) from engine
 // observations: the checked-in H200 grid (Grid) and the observations
-// operators upload (planner/enginelog/observation). Refit prints nothing;
+// operators upload (calibrations/observation). Refit prints nothing;
 // `vramplan engines refit` shows its Result, and this package's test holds
 // the constants in the planner to the refit of the checked-in grid, so they
 // are derived and checkable rather than chosen.
@@ -36,9 +36,9 @@ import (
 	"slices"
 
 	"github.com/vramplan/vramplan/calibrations/community"
+	"github.com/vramplan/vramplan/calibrations/observation"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
-	"github.com/vramplan/vramplan/planner/enginelog/observation"
 )
 
 // Source is one observation the refit reads.
