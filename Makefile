@@ -15,7 +15,7 @@ WASMFLAGS := -trimpath -ldflags="-s -w" -gcflags=all=-l -gcflags=github.com/vram
 READERFLAGS := -trimpath -ldflags="-s -w"
 
 .PHONY: all help build run test check deps deps-go deps-npm unit wasm-test fuzz fuzz-long bench bench-wasm \
-	wasm web templ templ-check chromium bridge-test e2e bench-web worker worker-dev worker-test d1suite loadertest bench-worker
+	wasm web templ templ-check lint chromium bridge-test e2e bench-web worker worker-dev worker-test d1suite loadertest bench-worker
 
 all: build ## build every binary into bin/
 
@@ -74,7 +74,7 @@ node_modules/.package-lock.json: package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-check: templ-check ## gofmt, go vet, the module tidy, generated files (templ, catalog, calibrations) fresh
+check: templ-check ## gofmt, go vet, staticcheck, the module tidy, generated files (templ, catalog, calibrations) fresh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags invariants ./...
@@ -82,6 +82,17 @@ check: templ-check ## gofmt, go vet, the module tidy, generated files (templ, ca
 	$(GO) mod tidy -diff
 	$(GO) generate ./planner/catalog && git diff --exit-code -- planner/catalog
 	$(GO) generate ./calibrations && git diff --exit-code -- calibrations
+	$(MAKE) --no-print-directory lint
+
+# lint: staticcheck (go.mod's tool) under every build configuration that
+# ships: native with and without the invariants tag, and the WebAssembly
+# packages as the planner module and as the worker build them.
+STATICCHECK := .tools/staticcheck
+WASMPKGS    := ./wasm/... ./web/calc/ ./cmd/worker/... ./web/store/d1/... ./planner/ ./calibrations/
+lint: ## staticcheck, natively and under js/wasm, every tag combination that ships
+	@$(GO) build -o $(STATICCHECK) honnef.co/go/tools/cmd/staticcheck
+	printf 'native:\ninvariants: -tags=invariants\n' | $(STATICCHECK) -matrix ./...
+	printf 'wasm: GOOS=js GOARCH=wasm\nworker: GOOS=js GOARCH=wasm -tags=stdjson\n' | $(STATICCHECK) -matrix $(WASMPKGS)
 
 unit: ## unit, golden, property and example tests: invariants on, then gpuagent's release build
 	$(GO) test -tags invariants -count=1 ./...

@@ -74,7 +74,7 @@ func plainDecimal(s []byte) bool {
 		s = s[1:]
 	}
 	whole, frac, dot := bytes.Cut(s, []byte("."))
-	if len(whole) == 0 || bytes.IndexAny(s, "eE") >= 0 || dot && (len(frac) == 0 || frac[len(frac)-1] == '0') {
+	if len(whole) == 0 || bytes.ContainsAny(s, "eE") || dot && (len(frac) == 0 || frac[len(frac)-1] == '0') {
 		return false
 	}
 	if string(whole) != "0" {

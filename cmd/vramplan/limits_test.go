@@ -78,7 +78,6 @@ func TestServeIdle(t *testing.T) {
 // ones within it are served.
 func TestServeConnCap(t *testing.T) {
 	addr := serveTest(t, serveLimits{MaxConns: 2})
-	var held []*bufio.Reader
 	for range 2 {
 		c := dial(t, addr)
 		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -86,7 +85,6 @@ func TestServeConnCap(t *testing.T) {
 		if resp, err := http.ReadResponse(r, nil); err != nil || resp.StatusCode != http.StatusOK {
 			t.Fatalf("a connection within the cap: %v, %v", resp, err)
 		}
-		held = append(held, r)
 	}
 	c := dial(t, addr)
 	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -2,7 +2,6 @@ package hf
 
 import (
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -13,10 +12,9 @@ import (
 // and fmt that the planner uses), under js/wasm as natively: gguf-parser-go (and the
 // network stack it pulls in) stays in planner/gguf.
 func TestStdlibOnly(t *testing.T) {
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	for _, target := range [][2]string{{runtime.GOOS, runtime.GOARCH}, {"js", "wasm"}} {
 		goos := target[0]
-		cmd := exec.Command(goTool, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".", "../catalog")
+		cmd := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".", "../catalog")
 		cmd.Env = append(cmd.Environ(), "GOOS="+goos, "GOARCH="+target[1])
 		out, err := cmd.Output()
 		if err != nil {

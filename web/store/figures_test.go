@@ -52,7 +52,7 @@ func FuzzReadFigures(f *testing.F) {
 // encoding/json's format changes, and values it refuses.
 var figureMaps = []map[string]float64{
 	nil, {}, {"context_bytes": 552402944, "device_total_bytes": 150109880320, "vmm.commit.2097152.p50_us": 36.4, "vmm.supported": 1},
-	{"a": 1e21, "b": 1e-6, "c": 9.99999e-7, "d": 999999999999999999999, "e": -0.0, "f": 5e-324, "g": math.MaxFloat64, "h": -1e-7, "i": 0.1},
+	{"a": 1e21, "b": 1e-6, "c": 9.99999e-7, "d": 999999999999999999999, "e": math.Copysign(0, -1), "f": 5e-324, "g": math.MaxFloat64, "h": -1e-7, "i": 0.1},
 	{"<a&b>": 1, "\u2028\u2029": 2, "\x01\t\n\"\\": 3, "\xff\xfe": 4, "é": 5, "": 6, "B": 7, "a": 8, "ab": 9},
 	{"nan": math.NaN()}, {"a": 1, "inf": math.Inf(1)}, {"-inf": math.Inf(-1)},
 }

@@ -92,20 +92,6 @@ func (f *fields) parseInt(key string, v json.RawMessage) int {
 	return 0
 }
 
-// float returns the number field key, or def when it is absent.
-func (f *fields) float(key string, def float64) float64 {
-	v := f.raw(key)
-	if v == nil {
-		return def
-	}
-	x, err := strconv.ParseFloat(strings.TrimSpace(string(v)), 64)
-	if err != nil || x < 0 || x > maxInt {
-		f.fail(key, "%.40s is not a number in [0, 2^31)", v)
-		return def
-	}
-	return x
-}
-
 // bool returns the boolean field key, or def when it is absent.
 func (f *fields) bool(key string, def bool) bool {
 	v := f.raw(key)
