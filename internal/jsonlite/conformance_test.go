@@ -154,7 +154,7 @@ type shapes struct {
 	Plain string
 	Deep  [][]float64 `json:"deep"`
 	Odd   string      `json:"odd,omitempty" other:"x y"`
-	un    int //lint:ignore U1000 the encoder must skip an unexported field
+	un    int         //lint:ignore U1000 the encoder must skip an unexported field
 }
 
 type Embedded struct {
