@@ -6,7 +6,9 @@
 // plan whose line items name every charge out. It never asks a device
 // anything, reads no files, keeps no clock and draws no random numbers, so
 // the same input yields a byte-identical plan on any machine, a browser
-// included. It imports the standard library only.
+// included. It imports the standard library and two of the module's
+// helpers, internal/printf and internal/jsonlite, which stand in for fmt and
+// encoding/json in the WebAssembly module.
 //
 // Allocation follows the seed's tier order: the driver's charges (CUDA
 // context, library reserve), engine-persistent arenas (T2), model-resident
