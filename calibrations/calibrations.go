@@ -107,37 +107,20 @@ const MaxSize = 64 << 10
 // given twice in one object (a *DuplicateKeyError), whose first value a
 // reader of the document would take while a decoder keeps the last.
 func Parse(data []byte) (planner.Calibration, error) {
-	c, _, err := ParseCanonical(data)
-	return c, err
-}
-
-// ParseCanonical is Parse, and also reports whether data is already the
-// canonical encoding of the calibration, byte for byte what Format(&c)
-// writes, so that a caller holding data need not write it again. It may
-// report false for a canonical document (the worker's build always does),
-// never true for another.
-func ParseCanonical(data []byte) (c planner.Calibration, canonical bool, err error) {
+	var c planner.Calibration
 	if len(data) > MaxSize {
-		return c, false, fmt.Errorf("calibration is %d bytes, more than %d", len(data), MaxSize)
+		return c, fmt.Errorf("calibration is %d bytes, more than %d", len(data), MaxSize)
 	}
-	ok, canonical := fastDecode(data, &c)
-	if !ok {
-		c, canonical = planner.Calibration{}, false
-		if err := decode(data, &c); err != nil {
-			return c, false, err
-		}
+	if err := decode(data, &c); err != nil {
+		return planner.Calibration{}, err
 	}
 	if err := Validate(&c); err != nil {
-		return c, false, err
+		return c, err
 	}
-	if invariants && canonical && !bytes.Equal(Format(&c), data) {
-		panic(fmt.Sprintf("calibrations: ParseCanonical called a document canonical that Format writes otherwise:\n%s", data))
-	}
-	return c, canonical, nil
+	return c, nil
 }
 
-// decode is Parse's decoding by encoding/json, for what fastDecode
-// declines.
+// decode is Parse's decoding.
 func decode(data []byte, c *planner.Calibration) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -148,11 +131,22 @@ func decode(data []byte, c *planner.Calibration) error {
 		return fmt.Errorf("decoding calibration: trailing data after the object")
 	}
 	// encoding/json matches keys without regard to case, so "gpu" then
-	// "GPU" is a key given twice. fastDecode declines every doubled key.
+	// "GPU" is a key given twice.
 	if k, dup := planner.DuplicateKey(bytes.ToLower(data)); dup {
 		return &DuplicateKeyError{Key: k}
 	}
 	return nil
+}
+
+// Format returns the canonical encoding of c: json.MarshalIndent's with a
+// two-space indent, and a final newline. The table's files are written in
+// it, and an upload's id is the SHA-256 of it, so it must never change by a
+// byte (calibrations/community's TestDigestPinned pins two). A calibration
+// holding a NaN or an infinity, which JSON cannot, and which Validate
+// refuses, is formatted as a lone newline.
+func Format(c *planner.Calibration) []byte {
+	b, _ := json.MarshalIndent(c, "", "  ")
+	return append(b, '\n')
 }
 
 // A DuplicateKeyError is a document with a key given twice in one object.

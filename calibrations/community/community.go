@@ -12,7 +12,6 @@
 package community
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -74,22 +73,15 @@ func Check(data []byte) (Checked, error) {
 	if len(data) > MaxSize {
 		return ch, reject("", "the document is %d bytes, more than %d", len(data), MaxSize)
 	}
-	c, canonical, err := calibrations.ParseCanonical(data)
+	c, err := calibrations.Parse(data)
 	if err != nil {
 		return ch, &Rejection{Reasons: []Reason{parseReason(err)}}
 	}
 	if rs := plausible(&c); len(rs) > 0 {
 		return ch, &Rejection{Reasons: rs}
 	}
-	// An upload already canonical (as gpuagent calibrate writes it) is its
-	// own canonical document, unless it names its source, which Format of
-	// the upload leaves out.
-	if canonical && c.Source == "" {
-		ch.Document = bytes.Clone(data)
-	} else {
-		c.Source = ""
-		ch.Document = calibrations.Format(&c)
-	}
+	c.Source = "" // the stored document leaves out what the upload says of its source
+	ch.Document = calibrations.Format(&c)
 	ch.Calibration = c
 	sum := sha256.Sum256(ch.Document)
 	ch.Digest = hex.EncodeToString(sum[:])

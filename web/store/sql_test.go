@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vramplan/vramplan/calibrations"
-	"github.com/vramplan/vramplan/calibrations/community"
 	"github.com/vramplan/vramplan/web/store"
 )
 
@@ -50,20 +48,5 @@ func TestUploadsQuery(t *testing.T) {
 	}
 	if want := []any{int64(5), "g", "held", int64(store.MaxLimit)}; !reflect.DeepEqual(args, want) {
 		t.Errorf("SQLUploads args = %v, want %v", args, want)
-	}
-}
-
-// BenchmarkInsertArgs encodes an upload of the measured H200 for its
-// insert: the figures column is most of it.
-func BenchmarkInsertArgs(b *testing.B) {
-	c, err := calibrations.Lookup("h200-linux-cuda13.0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	u := store.Upload{ID: "id", Digest: "digest", Group: "group", Status: store.StatusAccepted,
-		Figures: community.Figures(&c), Document: []byte(`{}`)}
-	b.ReportAllocs()
-	for b.Loop() {
-		store.InsertArgs(&u)
 	}
 }
