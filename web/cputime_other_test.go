@@ -7,6 +7,3 @@ import "time"
 // cpuTime is zero where getrusage is missing: the benchmark then reports
 // no CPU figure.
 func cpuTime() time.Duration { return 0 }
-
-// diskWritten is zero where getrusage is missing.
-func diskWritten() int64 { return 0 }

@@ -15,13 +15,3 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
-
-// diskWritten returns the bytes this process has sent to the disk
-// (getrusage's block outputs, 512 bytes each on Linux, counted when a
-// page is dirtied): the store's log and database writes, a figure that
-// does not depend on the machine's load.
-func diskWritten() int64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Oublock * 512
-}

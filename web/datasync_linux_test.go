@@ -5,5 +5,5 @@ import (
 	"syscall"
 )
 
-// datasync is what the store's syncer calls: fdatasync.
+// datasync flushes f's data with fdatasync: the disk's own floor.
 func datasync(f *os.File) error { return syscall.Fdatasync(int(f.Fd())) }

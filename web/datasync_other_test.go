@@ -4,5 +4,5 @@ package web_test
 
 import "os"
 
-// datasync is what the store calls elsewhere: a full sync.
+// datasync is a full sync where fdatasync is not to be had.
 func datasync(f *os.File) error { return f.Sync() }

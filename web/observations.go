@@ -65,7 +65,7 @@ func (a *app) postObservation(c echo.Context) error {
 func (a *app) storeObservation(c echo.Context, ch observation.Checked) (int, observationAnswer) {
 	o := &ch.Observation
 	rec := store.Observation{ID: ch.ID, Digest: ch.Digest, Engine: string(o.Engine), Model: ch.ModelDigest,
-		GPU: o.GPU.Name, Status: store.StatusAccepted, Created: a.opts.Now().UTC(), Client: a.clientHash(c), Document: ch.Document}
+		GPU: o.GPU.Name, Status: store.StatusAccepted, Created: a.opts.Now().UTC(), Client: a.clientHash(c.Request()), Document: ch.Document}
 	if why := observation.Held(o); len(why) > 0 {
 		rec.Status, rec.Reasons = store.StatusHeld, why
 	}

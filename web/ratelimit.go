@@ -1,16 +1,12 @@
 package web
 
 import (
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/labstack/echo/v4"
@@ -21,54 +17,41 @@ import (
 // This file holds the upload API's abuse limits: a count per client per
 // hour and a global count per UTC day, both kept in the store so every
 // instance of the app (each Workers isolate) shares them. A client is a
-// salted hash of its address; the address itself is never stored.
+// keyed hash of its address (client.go); the address itself is never
+// stored.
 
-// saltSetting names the store setting holding the address-hash salt.
-const saltSetting = "client-address-salt"
-
-// salt caches the store's salt once it has been read.
-type salt struct {
+// clientKey caches the store's client-address key once it has been read,
+// where UploadOptions.ClientKey gives none.
+type clientKey struct {
 	mu    sync.Mutex
 	value []byte
 }
 
-func (a *app) saltValue(c echo.Context) []byte {
-	a.salt.mu.Lock()
-	defer a.salt.mu.Unlock()
-	if a.salt.value == nil {
+// clientKeyValue returns the key of the client-address hashes:
+// UploadOptions.ClientKey, or else the one kept in the store's settings.
+func (a *app) clientKeyValue(r *http.Request) []byte {
+	if a.opts.ClientKey != nil {
+		return a.opts.ClientKey
+	}
+	a.key.mu.Lock()
+	defer a.key.mu.Unlock()
+	if a.key.value == nil {
 		var b [32]byte
 		rand.Read(b[:])
-		v, err := a.deps.Store.Setting(c.Request().Context(), saltSetting, hex.EncodeToString(b[:]))
+		v, err := a.deps.Store.Setting(r.Context(), store.SettingClientKey, hex.EncodeToString(b[:]))
 		if err != nil {
-			return []byte("unsalted: the store could not be read") // not cached: the next request asks again
+			return []byte("unkeyed: the store could not be read") // not cached: the next request asks again
 		}
-		a.salt.value = []byte(v)
+		a.key.value = []byte(v)
 	}
-	return a.salt.value
-}
-
-// clientHash returns the salted hash of the request's client address.
-func (a *app) clientHash(c echo.Context) string {
-	addr := ""
-	if h := a.opts.ClientHeader; h != "" {
-		addr = strings.TrimSpace(strings.Split(c.Request().Header.Get(h), ",")[0])
-	}
-	if addr == "" {
-		addr = c.Request().RemoteAddr
-		if host, _, err := net.SplitHostPort(addr); err == nil {
-			addr = host
-		}
-	}
-	m := hmac.New(sha256.New, a.saltValue(c))
-	m.Write([]byte(addr))
-	return hex.EncodeToString(m.Sum(nil)[:16])
+	return a.key.value
 }
 
 // limit counts the upload against its client's hour and the day. When
 // either is over its limit it sets Retry-After and returns 429 and why; a
 // store that cannot count is 503.
 func (a *app) limit(c echo.Context) (int, error) {
-	ls := a.limits(a.clientHash(c))
+	ls := a.limits(a.clientHash(c.Request()))
 	adm, err := store.Admit(c.Request().Context(), a.deps.Store, ls.list[:], nil)
 	return a.admitted(c, &ls, adm, err)
 }
@@ -118,10 +101,10 @@ func (a *app) admitted(c echo.Context, ls *uploadLimits, adm store.Admission, er
 
 // sweep forgets the counters of earlier days, once per day per instance.
 func (a *app) sweep(c echo.Context, day int64) {
-	a.salt.mu.Lock()
+	a.key.mu.Lock()
 	due := a.swept < day
 	a.swept = max(a.swept, day)
-	a.salt.mu.Unlock()
+	a.key.mu.Unlock()
 	if due {
 		a.deps.Store.Sweep(c.Request().Context(), (day-1)*24) // hour windows of two days ago and before
 	}

@@ -17,6 +17,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -36,9 +37,21 @@ type UploadOptions struct {
 	// 0 means 10,000.
 	DailyCap int64 `json:"daily_cap,omitempty"`
 	// ClientHeader names the request header that carries the client's
-	// address when a proxy stands in front (CF-Connecting-IP in a worker);
-	// empty means the connection's remote address.
+	// address when a proxy stands in front (CF-Connecting-IP in a worker,
+	// X-Forwarded-For behind most proxies); empty means the connection's
+	// remote address. The header is read from the right, the entry the
+	// proxy appended (client.go).
 	ClientHeader string `json:"client_header,omitempty"`
+	// TrustedProxies are the proxies whose ClientHeader entries are
+	// believed: the header counts only on a connection from one of them,
+	// and their own entries are passed over from the right. Empty trusts
+	// the one proxy in front, and the header's rightmost entry.
+	TrustedProxies []netip.Prefix `json:"trusted_proxies,omitempty"`
+	// ClientKey is the key of the client-address hashes; nil keeps one in
+	// the store's settings (web/store/sqlite gives one from a file beside
+	// its database, and cmd/worker from a secret, so neither stores it with
+	// the hashes).
+	ClientKey []byte `json:"-"`
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time `json:"-"`
 }
@@ -160,7 +173,7 @@ func (a *app) store(c echo.Context, ch community.Checked) (int, uploadAnswer) {
 	ctx := c.Request().Context()
 	key := ch.Group.String()
 	u := store.Upload{ID: ch.ID, Digest: ch.Digest, Group: key, Status: store.StatusAccepted,
-		Created: a.opts.Now().UTC(), Client: a.clientHash(c), Figures: ch.Figures, Document: ch.Document}
+		Created: a.opts.Now().UTC(), Client: a.clientHash(c.Request()), Figures: ch.Figures, Document: ch.Document}
 	if s, ok := a.summaryOf(c, key); ok {
 		if why := s.Held(ch.Figures); why != nil {
 			u.Status, u.Reasons = store.StatusHeld, why

@@ -49,6 +49,9 @@ func newServer(t testing.TB, opts web.UploadOptions) *server {
 	if opts.Now == nil {
 		opts.Now = func() time.Time { return s.now }
 	}
+	if opts.ClientKey == nil {
+		opts.ClientKey = st.ClientKey() // as vramplan serve wires it
+	}
 	s.h = web.New(web.Deps{Models: catalog.All, Calibrations: calibrations.All, Store: st, Uploads: opts})
 	return s
 }

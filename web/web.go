@@ -139,9 +139,10 @@ type app struct {
 	lim  *limiter
 	once sync.Once
 	cat  catalog
-	// The upload API's options, address salt, last sweep and aggregates.
+	// The upload API's options, client-address key, last sweep and
+	// aggregates.
 	opts  UploadOptions
-	salt  salt
+	key   clientKey
 	swept int64
 	comm  communityCache
 	// serverOnly is an asset tree without the planner's WebAssembly (a

@@ -42,7 +42,6 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vramplan serve: %v\n", err)
 		return exitBadInput
 	}
-	defer web.TuneGC()()
 	d := deps()
 	dbPath, closeStore, err := sf.open(&d)
 	if err != nil {

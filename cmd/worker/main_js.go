@@ -17,7 +17,10 @@
 // The upload limits are counted in D1: the defaults, or the Worker
 // variables UPLOADS_PER_HOUR (per client) and UPLOADS_PER_DAY (all
 // clients), as `vramplan serve --uploads-per-hour/--uploads-per-day` take
-// them. The client is the address Cloudflare puts in CF-Connecting-IP.
+// them. The client is the address Cloudflare puts in CF-Connecting-IP,
+// hashed with the key in the secret CLIENT_ADDRESS_KEY (`wrangler secret
+// put CLIENT_ADDRESS_KEY`), so that D1 holds no key beside the hashes;
+// without the secret the key is kept in D1's settings.
 package main
 
 import (
@@ -37,7 +40,7 @@ import (
 
 func main() {
 	d := web.Deps{Models: catalog.All, Calibrations: calibrations.All,
-		Uploads: web.UploadOptions{ClientHeader: "CF-Connecting-IP",
+		Uploads: web.UploadOptions{ClientHeader: "CF-Connecting-IP", ClientKey: secret("CLIENT_ADDRESS_KEY"),
 			PerClientHour: limit("UPLOADS_PER_HOUR"), DailyCap: limit("UPLOADS_PER_DAY")},
 		Background: bridge.Background}
 	if st, err := d1.Open("DB"); err != nil {
@@ -62,4 +65,13 @@ func limit(name string) int64 {
 		return 0
 	}
 	return n
+}
+
+// secret reads a Worker secret; unset is nil.
+func secret(name string) []byte {
+	v := cloudflare.GetBinding(name)
+	if v.IsUndefined() || v.String() == "" {
+		return nil
+	}
+	return []byte(v.String())
 }

@@ -48,20 +48,22 @@ WHERE excluded.version > aggregates.version`
 	// SQLHit counts one event and returns the window's count.
 	SQLHit = `INSERT INTO hits (hit_key, win, n) VALUES (?, ?, 1)
 ON CONFLICT (hit_key, win) DO UPDATE SET n = n + 1 RETURNING n`
-	// SQLHitCount reads a window's count, SQLSetHit stores one: a store
-	// whose single writer keeps the counts in memory (web/store/sqlite)
-	// reads each counter once and writes it once a transaction. SQLSetHit
-	// never moves a count backwards.
+	// SQLHitCount reads a window's count without counting.
 	SQLHitCount = `SELECT n FROM hits WHERE hit_key = ? AND win = ?`
-	SQLSetHit   = `INSERT INTO hits (hit_key, win, n) VALUES (?, ?, ?)
-ON CONFLICT (hit_key, win) DO UPDATE SET n = max(n, excluded.n)`
 	// SQLSweep forgets old windows.
 	SQLSweep = `DELETE FROM hits WHERE win < ?`
 	// SQLInsertSetting stores a setting unless one is stored; SQLSetting
-	// reads it.
+	// reads it, SQLDeleteSetting deletes it.
 	SQLInsertSetting = `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING`
 	SQLSetting       = `SELECT value FROM settings WHERE name = ?`
+	SQLDeleteSetting = `DELETE FROM settings WHERE name = ?`
 )
+
+// SettingClientKey names the setting that holds the key of the
+// client-address hashes in a store that has nowhere else to keep it (a
+// worker without the secret): web/store/sqlite keeps it in a file beside
+// the database and moves it out of an older database's settings.
+const SettingClientKey = "client-address-salt"
 
 // SQLUploads returns the statement and arguments that select q's uploads.
 func SQLUploads(q Query) (string, []any) {

@@ -126,6 +126,10 @@ type Store interface {
 	// derives from the clock, such as Unix seconds / 3600) and returns the
 	// window's count, this event included.
 	Hit(ctx context.Context, key string, window int64) (int64, error)
+	// HitCount returns the window's count for key without counting: a
+	// read, so that a request already over its limit is refused without a
+	// write.
+	HitCount(ctx context.Context, key string, window int64) (int64, error)
 	// Sweep forgets the counters of every window below before.
 	Sweep(ctx context.Context, before int64) error
 	// PutObservation, GetObservation, DeleteObservation and Observations

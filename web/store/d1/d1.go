@@ -5,6 +5,7 @@ package d1
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/syumai/workers/cloudflare/d1"
@@ -105,6 +106,16 @@ func (s *Store) PutAggregate(ctx context.Context, group string, version int64, d
 func (s *Store) Hit(ctx context.Context, key string, window int64) (int64, error) {
 	var n int64
 	err := s.db.QueryRowContext(ctx, store.SQLHit, key, window).Scan(&n)
+	return n, err
+}
+
+// HitCount implements store.Store.
+func (s *Store) HitCount(ctx context.Context, key string, window int64) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, store.SQLHitCount, key, window).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
 	return n, err
 }
 

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/vramplan/vramplan/web/store/sqlite"
 	"github.com/vramplan/vramplan/web/store/storetest"
 )
 
@@ -37,14 +36,4 @@ func BenchmarkHit(b *testing.B) {
 			}
 		}
 	})
-}
-
-// BenchmarkAdmitWrite runs the writer's part of one upload, Admit's write
-// (two rate-limit counters and the insert) and the storing of the counters
-// a batch of one upload commits, in one open transaction: the statements'
-// cost without the commit, for scripts/bench-instructions.sh.
-func BenchmarkAdmitWrite(b *testing.B) {
-	s := open(b, filepath.Join(b.TempDir(), "b.db"))
-	defer s.Close()
-	sqlite.AdmitWrites(b, s)
 }

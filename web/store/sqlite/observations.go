@@ -12,7 +12,7 @@ import (
 func (s *Store) PutObservation(ctx context.Context, o store.Observation) (store.Observation, bool, error) {
 	args := store.ObservationArgs(&o)
 	var n, seq int64
-	err := s.do(ctx, false, func(tx *sql.Tx) error {
+	err := s.do(ctx, func(tx *sql.Tx) error {
 		r, err := s.stmts.in(tx, store.SQLInsertObservation).Exec(args...)
 		if err != nil {
 			return err
@@ -52,7 +52,7 @@ func (s *Store) GetObservation(ctx context.Context, id string) (store.Observatio
 // DeleteObservation implements store.Store.
 func (s *Store) DeleteObservation(ctx context.Context, id, tokenHash string) error {
 	var n int64
-	err := s.do(ctx, false, func(tx *sql.Tx) error {
+	err := s.do(ctx, func(tx *sql.Tx) error {
 		r, err := s.stmts.in(tx, store.SQLDeleteObservation).Exec(id, tokenHash)
 		if err == nil {
 			n, err = r.RowsAffected()

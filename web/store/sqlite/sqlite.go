@@ -1,19 +1,21 @@
 // Package sqlite implements store.Store on an SQLite file through
 // modernc.org/sqlite (pure Go, no cgo): the native server's default store.
 //
-// The file is in WAL mode, and a write that returned is on disk. An fsync
-// costs about a millisecond, so writes are committed in groups: one
-// goroutine owns the only writing connection, takes every write that is
-// waiting, runs them (each the same single statement another store.Store
-// implementation would run) in one transaction, commits them together and
-// answers them once the commit is on disk. On Linux a syncer goroutine
-// fsyncs the log while the writer runs the next batch (sync.go); elsewhere
-// the commit does (synchronous=FULL). An upload and its rate-limit
-// counters are one write (Admit), so an upload waits for one commit. Past
-// maxWaiting waiting writes a write is refused with store.ErrBusy.
-// Checkpoints run on a connection of their own (checkpoint.go), not inside
-// a commit. Reads run beside the writer on a pool of read-only
-// connections, which WAL lets see the last commit without waiting for it.
+// The file is in WAL mode with synchronous=FULL, so a write that returned
+// is on disk: SQLite syncs the log inside every commit. A sync costs about
+// a millisecond, so writes are committed in groups: one goroutine owns the
+// only writing connection, takes every write that is waiting, runs them
+// (each the same single statement another store.Store implementation would
+// run) in one transaction, commits them together and answers them once the
+// commit has returned. An upload and its rate-limit counters are one write
+// (Admit), so an upload waits for one commit. Past maxWaiting waiting
+// writes a write is refused with store.ErrBusy. Reads run beside the
+// writer on a pool of read-only connections, which WAL lets see the last
+// commit without waiting for it. Checkpoints are SQLite's own.
+//
+// The database, its log and its shared memory are the owner's alone
+// (mode 0600), and the key that turns client addresses into the hashes it
+// stores is kept beside it, not in it (key.go).
 package sqlite
 
 import (
@@ -21,6 +23,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -34,34 +37,23 @@ import (
 // Store is a store.Store on one SQLite file. It is safe for concurrent use;
 // Close must be called to stop its writer.
 type Store struct {
-	read, write, ckpt *sql.DB
-	ops               chan *op
+	read, write *sql.DB
+	ops         chan *op
 	// waiting counts the writes handed to do and not yet answered, at most
 	// maxWaiting.
-	waiting      atomic.Int64
-	maxWaiting   int64
-	counters     counters
-	syncs        chan committed // to the syncer
-	ready        chan struct{}  // the syncer's turn, when it is idle
-	log          *walLog
-	dbFile       *os.File     // the database file, for the checkpointer's write-backs; nil when not opened
-	syncLog      func() error // log.sync, or a test's
-	closed       chan struct{}
-	stopped      chan struct{} // the writer has stopped
-	drained      chan struct{} // the syncer has answered every batch and stopped
-	checkpointed chan struct{} // the checkpointer has stopped
-	restartDue   atomic.Bool   // the checkpointer copied a log of restartFrames or more
-	closeOnce    sync.Once
-	stmts        stmts
-	hits         hits // the writer's counters (hits.go)
+	waiting    atomic.Int64
+	maxWaiting int64
+	counters   counters
+	closed     chan struct{}
+	stopped    chan struct{} // the writer has stopped
+	closeOnce  sync.Once
+	stmts      stmts
+	key        []byte // ClientKey's
 }
 
 var _ store.Admitter = (*Store)(nil)
 
 var _ store.Store = (*Store)(nil)
-
-// maxBatch bounds the writes one transaction commits.
-const maxBatch = 256
 
 // readConns is the size of the read pool.
 const readConns = 4
@@ -69,64 +61,89 @@ const readConns = 4
 // ErrClosed is returned by calls after Close.
 var ErrClosed = errors.New("sqlite: store is closed")
 
-// Open opens the database file at path, creating it when it does not
-// exist, and applies the schema's migrations.
+// Open opens the database file at path, creating it (mode 0600) when it
+// does not exist, and applies the schema's migrations. It takes group and
+// other permissions off an existing file and its log, and reads or creates
+// the client-address key beside it (ClientKey).
 func Open(path string) (*Store, error) {
-	if path == "" || strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("sqlite: database path %q: want a file name without '?' or '#'", path)
+	if err := ownerOnly(path); err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	const pragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
-	writeSync, log := "FULL", (*walLog)(nil)
-	if pipelined {
-		writeSync, log = "NORMAL", &walLog{path: path + "-wal"}
-	}
-	write, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous("+writeSync+")"+
-		"&_pragma=wal_autocheckpoint(0)&_txlock=immediate")
+	write, err := sql.Open("sqlite", path+pragmas+"&_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}
 	write.SetMaxOpenConns(1)
-	if err := walMode(write); err != nil {
-		write.Close()
-		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
-	}
-	if err := store.Migrate(context.Background(), write); err != nil {
+	s := &Store{write: write, ops: make(chan *op), maxWaiting: maxWaiting,
+		closed: make(chan struct{}), stopped: make(chan struct{})}
+	if err := s.prepare(path); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
 	}
 	read, err := sql.Open("sqlite", path+pragmas+"&_pragma=query_only(1)")
 	if err != nil {
-		write.Close()
-		return nil, err
+		return nil, errors.Join(err, s.stmts.close(), write.Close())
 	}
 	read.SetMaxOpenConns(readConns)
 	read.SetMaxIdleConns(readConns)
-	ckpt, err := sql.Open("sqlite", path+pragmas)
-	if err != nil {
-		return nil, errors.Join(err, read.Close(), write.Close())
-	}
-	ckpt.SetMaxOpenConns(1)
-	s := &Store{read: read, write: write, ckpt: ckpt, ops: make(chan *op), maxWaiting: maxWaiting, log: log,
-		syncs: make(chan committed, 1), ready: make(chan struct{}, 1), closed: make(chan struct{}), stopped: make(chan struct{}),
-		drained: make(chan struct{}), checkpointed: make(chan struct{})}
-	if err := s.stmts.prepareWrites(write); err != nil {
-		return nil, errors.Join(fmt.Errorf("sqlite: %s: %w", path, err), ckpt.Close(), read.Close(), write.Close())
-	}
-	s.syncLog = log.sync
-	if pipelined {
-		// The checkpointer's write-backs (checkpoint.go); without the
-		// file the writer's sync does all the writing, as before.
-		s.dbFile, _ = os.OpenFile(path, os.O_RDWR, 0)
-	}
+	s.read = read
 	go s.writer()
-	go s.syncer()
-	go s.checkpointer(ckpt, s.dbFile)
 	return s, nil
 }
 
-// walMode checks that db's file is in WAL mode: the syncer syncs the log,
-// and the read pool reads beside the writer, only in WAL mode (a file
-// system without shared memory, or an in-memory database, has none).
+// prepare readies the writing connection: WAL, the migrations, the
+// client-address key, the prepared writes.
+func (s *Store) prepare(path string) error {
+	if err := walMode(s.write); err != nil {
+		return err
+	}
+	if err := store.Migrate(context.Background(), s.write); err != nil {
+		return err
+	}
+	var err error
+	if s.key, err = clientKey(path, s.write); err != nil {
+		return err
+	}
+	return s.stmts.prepareWrites(s.write)
+}
+
+// ownerOnly creates the database file at path with mode 0600 when it does
+// not exist, and takes group and other permissions off it and off its log
+// and shared-memory files when they have any. SQLite creates the log and
+// the shared memory with the database file's permissions (os_unix.c,
+// findCreateFileMode), so a file created 0600 keeps all three the owner's.
+func ownerOnly(path string) error {
+	if path == "" || strings.ContainsAny(path, "?#") || path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return fmt.Errorf("database path %q: want a file name without '?' or '#'", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&0o700); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// walMode checks that db's file is in WAL mode: the read pool reads beside
+// the writer only in WAL mode (a file system without shared memory has
+// none).
 func walMode(db *sql.DB) error {
 	var mode string
 	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil {
@@ -144,12 +161,8 @@ func (s *Store) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
 		close(s.closed)
-		<-s.drained
-		<-s.checkpointed
-		err = errors.Join(s.stmts.close(), s.ckpt.Close(), s.read.Close(), s.write.Close(), s.log.close())
-		if s.dbFile != nil {
-			err = errors.Join(err, s.dbFile.Close())
-		}
+		<-s.stopped
+		err = errors.Join(s.stmts.close(), s.read.Close(), s.write.Close())
 	})
 	return err
 }
@@ -157,7 +170,7 @@ func (s *Store) Close() error {
 // Put implements store.Store.
 func (s *Store) Put(ctx context.Context, u store.Upload) (store.Upload, bool, error) {
 	var in inserted
-	err := s.do(ctx, false, in.run(s, store.InsertArgs(&u)))
+	err := s.do(ctx, in.run(s, store.InsertArgs(&u)))
 	return s.put(ctx, &u, in, err)
 }
 
@@ -165,7 +178,7 @@ func (s *Store) Put(ctx context.Context, u store.Upload) (store.Upload, bool, er
 // inserted in one write, so the upload waits for one commit.
 func (s *Store) Admit(ctx context.Context, limits []store.Limit, u *store.Upload) (store.Admission, error) {
 	a := s.admission(limits, u)
-	return a.result(ctx, s.do(ctx, false, a.run))
+	return a.result(ctx, s.do(ctx, a.run))
 }
 
 // An admission is one Admit: its write, run by the writer, and what the
@@ -261,7 +274,7 @@ func (s *Store) Get(ctx context.Context, id string) (store.Upload, error) {
 // Delete implements store.Store.
 func (s *Store) Delete(ctx context.Context, id, tokenHash string) error {
 	var n int64
-	err := s.do(ctx, false, func(tx *sql.Tx) error {
+	err := s.do(ctx, func(tx *sql.Tx) error {
 		r, err := s.stmts.in(tx, store.SQLDeleteUpload).Exec(id, tokenHash)
 		if err == nil {
 			n, err = r.RowsAffected()
@@ -291,18 +304,16 @@ func (s *Store) Groups(ctx context.Context) ([]store.Group, error) {
 
 // PutAggregate implements store.Store.
 func (s *Store) PutAggregate(ctx context.Context, group string, version int64, doc []byte) error {
-	return s.do(ctx, false, func(tx *sql.Tx) error {
+	return s.do(ctx, func(tx *sql.Tx) error {
 		_, err := s.stmts.in(tx, store.SQLPutAggregate).Exec(group, version, string(doc))
 		return err
 	})
 }
 
-// Hit implements store.Store. A counter is answered once it is counted,
-// before its batch commits: a count lost to a crash only lets one more
-// request through.
+// Hit implements store.Store.
 func (s *Store) Hit(ctx context.Context, key string, window int64) (int64, error) {
 	var n int64
-	err := s.do(ctx, true, func(tx *sql.Tx) error {
+	err := s.do(ctx, func(tx *sql.Tx) error {
 		var err error
 		n, err = s.hit(tx, key, window)
 		return err
@@ -310,32 +321,37 @@ func (s *Store) Hit(ctx context.Context, key string, window int64) (int64, error
 	return n, err
 }
 
-// hit counts one event against key in the window, in tx, in the writer's
-// cache of counters (hits.go); the batch's commit stores it.
+// hit counts one event against key in the window, in tx.
 func (s *Store) hit(tx *sql.Tx, key string, window int64) (int64, error) {
-	return s.hits.count(tx, &s.stmts, key, window)
+	var n int64
+	err := s.stmts.in(tx, store.SQLHit).QueryRow(key, window).Scan(&n)
+	return n, err
+}
+
+// HitCount implements store.Store: a read, beside the writer.
+func (s *Store) HitCount(ctx context.Context, key string, window int64) (int64, error) {
+	st, err := s.stmts.reader(ctx, s.read, store.SQLHitCount)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	if err := st.QueryRowContext(ctx, key, window).Scan(&n); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	return n, nil
 }
 
 // Sweep implements store.Store.
 func (s *Store) Sweep(ctx context.Context, before int64) error {
-	return s.do(ctx, false, s.sweep(before))
-}
-
-// sweep returns Sweep's write: the stored counters and the writer's cached
-// ones are forgotten together.
-func (s *Store) sweep(before int64) func(tx *sql.Tx) error {
-	return func(tx *sql.Tx) error {
+	return s.do(ctx, func(tx *sql.Tx) error {
 		_, err := s.stmts.in(tx, store.SQLSweep).Exec(before)
-		if err == nil {
-			s.hits.sweep(before)
-		}
 		return err
-	}
+	})
 }
 
 // Setting implements store.Store.
 func (s *Store) Setting(ctx context.Context, name, proposed string) (string, error) {
-	err := s.do(ctx, false, func(tx *sql.Tx) error {
+	err := s.do(ctx, func(tx *sql.Tx) error {
 		_, err := s.stmts.in(tx, store.SQLInsertSetting).Exec(name, proposed)
 		return err
 	})

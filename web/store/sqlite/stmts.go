@@ -20,7 +20,7 @@ import (
 
 // writes are the statements the writer runs.
 var writes = []string{store.SQLInsertUpload, store.SQLDeleteUpload, store.SQLPutAggregate,
-	store.SQLHitCount, store.SQLSetHit, store.SQLSweep, store.SQLInsertSetting, store.SQLInsertObservation, store.SQLDeleteObservation}
+	store.SQLHit, store.SQLSweep, store.SQLInsertSetting, store.SQLInsertObservation, store.SQLDeleteObservation}
 
 // stmts holds the prepared statements of one Store. It is safe for
 // concurrent use, but for in, which only the writer calls; close closes

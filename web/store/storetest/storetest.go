@@ -289,17 +289,31 @@ func hit(t *testing.T, s store.Store, key string, win, want int64) {
 	}
 }
 
+func hitCount(t *testing.T, s store.Store, key string, win, want int64) {
+	t.Helper()
+	n, err := s.HitCount(ctx, key, win)
+	if err != nil || n != want {
+		t.Errorf("HitCount(%q, %d) = %d, %v; want %d", key, win, n, err, want)
+	}
+}
+
 func testHit(t *testing.T, s store.Store) {
+	hitCount(t, s, "c1", 100, 0)
 	hit(t, s, "c1", 100, 1)
 	hit(t, s, "c1", 100, 2)
 	hit(t, s, "c1", 100, 3)
+	hitCount(t, s, "c1", 100, 3)
+	hitCount(t, s, "c1", 100, 3) // reading counts nothing
 	hit(t, s, "c2", 100, 1)
 	hit(t, s, "c1", 101, 1)
 	if err := s.Sweep(ctx, 101); err != nil {
 		t.Fatal(err)
 	}
+	hitCount(t, s, "c1", 100, 0)
 	hit(t, s, "c1", 100, 1)
 	hit(t, s, "c1", 101, 2)
+	hitCount(t, s, "c1", 101, 2)
+	hitCount(t, s, "c3", 101, 0)
 }
 
 func testSetting(t *testing.T, s store.Store) {

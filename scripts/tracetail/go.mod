@@ -1,5 +1,0 @@
-module github.com/vramplan/vramplan/scripts/tracetail
-
-go 1.26.0
-
-require golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
