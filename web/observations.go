@@ -159,9 +159,3 @@ func (a *app) getObservation(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, publicObs(&o))
 }
-
-// deleteObservation answers DELETE /api/observations/:id; the token comes
-// as "Authorization: Bearer TOKEN" or ?token=TOKEN.
-func (a *app) deleteObservation(c echo.Context) error {
-	return a.deleteWith(c, "observation", store.Store.DeleteObservation)
-}

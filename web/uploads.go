@@ -6,7 +6,6 @@ package web
 // token, GET /api/uploads/:id and GET /api/uploads.jsonl publish them.
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -19,7 +18,6 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -210,53 +208,6 @@ func newToken() (token, hash string) {
 func tokenHash(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
-}
-
-// deleteUpload answers DELETE /api/uploads/:id; the token comes as
-// "Authorization: Bearer TOKEN" or ?token=TOKEN.
-func (a *app) deleteUpload(c echo.Context) error {
-	return a.deleteWith(c, "upload", store.Store.Delete)
-}
-
-// deleteWith answers a DELETE of what del deletes by id and token hash.
-func (a *app) deleteWith(c echo.Context, what string, del deleter) error {
-	token, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
-	if !ok {
-		token = c.QueryParam("token")
-	}
-	status, field, err := a.withdrawFrom(c, what, del, c.Param("id"), token)
-	if err != nil {
-		return jsonError(c, status, field, err)
-	}
-	return c.NoContent(status)
-}
-
-// deleter is a Store's Delete or DeleteObservation.
-type deleter func(s store.Store, ctx context.Context, id, tokenHash string) error
-
-// withdraw deletes the upload id with its deletion token and returns the
-// HTTP status, and on failure the field at fault and why.
-func (a *app) withdraw(c echo.Context, id, token string) (int, string, error) {
-	return a.withdrawFrom(c, "upload", store.Store.Delete, id, token)
-}
-
-func (a *app) withdrawFrom(c echo.Context, what string, del deleter, id, token string) (int, string, error) {
-	if a.deps.Store == nil {
-		return http.StatusServiceUnavailable, "", errNoStore
-	}
-	if token == "" {
-		return http.StatusUnauthorized, "token", errors.New("the deletion token is missing: Authorization: Bearer TOKEN")
-	}
-	err := del(a.deps.Store, c.Request().Context(), id, tokenHash(token))
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return http.StatusNotFound, "", fmt.Errorf("no %s %q", what, id)
-	case errors.Is(err, store.ErrToken):
-		return http.StatusForbidden, "token", errors.New("the deletion token does not match")
-	case err != nil:
-		return http.StatusServiceUnavailable, "", err
-	}
-	return http.StatusNoContent, "", nil
 }
 
 // publicUpload is an upload as the API publishes it: no client hash, no
