@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"net/netip"
@@ -242,26 +243,35 @@ func (a *app) getUpload(c echo.Context) error {
 	return c.JSON(http.StatusOK, public(&u))
 }
 
+// exportPage is the uploads an export reads from the store at a time: what
+// one export holds in memory, whatever the store's size (~150 KB of
+// uploads as gpuagent calibrate writes them, 6.4 MiB at most).
+const exportPage = 100
+
 // exportUploads answers GET /api/uploads.jsonl: every accepted upload (or
 // ?status=held), one JSON object a line, in the order they were stored,
-// from ?after=SEQ on.
+// from ?after=SEQ on, at most ?limit=N of them. It streams: the uploads are
+// read exportPage at a time, each page a read of its own from the last
+// sequence number sent, and written as they are read.
 func (a *app) exportUploads(c echo.Context) error {
 	if a.deps.Store == nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", errNoStore)
 	}
-	q := store.Query{Status: store.StatusAccepted, Limit: store.DefaultLimit}
+	q := store.Query{Status: store.StatusAccepted}
 	if c.QueryParam("status") == string(store.StatusHeld) {
 		q.Status = store.StatusHeld
 	}
-	if s := c.QueryParam("after"); s != "" {
-		after, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return jsonError(c, http.StatusBadRequest, "after", fmt.Errorf("after=%q: want a sequence number", s))
-		}
-		q.After = after
+	var err error
+	if q.After, err = intParam(c, "after", 0, 0); err != nil {
+		return jsonError(c, http.StatusBadRequest, "after", err)
+	}
+	left, err := intParam(c, "limit", math.MaxInt64, 1)
+	if err != nil {
+		return jsonError(c, http.StatusBadRequest, "limit", err)
 	}
 	ctx := c.Request().Context()
-	first, err := a.deps.Store.Uploads(ctx, q)
+	q.Limit = int(min(left, exportPage))
+	page, err := a.deps.Store.Uploads(ctx, q)
 	if err != nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", err)
 	}
@@ -269,19 +279,34 @@ func (a *app) exportUploads(c echo.Context) error {
 	w.Header().Set(echo.HeaderContentType, "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	enc := json.NewEncoder(w)
-	for page := first; len(page) > 0; {
+	for len(page) > 0 {
 		for i := range page {
 			if err := enc.Encode(public(&page[i])); err != nil {
 				return nil // the client left
 			}
 		}
-		if len(page) < q.Limit {
+		if left -= int64(len(page)); len(page) < q.Limit || left == 0 {
 			return nil
 		}
-		q.After = page[len(page)-1].Seq
+		q.After, q.Limit = page[len(page)-1].Seq, int(min(left, exportPage))
+		page = nil // sent: let its uploads go before the next page is read
 		if page, err = a.deps.Store.Uploads(ctx, q); err != nil {
 			return nil // the status is sent; the stream ends short
 		}
 	}
 	return nil
+}
+
+// intParam reads the query parameter name as a whole number of at least
+// lo; absent is absent.
+func intParam(c echo.Context, name string, absent, lo int64) (int64, error) {
+	s := c.QueryParam(name)
+	if s == "" {
+		return absent, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < lo {
+		return 0, fmt.Errorf("%s=%q: want a whole number from %d", name, s, lo)
+	}
+	return n, nil
 }
