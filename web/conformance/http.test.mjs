@@ -306,6 +306,40 @@ test('observations: accepted, held, listed, refused and withdrawn the same on bo
   assert.equal(same('GET a withdrawn observation', await both(`/api/observations/${na.id}`)).status, 404);
 });
 
+test('the JSONL export pages with ?after and ?limit, on both alike', async () => {
+  const whole = sameBut('GET /api/uploads.jsonl', await both('/api/uploads.jsonl'), 'created');
+  const lines = String(whole.body).trim().split('\n');
+  assert.ok(lines.length >= 2, `${lines.length} uploads exported`);
+  const first = sameBut('GET /api/uploads.jsonl?limit=1', await both('/api/uploads.jsonl?limit=1'), 'created');
+  assert.deepEqual(String(first.body).trim().split('\n').map((l) => JSON.parse(l).id), [JSON.parse(lines[0]).id]);
+  const { seq } = JSON.parse(lines[0]);
+  const rest = sameBut(`GET /api/uploads.jsonl?after=${seq}`, await both(`/api/uploads.jsonl?after=${seq}`), 'created');
+  assert.equal(String(rest.body).trim().split('\n').length, lines.length - 1);
+  const bad = same('GET /api/uploads.jsonl?limit=0', await both('/api/uploads.jsonl?limit=0'));
+  assert.deepEqual([bad.status, JSON.parse(bad.body).field], [400, 'limit']);
+});
+
+test('wrong deletion tokens past the hour\'s allowance per client get 429 with Retry-After, on both alike', async () => {
+  assert.equal(hourNow(), hour, 'the tokens crossed the end of an hour, where the count starts again');
+  const id = JSON.parse(String((await both('/api/uploads.jsonl?limit=1'))[0].body)).id;
+  const limited = [];
+  for (const s of servers) {
+    let sent = 0;
+    let r;
+    do {
+      r = await fetch(`${s.url}/api/uploads/${id}`, { method: 'DELETE', headers: { authorization: 'Bearer not-the-token' } });
+      await r.arrayBuffer();
+      sent++;
+    } while (r.status === 403 && sent <= perHour);
+    assert.equal(r.status, 429, `${s.name}: ${r.status} after ${sent} wrong tokens`);
+    const retry = Number(r.headers.get('retry-after'));
+    assert.ok(retry > 0 && retry <= 3600, `${s.name}: Retry-After ${r.headers.get('retry-after')}`);
+    limited.push(sent);
+  }
+  assert.equal(limited[1], limited[0], 'the limit falls at the same token on both');
+  assert.equal(same('GET the upload', await both(`/api/uploads/${id}`)).status, 200, 'still there');
+});
+
 test('uploads past the hour\'s allowance per client get 429 with Retry-After, on both alike', async () => {
   assert.equal(hourNow(), hour, 'the uploads crossed the end of an hour, where the count starts again');
   const limited = [];
