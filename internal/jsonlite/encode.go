@@ -68,15 +68,6 @@ func (e *encoder) float(f float64, bits int) error {
 	return nil
 }
 
-// AppendFloat appends f as Marshal writes a float64 and reports whether it
-// could: JSON holds no NaN or infinity.
-func AppendFloat(dst []byte, f float64) ([]byte, bool) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return dst, false
-	}
-	return appendFloat(dst, f, 64), true
-}
-
 func appendFloat(b []byte, f float64, bits int) []byte {
 	format, abs := byte('f'), math.Abs(f)
 	if abs != 0 && (bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21)) {
@@ -214,10 +205,8 @@ func zero(v reflect.Value) bool {
 
 const hex = "0123456789abcdef"
 
-// AppendString appends s quoted as Marshal quotes a string: <, > and &
+// appendString appends s quoted as Marshal quotes a string: <, > and &
 // escaped, invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped.
-func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }
-
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
