@@ -46,6 +46,15 @@ func TestParams(t *testing.T) {
 		{"deepseek-ai__DeepSeek-V3", 671026419200, 673150582112},
 		{"openai__gpt-oss-20b", 20914757184, 13761264768},
 		{"openai__gpt-oss-120b", 116829156672, 65248815744},
+		// Language models of the hybrid and multimodal fixtures (their
+		// published totals, towers included, are TestVisionTowers').
+		{"ibm-granite__granite-4.0-h-micro", 3191396096, 6382792192},
+		{"ibm-granite__granite-4.0-micro", 3402836480, 6805672960},
+		{"LiquidAI__LFM2-700M", 742489344, 1484978688},
+		{"Qwen__Qwen3.5-9B", 8953803264, 17907606528},
+		{"Qwen__Qwen2-VL-2B-Instruct", 1543714304, 3087428608},
+		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 30532122624, 61064245248},
+		{"meta-llama__Llama-3.2-11B-Vision", 9775192080, 19550384160},
 	}
 	for _, tt := range tests {
 		m, err := ParseConfig(readConfig(t, tt.config), Options{})
@@ -150,6 +159,21 @@ func TestGeometry(t *testing.T) {
 		{"Qwen__Qwen3-Next-80B-A3B-Instruct", 0, planner.Layer{Kind: planner.LayerRecurrent, Recurrent: &planner.Recurrent{
 			ConvChannels: 8192, ConvKernel: 4, Heads: 32, HeadDim: 128, StateDim: 128, StateBytes: 4}}},
 		{"microsoft__Phi-3.5-mini-instruct", 0, planner.Layer{Kind: planner.LayerFull, KVHeads: 32, KeyDim: 96, ValueDim: 96}},
+		// Mamba2: x, B and C through a 4-tap convolution; 64 heads of 64 × 128 f32 state.
+		{"ibm-granite__granite-4.0-h-micro", 0, planner.Layer{Kind: planner.LayerRecurrent, Recurrent: &planner.Recurrent{
+			ConvChannels: 4096 + 2*128, ConvKernel: 4, Heads: 64, HeadDim: 64, StateDim: 128, StateBytes: 4}}},
+		{"ibm-granite__granite-4.0-h-micro", 5, planner.Layer{Kind: planner.LayerFull, KVHeads: 8, KeyDim: 64, ValueDim: 64}},
+		{"ibm-granite__granite-4.0-micro", 39, planner.Layer{Kind: planner.LayerFull, KVHeads: 8, KeyDim: 64, ValueDim: 64}},
+		// LFM2's short convolution keeps kernel−1 columns of the hidden width and no other state.
+		{"LiquidAI__LFM2-700M", 0, planner.Layer{Kind: planner.LayerRecurrent, Recurrent: &planner.Recurrent{ConvChannels: 1536, ConvKernel: 3}}},
+		{"LiquidAI__LFM2-700M", 2, planner.Layer{Kind: planner.LayerFull, KVHeads: 8, KeyDim: 64, ValueDim: 64}},
+		{"Qwen__Qwen3.5-9B", 0, planner.Layer{Kind: planner.LayerRecurrent, Recurrent: &planner.Recurrent{
+			ConvChannels: 8192, ConvKernel: 4, Heads: 32, HeadDim: 128, StateDim: 128, StateBytes: 4}}},
+		{"Qwen__Qwen3.5-9B", 31, planner.Layer{Kind: planner.LayerFull, KVHeads: 4, KeyDim: 256, ValueDim: 256}},
+		{"Qwen__Qwen2-VL-2B-Instruct", 27, planner.Layer{Kind: planner.LayerFull, KVHeads: 2, KeyDim: 128, ValueDim: 128}},
+		// A cross-attention layer is charged as vLLM V0's cache engine charges it:
+		// K and V per token, like the self-attention layers.
+		{"meta-llama__Llama-3.2-11B-Vision", 3, planner.Layer{Kind: planner.LayerFull, KVHeads: 8, KeyDim: 128, ValueDim: 128}},
 	}
 	for _, tt := range tests {
 		m, err := ParseConfig(readConfig(t, tt.config), Options{})
@@ -221,6 +245,15 @@ func TestBadConfig(t *testing.T) {
 		{`[1,2,3]`, "config.json:"},
 		{`null`, "not a JSON object"},
 		{`{"model_type":"deepseek_v3","hidden_size":8,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":8,"intermediate_size":8}`, "kv_lora_rank: missing"},
+		{tinyDecoder("granitemoehybrid", `"shared_intermediate_size":8`), "layer_types: missing"},
+		{tinyDecoder("granitemoehybrid", `"shared_intermediate_size":8,"layer_types":["mamba"]`), "mamba_n_heads: missing"},
+		{tinyDecoder("granitemoehybrid", `"shared_intermediate_size":8,"layer_types":["rwkv"]`), `unknown layer type "rwkv"`},
+		{tinyDecoder("lfm2", `"conv_L_cache":3,"full_attn_idxs":[7]`), "full_attn_idxs: layer 7 of 1"},
+		{tinyDecoder("mllama_text_model", `"cross_attention_layers":[1]`), "cross_attention_layers: layer 1 of 1"},
+		{`{"model_type":"qwen2_vl",` + tinyDecoder("", `"vision_config":{"depth":99999999,"embed_dim":8,"hidden_size":8}`)[1:], "depth: 99999999 is out of range"},
+		{`{"model_type":"mllama","text_config":` + tinyDecoder("mllama_text_model", "") +
+			`,"vision_config":{"hidden_size":8,"intermediate_size":8,"num_hidden_layers":1,"num_global_layers":1,"image_size":1000000,"patch_size":14,"max_num_tiles":4,"vision_output_dim":8}}`,
+			"image_size: 1000000 is out of range"},
 	}
 	for _, tt := range tests {
 		_, err := ParseConfig([]byte(tt.config), Options{})
@@ -228,6 +261,19 @@ func TestBadConfig(t *testing.T) {
 			t.Errorf("ParseConfig(%s) = %v, want an error containing %q", tt.config, err, tt.want)
 		}
 	}
+}
+
+// tinyDecoder is a one-layer config of model_type mt (none when mt is "")
+// with the common fields and extra ones.
+func tinyDecoder(mt, extra string) string {
+	cfg := `{"hidden_size":8,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":8,"intermediate_size":8`
+	if mt != "" {
+		cfg += `,"model_type":"` + mt + `"`
+	}
+	if extra != "" {
+		cfg += "," + extra
+	}
+	return cfg + "}"
 }
 
 // TestGeneric reads an unknown model_type that has the fields a decoder needs.

@@ -14,8 +14,10 @@ import (
 // model or an error, never panic, and a model it returns must have layers
 // and bounded weights. The seed corpus is testdata/fuzz/FuzzParseConfig.
 func FuzzParseConfig(f *testing.F) {
-	f.Add(readConfig(f, "google__gemma-3-4b-it"))
-	f.Add(readConfig(f, "deepseek-ai__DeepSeek-V3"))
+	for _, c := range []string{"google__gemma-3-4b-it", "deepseek-ai__DeepSeek-V3", "ibm-granite__granite-4.0-h-micro",
+		"LiquidAI__LFM2-700M", "Qwen__Qwen3.5-9B", "Qwen__Qwen2-VL-2B-Instruct", "meta-llama__Llama-3.2-11B-Vision"} {
+		f.Add(readConfig(f, c))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseConfig(data, Options{})
 		if err != nil {

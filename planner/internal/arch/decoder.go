@@ -12,7 +12,10 @@ type mixer int
 const (
 	mixAttn   mixer = iota // softmax attention over K and V
 	mixMLA                 // multi-head latent attention
-	mixLinear              // gated delta-net linear attention (qwen3_next)
+	mixLinear              // gated delta-net linear attention (qwen3_next, qwen3_5)
+	mixMamba2              // Mamba2 selective state space (granitemoehybrid)
+	mixConv                // gated short convolution (lfm2)
+	mixCross               // cross-attention over image states (mllama)
 )
 
 type ffnKind int
@@ -39,7 +42,23 @@ type moeDims struct {
 
 type mlaDims struct{ qLora, kvLora, rope, nope, v int }
 
-type linDims struct{ kernel, kHeads, vHeads, kDim, vDim int }
+// linDims are a gated delta net's; split names Qwen3.5's four input
+// projections (in_proj_qkv, _z, _b, _a) where Qwen3-Next fuses them in two.
+type linDims struct {
+	kernel, kHeads, vHeads, kDim, vDim int
+	split                              bool
+}
+
+// moduleNames are the Hugging Face modules a family gives the parts every
+// block shares; Parse starts every template from llamaNames.
+type moduleNames struct {
+	attnNorm, ffnNorm, finalNorm, attn, o, qNorm, kNorm string
+	mlp, gate, up, down, gateUp                         string
+}
+
+var llamaNames = moduleNames{attnNorm: "input_layernorm", ffnNorm: "post_attention_layernorm", finalNorm: "model.norm",
+	attn: "self_attn.", o: "o_proj", qNorm: "q_norm", kNorm: "k_norm",
+	mlp: "mlp.", gate: "gate_proj", up: "up_proj", down: "down_proj", gateUp: "gate_up_proj"}
 
 // decoder is a decoder-only transformer as a template read it.
 type decoder struct {
@@ -48,23 +67,28 @@ type decoder struct {
 	headDim, vHeadDim                            int
 	tied, qkvBias, oBias, mlpBias, qkNorm, sinks bool
 	fusedQKV, fusedGateUp, gemmaNorms, gatedQ    bool
+	embedRows                                    int // embedding rows when more than vocab (mllama)
 	plan                                         []layerPlan
 	moe                                          moeDims
 	mla                                          mlaDims
 	lin                                          linDims
+	ssm                                          ssmDims
+	conv                                         convDims
+	names                                        moduleNames
+	graniteFFN                                   bool // shared_mlp and block_sparse_moe (granitemoehybrid)
 }
 
 // tensors emits every tensor of the language model.
 func (d *decoder) tensors() []Tensor {
 	b := newBuilder("blk.", "model.layers.", 24*len(d.plan)+4)
-	b.add("token_embd", "model.embed_tokens", false, 0, d.vocab, d.hidden, KindEmbed)
+	b.add("token_embd", "model.embed_tokens", false, 0, max(d.embedRows, d.vocab), d.hidden, KindEmbed)
 	for i, p := range d.plan {
 		b.layer = i
 		d.emitMixer(b, p)
 		d.emitFFN(b, p)
 	}
 	b.layer = -1
-	b.vec("output_norm", "model.norm", d.hidden)
+	b.vec("output_norm", d.names.finalNorm, d.hidden)
 	if !d.tied {
 		b.mat("output", "lm_head", d.vocab, d.hidden, false)
 	}
@@ -72,40 +96,47 @@ func (d *decoder) tensors() []Tensor {
 }
 
 func (d *decoder) emitMixer(b *builder, p layerPlan) {
-	b.vec("attn_norm", "input_layernorm", d.hidden)
+	b.vec("attn_norm", d.names.attnNorm, d.hidden)
 	switch p.mix {
 	case mixAttn:
-		d.emitAttn(b)
+		d.emitAttn(b, d.names.attn)
 	case mixMLA:
 		d.emitMLA(b)
 	case mixLinear:
 		d.emitLinear(b)
+	case mixMamba2:
+		d.emitMamba2(b)
+	case mixConv:
+		d.emitConv(b)
+	case mixCross:
+		d.emitCross(b)
 	}
 	if d.gemmaNorms {
 		b.vec("post_attention_norm", "post_attention_layernorm", d.hidden)
 	}
 }
 
-func (d *decoder) emitAttn(b *builder) {
+// emitAttn emits softmax attention under module prefix m ("self_attn.").
+func (d *decoder) emitAttn(b *builder, m string) {
 	q := d.heads * d.headDim
 	if d.gatedQ {
 		q *= 2
 	}
 	k, v := d.kvHeads*d.headDim, d.kvHeads*d.vHeadDim
 	if d.fusedQKV {
-		b.mat("attn_qkv", "self_attn.qkv_proj", q+k+v, d.hidden, d.qkvBias)
+		b.mat("attn_qkv", m+"qkv_proj", q+k+v, d.hidden, d.qkvBias)
 	} else {
-		b.mat("attn_q", "self_attn.q_proj", q, d.hidden, d.qkvBias)
-		b.mat("attn_k", "self_attn.k_proj", k, d.hidden, d.qkvBias)
-		b.mat("attn_v", "self_attn.v_proj", v, d.hidden, d.qkvBias)
+		b.mat("attn_q", m+"q_proj", q, d.hidden, d.qkvBias)
+		b.mat("attn_k", m+"k_proj", k, d.hidden, d.qkvBias)
+		b.mat("attn_v", m+"v_proj", v, d.hidden, d.qkvBias)
 	}
-	b.mat("attn_output", "self_attn.o_proj", d.hidden, d.heads*d.vHeadDim, d.oBias)
+	b.mat("attn_output", m+d.names.o, d.hidden, d.heads*d.vHeadDim, d.oBias)
 	if d.qkNorm {
-		b.vec("attn_q_norm", "self_attn.q_norm", d.headDim)
-		b.vec("attn_k_norm", "self_attn.k_norm", d.headDim)
+		b.vec("attn_q_norm", m+d.names.qNorm, d.headDim)
+		b.vec("attn_k_norm", m+d.names.kNorm, d.headDim)
 	}
 	if d.sinks {
-		b.vec("attn_sinks", "self_attn.sinks", d.heads)
+		b.vec("attn_sinks", m+"sinks", d.heads)
 	}
 }
 
@@ -128,8 +159,15 @@ func (d *decoder) emitMLA(b *builder) {
 func (d *decoder) emitLinear(b *builder) {
 	l := &d.lin
 	kd, vd := l.kHeads*l.kDim, l.vHeads*l.vDim
-	b.mat("ssm_in", "linear_attn.in_proj_qkvz", 2*kd+2*vd, d.hidden, false)
-	b.mat("ssm_ba", "linear_attn.in_proj_ba", 2*l.vHeads, d.hidden, false)
+	if l.split {
+		b.mat("ssm_in", "linear_attn.in_proj_qkv", 2*kd+vd, d.hidden, false)
+		b.mat("ssm_in_z", "linear_attn.in_proj_z", vd, d.hidden, false)
+		b.mat("ssm_beta", "linear_attn.in_proj_b", l.vHeads, d.hidden, false)
+		b.mat("ssm_alpha", "linear_attn.in_proj_a", l.vHeads, d.hidden, false)
+	} else {
+		b.mat("ssm_in", "linear_attn.in_proj_qkvz", 2*kd+2*vd, d.hidden, false)
+		b.mat("ssm_ba", "linear_attn.in_proj_ba", 2*l.vHeads, d.hidden, false)
+	}
 	b.add("ssm_conv1d", "linear_attn.conv1d", false, 0, 2*kd+vd, l.kernel, KindOther)
 	b.vec("ssm_dt", "linear_attn.dt_bias", l.vHeads)
 	b.vec("ssm_a", "linear_attn.A_log", l.vHeads)
@@ -141,12 +179,15 @@ func (d *decoder) emitFFN(b *builder, p layerPlan) {
 	if d.gemmaNorms {
 		b.vec("ffn_norm", "pre_feedforward_layernorm", d.hidden)
 	} else {
-		b.vec("ffn_norm", "post_attention_layernorm", d.hidden)
+		b.vec("ffn_norm", d.names.ffnNorm, d.hidden)
 	}
-	if p.ffn == ffnMoE {
+	switch {
+	case d.graniteFFN:
+		d.emitGraniteFFN(b)
+	case p.ffn == ffnMoE:
 		d.emitMoE(b)
-	} else {
-		d.emitMLP(b, "", "mlp.", d.inter)
+	default:
+		d.emitMLP(b, "", d.names.mlp, d.inter)
 	}
 	if d.gemmaNorms {
 		b.vec("post_ffw_norm", "post_feedforward_layernorm", d.hidden)
@@ -155,13 +196,14 @@ func (d *decoder) emitFFN(b *builder, p layerPlan) {
 
 // emitMLP emits a gated MLP of width inter; suffix names a shared expert.
 func (d *decoder) emitMLP(b *builder, suffix, module string, inter int) {
+	n := &d.names
 	if d.fusedGateUp {
-		b.mat("ffn_up"+suffix, module+"gate_up_proj", 2*inter, d.hidden, d.mlpBias)
+		b.mat("ffn_up"+suffix, module+n.gateUp, 2*inter, d.hidden, d.mlpBias)
 	} else {
-		b.mat("ffn_gate"+suffix, module+"gate_proj", inter, d.hidden, d.mlpBias)
-		b.mat("ffn_up"+suffix, module+"up_proj", inter, d.hidden, d.mlpBias)
+		b.mat("ffn_gate"+suffix, module+n.gate, inter, d.hidden, d.mlpBias)
+		b.mat("ffn_up"+suffix, module+n.up, inter, d.hidden, d.mlpBias)
 	}
-	b.mat("ffn_down"+suffix, module+"down_proj", d.hidden, inter, d.mlpBias)
+	b.mat("ffn_down"+suffix, module+n.down, d.hidden, inter, d.mlpBias)
 }
 
 func (d *decoder) emitMoE(b *builder) {
@@ -203,6 +245,8 @@ func (d *decoder) layer(p layerPlan) planner.Layer {
 		return planner.Layer{Kind: planner.LayerRecurrent, Recurrent: &planner.Recurrent{
 			ConvChannels: 2*l.kHeads*l.kDim + l.vHeads*l.vDim, ConvKernel: l.kernel,
 			Heads: l.vHeads, HeadDim: l.vDim, StateDim: l.kDim, StateBytes: 4}}
+	case mixMamba2, mixConv:
+		return d.recurrentLayer(p)
 	}
 	l := planner.Layer{Kind: planner.LayerFull, KVHeads: d.kvHeads, KeyDim: d.headDim, ValueDim: d.vHeadDim}
 	if p.window > 0 {

@@ -92,6 +92,35 @@ func (f *fields) parseInt(key string, v json.RawMessage) int {
 	return 0
 }
 
+// num returns the numeric field key, or def when it is absent. It fails on
+// a value that is not finite or outside ±maxInt.
+func (f *fields) num(key string, def float64) float64 {
+	v := f.raw(key)
+	if v == nil {
+		return def
+	}
+	x, err := strconv.ParseFloat(strings.TrimSpace(string(v)), 64)
+	if err != nil || math.IsInf(x, 0) || math.Abs(x) > maxInt {
+		f.fail(key, "%.40s is not a number in range", v)
+		return def
+	}
+	return x
+}
+
+// count returns the length of the list field key, 0 when it is absent.
+func (f *fields) count(key string) int {
+	v := f.raw(key)
+	if v == nil {
+		return 0
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(v, &raw); err != nil || len(raw) > maxList {
+		f.fail(key, "not a list of at most %d entries", maxList)
+		return 0
+	}
+	return len(raw)
+}
+
 // bool returns the boolean field key, or def when it is absent.
 func (f *fields) bool(key string, def bool) bool {
 	v := f.raw(key)

@@ -38,7 +38,7 @@ func Parse(data []byte) (*Spec, error) {
 		return nil, err
 	}
 	tf, mt := textFields(f)
-	s := &Spec{Arch: mt, d: decoder{arch: mt}}
+	s := &Spec{Arch: mt, d: decoder{arch: mt, names: llamaNames}}
 	if err := readTemplate(tf, mt, &s.d); err != nil {
 		return nil, err
 	}
@@ -57,21 +57,19 @@ func Parse(data []byte) (*Spec, error) {
 	return s, *f.err
 }
 
-// textFields returns the language model's fields: text_config of a
-// multimodal config whose own model_type has no template.
+// textFields returns the language model's fields and model_type: a
+// multimodal config's text_config, else the config itself.
 func textFields(f *fields) (*fields, string) {
 	mt := f.str("model_type")
-	if _, ok := templates[mt]; ok {
+	tf := f.sub("text_config")
+	if tf == nil {
 		return f, mt
 	}
-	if tf := f.sub("text_config"); tf != nil {
-		tmt := tf.str("model_type")
-		if tmt == "" && mt == "gemma3" {
-			tmt = "gemma3_text"
-		}
-		return tf, tmt
+	tmt := tf.str("model_type")
+	if tmt == "" {
+		tmt = textTypes[mt]
 	}
-	return f, mt
+	return tf, tmt
 }
 
 func readTemplate(f *fields, mt string, d *decoder) error {
@@ -88,45 +86,6 @@ func readTemplate(f *fields, mt string, d *decoder) error {
 		return fmt.Errorf("model_type %q has no template (known: %v), and the generic decoder cannot read it: %w", mt, Architectures(), err)
 	}
 	return nil
-}
-
-// readVision reads a SigLIP vision_config (gemma3) into the tensors llama.cpp's
-// mmproj holds.
-func readVision(f *fields, textHidden int) *Vision {
-	vc := f.sub("vision_config")
-	if vc == nil || f.str("model_type") != "gemma3" {
-		return nil
-	}
-	h, inter, n := vc.int("hidden_size", 1152), vc.int("intermediate_size", 4304), vc.int("num_hidden_layers", 27)
-	img, patch := vc.int("image_size", 896), max(vc.int("patch_size", 14), 1)
-	if n > maxLayers || img > 1<<16 {
-		vc.fail("num_hidden_layers", "out of range")
-		return nil
-	}
-	b := newBuilder("v.blk.", "vision_tower.vision_model.encoder.layers.", 16*n+8)
-	b.add("v.patch_embd", "vision_tower.vision_model.embeddings.patch_embedding", false, 0, h, 3*patch*patch, KindOther)
-	b.add("v.patch_embd", "vision_tower.vision_model.embeddings.patch_embedding", true, 0, h, 1, KindVector)
-	b.add("v.position_embd", "vision_tower.vision_model.embeddings.position_embedding", false, 0, (img/patch)*(img/patch), h, KindOther)
-	for i := range n {
-		b.layer = i
-		emitSiglipLayer(b, h, inter)
-	}
-	b.layer = -1
-	b.layerNorm("v.post_ln", "vision_tower.vision_model.post_layernorm", h)
-	b.mat("mm.input_projection", "multi_modal_projector.mm_input_projection", textHidden, h, false)
-	b.vec("mm.soft_emb_norm", "multi_modal_projector.mm_soft_emb_norm", h)
-	return &Vision{Tensors: b.ts, ImageSize: img, PatchSize: patch, ImageTokens: f.int("mm_tokens_per_image", 256)}
-}
-
-func emitSiglipLayer(b *builder, h, inter int) {
-	b.layerNorm("ln1", "layer_norm1", h)
-	for _, p := range []string{"q", "k", "v"} {
-		b.mat("attn_"+p, "self_attn."+p+"_proj", h, h, true)
-	}
-	b.mat("attn_out", "self_attn.out_proj", h, h, true)
-	b.layerNorm("ln2", "layer_norm2", h)
-	b.mat("ffn_up", "mlp.fc1", inter, h, true)
-	b.mat("ffn_down", "mlp.fc2", h, inter, true)
 }
 
 // Model builds the planner's model from s with weights stored under sc.
@@ -173,6 +132,9 @@ func (d *decoder) check(f *fields) error {
 		{"linear_conv_kernel_dim", d.lin.kernel, 0, 1 << 10}, {"linear_num_key_heads", d.lin.kHeads, 0, 1 << 12},
 		{"linear_num_value_heads", d.lin.vHeads, 0, 1 << 12}, {"linear_key_head_dim", d.lin.kDim, 0, 1 << 12},
 		{"linear_value_head_dim", d.lin.vDim, 0, 1 << 12},
+		{"mamba_n_heads", d.ssm.heads, 0, 1 << 12}, {"mamba_d_head", d.ssm.headDim, 0, 1 << 12},
+		{"mamba_n_groups", d.ssm.groups, 0, 1 << 10}, {"mamba_d_state", d.ssm.state, 0, 1 << 12},
+		{"mamba_d_conv", d.ssm.kernel, 0, 1 << 10}, {"conv_L_cache", d.conv.kernel, 0, 1 << 10},
 	} {
 		if c.v < c.lo || c.v > c.hi {
 			f.fail(c.key, "%d is out of range [%d, %d]", c.v, c.lo, c.hi)

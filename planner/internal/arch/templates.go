@@ -25,7 +25,22 @@ var templates = map[string]template{
 	"deepseek_v3": readDeepSeek,
 	"gpt_oss":     readGptOss,
 	"qwen3_next":  readQwen3Next,
+
+	"granitemoehybrid":  readGraniteHybrid,
+	"lfm2":              readLFM2,
+	"qwen3_5":           readQwen35, // a text-only copy of qwen3_5_text
+	"qwen3_5_text":      readQwen35,
+	"qwen3_5_moe_text":  readQwen35,
+	"qwen2_vl":          readQwen2, // Qwen2-VL's language model, flat in its config
+	"qwen2_vl_text":     readQwen2,
+	"qwen3_vl_text":     readQwen3,
+	"qwen3_vl_moe_text": readQwen3MoE,
+	"mllama_text_model": readMllamaText,
 }
+
+// textTypes names the language model of a multimodal config whose
+// text_config states no model_type.
+var textTypes = map[string]string{"gemma3": "gemma3_text"}
 
 // Architectures lists the model_type values that have a template.
 func Architectures() []string {
@@ -236,6 +251,14 @@ func readGptOss(f *fields, d *decoder) {
 
 func readQwen3Next(f *fields, d *decoder) {
 	readCommon(f, d, nil)
+	readGatedDeltaNet(f, d, true)
+}
+
+// readGatedDeltaNet reads Qwen3-Next's layout, shared by Qwen3.5: gated
+// delta nets with every full_attention_interval-th layer (or layer_types'
+// full_attention) gated attention, and, when moe, routed experts with a
+// gated shared expert.
+func readGatedDeltaNet(f *fields, d *decoder, moe bool) {
 	d.qkNorm, d.gatedQ = true, true
 	d.lin = linDims{kernel: f.need("linear_conv_kernel_dim"), kHeads: f.need("linear_num_key_heads"),
 		vHeads: f.need("linear_num_value_heads"), kDim: f.need("linear_key_head_dim"), vDim: f.need("linear_value_head_dim")}
@@ -246,6 +269,9 @@ func readQwen3Next(f *fields, d *decoder) {
 		}
 	}
 	readLayerTypes(f, d, 0)
+	if !moe {
+		return
+	}
 	readQwenMoE(f, d)
 	d.moe.sharedInter = f.int("shared_expert_intermediate_size", 0)
 	d.moe.sharedGate = d.moe.sharedInter > 0
