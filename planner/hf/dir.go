@@ -218,7 +218,7 @@ func classOf(name string, layers int) string {
 		return false
 	}
 	switch {
-	case has("vision_tower", "multi_modal_projector", "vision_model") || strings.HasPrefix(name, "visual."):
+	case has("vision_tower", "multi_modal_projector", "vision_model", ".visual.") || strings.HasPrefix(name, "visual."):
 		return "vision"
 	case strings.HasPrefix(name, "mtp.") || layerIndex(name) >= layers:
 		return ""
@@ -228,9 +228,9 @@ func classOf(name string, layers int) string {
 		return "output"
 	case has("norm"):
 		return "norm"
-	case has(".experts", "router", "mlp.gate.", "block_sparse_moe.gate.", "shared_expert_gate"):
+	case has(".experts", "router", "mlp.gate.", "block_sparse_moe.", "shared_expert_gate"):
 		return "experts"
-	case has("self_attn", "linear_attn", "mixer", "attention"):
+	case has("self_attn", "linear_attn", "mixer", "attention", "cross_attn", "mamba.", ".conv."):
 		return "attention"
 	case has("mlp", "feed_forward"):
 		return "ffn"

@@ -103,7 +103,9 @@ func writeCheckpoint(t testing.TB, dir string, cfg []byte, ts []stTensor, n int)
 // TestLoadDir checks that the exact bytes of a sharded checkpoint equal the
 // sum of its tensors and agree with the config.json formula.
 func TestLoadDir(t *testing.T) {
-	for _, name := range []string{"Qwen__Qwen3-0.6B", "google__gemma-3-4b-it", "meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-30B-A3B"} {
+	for _, name := range []string{"Qwen__Qwen3-0.6B", "google__gemma-3-4b-it", "meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-30B-A3B",
+		"ibm-granite__granite-4.0-h-micro", "LiquidAI__LFM2-700M", "Qwen__Qwen3.5-9B", "Qwen__Qwen2-VL-2B-Instruct",
+		"Qwen__Qwen3-VL-30B-A3B-Instruct", "meta-llama__Llama-3.2-11B-Vision"} {
 		cfg := readConfig(t, name)
 		dir := t.TempDir()
 		ts := checkpointTensors(t, cfg)
@@ -118,6 +120,13 @@ func TestLoadDir(t *testing.T) {
 		}
 		if formula.Vision != nil && m.Vision.Bytes != formula.Vision.Bytes {
 			t.Errorf("LoadDir(%s).Vision.Bytes = %d, want %d", name, m.Vision.Bytes, formula.Vision.Bytes)
+		}
+		// The tensors' names put each byte in the class the template gives it.
+		for i, c := range formula.Weights.Classes {
+			if len(m.Weights.Classes) != len(formula.Weights.Classes) || m.Weights.Classes[i].Class != c.Class || m.Weights.Classes[i].Bytes != c.Bytes {
+				t.Errorf("LoadDir(%s).Weights.Classes = %+v, want %+v", name, m.Weights.Classes, formula.Weights.Classes)
+				break
+			}
 		}
 	}
 }

@@ -52,11 +52,12 @@ type linDims struct {
 // moduleNames are the Hugging Face modules a family gives the parts every
 // block shares; Parse starts every template from llamaNames.
 type moduleNames struct {
+	model, head                                         string // the language model's prefix ("model.") and lm_head
 	attnNorm, ffnNorm, finalNorm, attn, o, qNorm, kNorm string
 	mlp, gate, up, down, gateUp                         string
 }
 
-var llamaNames = moduleNames{attnNorm: "input_layernorm", ffnNorm: "post_attention_layernorm", finalNorm: "model.norm",
+var llamaNames = moduleNames{model: "model.", head: "lm_head", attnNorm: "input_layernorm", ffnNorm: "post_attention_layernorm", finalNorm: "norm",
 	attn: "self_attn.", o: "o_proj", qNorm: "q_norm", kNorm: "k_norm",
 	mlp: "mlp.", gate: "gate_proj", up: "up_proj", down: "down_proj", gateUp: "gate_up_proj"}
 
@@ -80,17 +81,18 @@ type decoder struct {
 
 // tensors emits every tensor of the language model.
 func (d *decoder) tensors() []Tensor {
-	b := newBuilder("blk.", "model.layers.", 24*len(d.plan)+4)
-	b.add("token_embd", "model.embed_tokens", false, 0, max(d.embedRows, d.vocab), d.hidden, KindEmbed)
+	n := &d.names
+	b := newBuilder("blk.", n.model+"layers.", 24*len(d.plan)+4)
+	b.add("token_embd", n.model+"embed_tokens", false, 0, max(d.embedRows, d.vocab), d.hidden, KindEmbed)
 	for i, p := range d.plan {
 		b.layer = i
 		d.emitMixer(b, p)
 		d.emitFFN(b, p)
 	}
 	b.layer = -1
-	b.vec("output_norm", d.names.finalNorm, d.hidden)
+	b.vec("output_norm", n.model+n.finalNorm, d.hidden)
 	if !d.tied {
-		b.mat("output", "lm_head", d.vocab, d.hidden, false)
+		b.mat("output", n.head, d.vocab, d.hidden, false)
 	}
 	return b.ts
 }

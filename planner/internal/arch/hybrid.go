@@ -100,6 +100,6 @@ func (d *decoder) emitCross(b *builder) {
 	b.mat("attn_output", "cross_attn.o_proj", d.hidden, d.heads*hd, false)
 	b.vec("attn_q_norm", "cross_attn.q_norm", hd)
 	b.vec("attn_k_norm", "cross_attn.k_norm", hd)
-	b.vec("cross_attn_gate", "cross_attn_attn_gate", 1)
-	b.vec("cross_mlp_gate", "cross_attn_mlp_gate", 1)
+	b.vec("attn_gate_attn", "cross_attn_attn_gate", 1)
+	b.vec("attn_gate_mlp", "cross_attn_mlp_gate", 1)
 }

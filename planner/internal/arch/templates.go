@@ -33,8 +33,8 @@ var templates = map[string]template{
 	"qwen3_5_moe_text":  readQwen35,
 	"qwen2_vl":          readQwen2, // Qwen2-VL's language model, flat in its config
 	"qwen2_vl_text":     readQwen2,
-	"qwen3_vl_text":     readQwen3,
-	"qwen3_vl_moe_text": readQwen3MoE,
+	"qwen3_vl_text":     readQwen3VLText,
+	"qwen3_vl_moe_text": readQwen3VLMoEText,
 	"mllama_text_model": readMllamaText,
 }
 

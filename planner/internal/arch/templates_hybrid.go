@@ -76,7 +76,7 @@ func readLFM2(f *fields, d *decoder) {
 	}
 	d.inter = lfm2Width(f, d.inter)
 	d.qkNorm, d.conv = true, convDims{kernel: f.need("conv_L_cache"), bias: f.bool("conv_bias", false)}
-	d.names.attnNorm, d.names.ffnNorm, d.names.finalNorm = "operator_norm", "ffn_norm", "model.embedding_norm"
+	d.names.attnNorm, d.names.ffnNorm, d.names.finalNorm = "operator_norm", "ffn_norm", "embedding_norm"
 	d.names.o, d.names.qNorm, d.names.kNorm = "out_proj", "q_layernorm", "k_layernorm"
 	d.names.mlp, d.names.gate, d.names.up, d.names.down = "feed_forward.", "w1", "w3", "w2"
 	for i := range d.plan {
@@ -121,6 +121,7 @@ func readQwen35(f *fields, d *decoder) {
 	readCommon(f, d, defs)
 	readGatedDeltaNet(f, d, moe)
 	d.gatedQ, d.lin.split = f.bool("attn_output_gate", true), true
+	d.names.model = "model.language_model."
 }
 
 // readMllamaText reads mllama's language model (mllama_text_model): Llama
@@ -129,6 +130,7 @@ func readQwen35(f *fields, d *decoder) {
 func readMllamaText(f *fields, d *decoder) {
 	readLlama(f, d)
 	d.embedRows = d.vocab + 8
+	d.names.model, d.names.head = "language_model.model.", "language_model.lm_head"
 	for _, i := range f.ints("cross_attention_layers") {
 		if i >= len(d.plan) {
 			f.fail("cross_attention_layers", "layer %d of %d", i, len(d.plan))
@@ -136,4 +138,16 @@ func readMllamaText(f *fields, d *decoder) {
 		}
 		d.plan[i].mix = mixCross
 	}
+}
+
+// readQwen3VLText and readQwen3VLMoEText read Qwen3-VL's language models,
+// Qwen3's and Qwen3-MoE's under model.language_model.
+func readQwen3VLText(f *fields, d *decoder) {
+	readQwen3(f, d)
+	d.names.model = "model.language_model."
+}
+
+func readQwen3VLMoEText(f *fields, d *decoder) {
+	readQwen3MoE(f, d)
+	d.names.model = "model.language_model."
 }

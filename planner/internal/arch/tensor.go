@@ -88,7 +88,7 @@ func RoleClass(r string) string {
 		return "norm"
 	case strings.HasSuffix(r, "_exps") || strings.HasPrefix(r, "ffn_gate_inp") || r == "exp_probs_b":
 		return "experts"
-	case strings.HasPrefix(r, "attn") || strings.HasPrefix(r, "ssm"):
+	case strings.HasPrefix(r, "attn") || strings.HasPrefix(r, "ssm") || strings.HasPrefix(r, "shortconv"):
 		return "attention"
 	case strings.HasPrefix(r, "ffn"):
 		return "ffn"

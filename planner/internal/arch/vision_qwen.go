@@ -63,7 +63,8 @@ func readQwen2VLVision(_, vc *fields, _ int) *Vision {
 	return &Vision{Tensors: b.ts, PatchSize: q.patch}
 }
 
-// readQwen3VLVision reads Qwen3-VL's (and Qwen3.5's) vision_config.
+// readQwen3VLVision reads Qwen3-VL's (and Qwen3.5's) vision_config, under
+// model.visual as their checkpoints name it (Qwen2-VL's is top-level visual).
 func readQwen3VLVision(_, vc *fields, _ int) *Vision {
 	q := qwenTower{width: vc.need("hidden_size"), depth: vc.need("depth"), inter: vc.need("intermediate_size"),
 		out: vc.need("out_hidden_size"), channels: vc.int("in_channels", 3), patch: vc.need("patch_size"),
@@ -77,13 +78,14 @@ func readQwen3VLVision(_, vc *fields, _ int) *Vision {
 		return nil
 	}
 	h := q.width
-	b := newBuilder("v.blk.", "visual.blocks.", 12*q.depth+8*deep+12)
-	b.mat("v.patch_embd", "visual.patch_embed.proj", h, q.channels*q.temporal*q.patch*q.patch, true)
-	b.add("v.position_embd", "visual.pos_embed", false, 0, pos, h, KindOther)
+	v := "model.visual."
+	b := newBuilder("v.blk.", v+"blocks.", 12*q.depth+8*deep+12)
+	b.mat("v.patch_embd", v+"patch_embed.proj", h, q.channels*q.temporal*q.patch*q.patch, true)
+	b.add("v.position_embd", v+"pos_embed", false, 0, pos, h, KindOther)
 	q.blocks(b, "mlp.linear_fc1", "mlp.linear_fc2")
-	q.merger(b, "visual.merger.", h)
+	q.merger(b, v+"merger.", h)
 	for i := range deep {
-		q.merger(b, "visual.deepstack_merger_list."+strconv.Itoa(i)+".", h*q.merge*q.merge)
+		q.merger(b, v+"deepstack_merger_list."+strconv.Itoa(i)+".", h*q.merge*q.merge)
 	}
 	return &Vision{Tensors: b.ts, PatchSize: q.patch}
 }
