@@ -162,7 +162,7 @@ func engineKnob(in *Input, k Knob) bool {
 
 // kvDtypeAllowed reports whether in's engine can store its KV cache as d:
 // llama.cpp needs flash attention for a quantized V cache, and its -sm
-// tensor has no quantized cache at all (tensor_split.go).
+// tensor has no quantized cache at all (engine_llamacpp_tensor_split.go).
 func kvDtypeAllowed(in *Input, d KVDtype) bool {
 	if isQuantKV(d) && (llamaTensor(in) || llamaTensorRank(in)) {
 		return false

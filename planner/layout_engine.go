@@ -8,8 +8,8 @@ import "strconv"
 // --enable-expert-parallel (vllm/engine/arg_utils.py), SGLang's --tp, --pp,
 // --dp and --ep-size (sglang/srt/server_args.py), and llama.cpp's layer
 // split, -sm layer -ts with -ngl counting every device's layers
-// (layer_split.go), and its -sm tensor -ts under tensor parallelism
-// (tensor_split.go). rin is the rank's input, m the whole model.
+// (engine_llamacpp_layer_split.go), and its -sm tensor -ts under tensor parallelism
+// (engine_llamacpp_tensor_split.go). rin is the rank's input, m the whole model.
 func layoutLaunch(e *EngineReport, rin *Input, m *Model) {
 	r := rin.Rank
 	if e == nil || r == nil {

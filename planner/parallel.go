@@ -39,11 +39,11 @@ type Parallel struct {
 	// means every rank is the input's Calibration.
 	Calibrations []Calibration `json:"calibrations,omitempty"`
 	// TensorSplit is llama.cpp's -ts under its layer split (-sm layer): the
-	// share of each pipeline stage, one device each (layer_split.go). It is
+	// share of each pipeline stage, one device each (engine_llamacpp_layer_split.go). It is
 	// set, equal shares by default, for a llama.cpp layout of more than one
 	// stage. Under llama.cpp's -sm tensor (tensor_parallel above 1) it is
 	// the share of each tensor-parallel device, empty for llama.cpp's even
-	// split (tensor_split.go).
+	// split (engine_llamacpp_tensor_split.go).
 	TensorSplit []float64 `json:"tensor_split,omitempty"`
 
 	// ngl is llama.cpp's -ngl over every device of a layer split
@@ -165,7 +165,7 @@ func validateParallel(in *Input) error {
 	if in.Rank != nil {
 		return bad("rank", "a rank's input has no parallel layout of its own")
 	}
-	if llamaTensor(in) { // llama.cpp's -sm tensor: its own rules (tensor_split.go)
+	if llamaTensor(in) { // llama.cpp's -sm tensor: its own rules (engine_llamacpp_tensor_split.go)
 		if err := validateLlamaTensor(in); err != nil {
 			return err
 		}

@@ -62,7 +62,7 @@ func tensorSplit(c *Command, flag string, t *tokens) error {
 // ggml_backend_split_buffer_type and throws "device CUDA0 does not support
 // split buffers" when the model loads. tensor is LLAMA_SPLIT_MODE_TENSOR
 // (common/arg.cpp), the meta device's tensor parallelism, one device per
-// -ts share (planner/tensor_split.go).
+// -ts share (planner/engine_llamacpp_tensor_split.go).
 func splitMode(c *Command, flag string, t *tokens) error {
 	v, err := t.value(flag)
 	if err != nil {

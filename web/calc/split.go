@@ -8,7 +8,7 @@ package calc
 //
 // Its split mode (-sm) is the `sm` key, layer or tensor: under llama.cpp
 // it says how the layout's GPUs (tp × pp) split the model, moving them all
-// to pp (-sm layer) or to tp (-sm tensor, planner/tensor_split.go). It is
+// to pp (-sm layer) or to tp (-sm tensor, planner/engine_llamacpp_tensor_split.go). It is
 // read, never written: the state keeps tp and pp, from which SplitMode
 // tells the mode again.
 

@@ -21,7 +21,7 @@ import (
 )
 
 // llamaSplit reports whether p is a llama.cpp layer split (-ts without
-// tensor parallelism; with it, -ts is -sm tensor's: tensor_split.go).
+// tensor parallelism; with it, -ts is -sm tensor's: engine_llamacpp_tensor_split.go).
 func (p *Parallel) llamaSplit() bool { return len(p.TensorSplit) > 0 && p.tp() == 1 }
 
 // stageRange returns stage's first and one-past-last layer of n: by
@@ -153,7 +153,7 @@ func validateStages(in *Input) error {
 // layer -ts, and -ngl counting the layers of every device (all of them, or
 // the input's -ngl, whose first layers stay on the CPU: the first device's
 // plan lists them in host memory). A layout with tensor parallelism is -sm
-// tensor (tensor_split.go), never -sm row: b12072's CUDA backend has no row
+// tensor (engine_llamacpp_tensor_split.go), never -sm row: b12072's CUDA backend has no row
 // split (#24216, 74976e1a, removed ggml_backend_cuda_split_buffer_type, and
 // src/llama-model.cpp's make_gpu_buft_list throws for -sm row). rin is the
 // device's input, m the whole model.

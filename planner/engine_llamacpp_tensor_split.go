@@ -1,7 +1,7 @@
 package planner
 
 // This file is llama.cpp's tensor split (-sm tensor), the case beside the
-// layer split (layer_split.go): under the llama.cpp profile a layout of
+// layer split (engine_llamacpp_layer_split.go): under the llama.cpp profile a layout of
 // tensor_parallel N is one llama-server whose "meta device" spans N GPUs
 // and splits every layer's tensors across them, KV cache included. Read
 // from llama.cpp b12072 (81ff7abe, in kainlan/llama.cpp-intel-optimizations'
