@@ -74,12 +74,13 @@ node_modules/.package-lock.json: package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-check: templ-check ## gofmt, go vet, staticcheck, the module tidy, generated files (templ, catalog, calibrations) fresh
+check: templ-check ## gofmt, go vet, staticcheck, the module tidy, generated files (templ, engine dispatch, catalog, calibrations) fresh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags invariants ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./web/calc/ ./cmd/worker/ ./web/store/d1/...
 	$(GO) mod tidy -diff
+	$(GO) generate ./planner && git diff --exit-code -- planner/engine_dispatch.go planner/cmdline/dialects.go planner/enginelog/readers.go
 	$(GO) generate ./planner/catalog && git diff --exit-code -- planner/catalog
 	$(GO) generate ./calibrations && git diff --exit-code -- calibrations
 	$(MAKE) --no-print-directory lint

@@ -1,5 +1,10 @@
 package planner
 
+import (
+	"slices"
+	"strings"
+)
+
 // This file is the engine seam. A plan follows one engine's allocation
 // rules: the seed's engine (the default, the one gpuagent enforces), or
 // llama.cpp, vLLM or SGLang, each in its own file (engine_*.go) and each
@@ -14,24 +19,94 @@ package planner
 // EngineName names the engine whose allocation rules a plan follows.
 type EngineName string
 
-// Engines. The zero value means EngineSeed.
+// EngineSeed is the seed's engine, the one gpuagent enforces; the zero
+// EngineName means it. Each other engine's name is declared in its own
+// file (engine_*.go) and registered in engine_registry.go.
+const EngineSeed EngineName = "vramplan"
+
+// Engines lists the engines a plan can follow, the seed's first, in the
+// registry's order.
+var Engines = engineNames()
+
+func engineNames() []EngineName {
+	names := []EngineName{EngineSeed}
+	for _, p := range registry {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// Profile is one engine's entry in the registry (engine_registry.go): what
+// the planner, the command-line and log readers, the calculator and the
+// CLI know of it. Its rules are the methods of the type the registry names
+// beside it, called through the dispatch generated from the registry
+// (engine_dispatch.go). Profiles are shared and read-only.
+type Profile struct {
+	Name EngineName
+	// Label is the engine as people write it ("vLLM").
+	Label string
+	// Aliases are other spellings of Name that --engine takes.
+	Aliases []string
+	// Versions are the releases the profile's rules cover, oldest first.
+	Versions []VersionRange
+	// KVDtypes are the KV formats the engine offers, widest first.
+	KVDtypes []KVDtype
+	// Loads is the form in which the engine loads a model.
+	Loads ModelFormat
+	// LayerOffload reports whether the profile plans layers left on the
+	// CPU (serving.llama_cpp.gpu_layers), TensorSplit whether it plans a
+	// layout's per-device shares (parallel.tensor_split).
+	LayerOffload, TensorSplit bool
+
+	// knobs are the levers among the planner's knobs that are settings of
+	// the engine.
+	knobs []Knob
+	// pool is set when the KV cache is what the engine's memory fraction
+	// leaves, not what the limits ask for (vLLM, SGLang).
+	pool bool
+	// cells is set when the KV cache is in cells of one token, not blocks
+	// (llama.cpp).
+	cells bool
+}
+
+// ModelFormat is the form in which an engine loads a model.
+type ModelFormat string
+
+// Model formats.
 const (
-	EngineSeed     EngineName = "vramplan" // the seed's engine, enforced by gpuagent
-	EngineLlamaCpp EngineName = "llama.cpp"
-	EngineVLLM     EngineName = "vllm"
-	EngineSGLang   EngineName = "sglang"
+	ModelGGUF ModelFormat = "gguf" // a GGUF file
+	ModelHF   ModelFormat = "hf"   // a Hugging Face checkpoint: a repository id or a directory
 )
 
-// Engines lists the engines a plan can follow.
-var Engines = []EngineName{EngineSeed, EngineLlamaCpp, EngineVLLM, EngineSGLang}
+// seedProfile is the seed's engine, whose rules are the planner's own
+// (charges.go, workspace.go): every knob and KV format.
+var seedProfile = Profile{Name: EngineSeed, Label: "vramplan (gpuagent)", KVDtypes: KVDtypes, Loads: ModelGGUF}
 
-// KVDtypes lists the KV formats engine e offers, widest first.
-func (e EngineName) KVDtypes() []KVDtype {
-	in := Input{Serving: Serving{Engine: e}}
-	if p := profileFor(&in); p != nil {
-		return p.kvDtypes()
+// Profiles returns every engine a plan can follow, the seed's first, in
+// the registry's order. The profiles are shared: do not modify them.
+func Profiles() []*Profile {
+	ps := make([]*Profile, 0, len(registry)+1)
+	return append(append(ps, &seedProfile), registry[:]...)
+}
+
+// Profile returns the profile of e (the zero value is the seed's), or nil
+// when no engine of that name is registered.
+//
+//go:noinline
+func (e EngineName) Profile() *Profile {
+	if e.normalize() == EngineSeed {
+		return &seedProfile
 	}
-	return KVDtypes
+	return profileOf(e)
+}
+
+// KVDtypes lists the KV formats engine e offers, widest first; none for
+// an engine not registered.
+func (e EngineName) KVDtypes() []KVDtype {
+	if p := e.Profile(); p != nil {
+		return p.KVDtypes
+	}
+	return nil
 }
 
 func (e EngineName) normalize() EngineName {
@@ -42,22 +117,45 @@ func (e EngineName) normalize() EngineName {
 }
 
 // Valid reports whether e names a known engine (the zero value is valid).
-func (e EngineName) Valid() bool {
-	switch e.normalize() {
-	case EngineSeed, EngineLlamaCpp, EngineVLLM, EngineSGLang:
-		return true
+func (e EngineName) Valid() bool { return e.Profile() != nil }
+
+// ParseEngine returns the engine s names: a registered engine's name or
+// one of its aliases, in any case; "" is the seed's engine.
+func ParseEngine(s string) (EngineName, error) {
+	t := strings.TrimSpace(s)
+	if t == "" || strings.EqualFold(t, string(EngineSeed)) {
+		return EngineSeed, nil
 	}
-	return false
+	for _, p := range registry {
+		if strings.EqualFold(t, string(p.Name)) || slices.ContainsFunc(p.Aliases, func(a string) bool { return strings.EqualFold(t, a) }) {
+			return p.Name, nil
+		}
+	}
+	return "", bad("serving.engine", "unknown engine %q (want one of %s)", s, engineList())
 }
 
-// Serving selects the engine profile of a plan and carries the options of
-// that engine that change memory and have no field in Limits. Only the
-// selected engine's options are read; the others must be zero.
-type Serving struct {
-	Engine   EngineName      `json:"engine,omitempty"`
-	LlamaCpp LlamaCppOptions `json:"llama_cpp,omitzero"`
-	VLLM     VLLMOptions     `json:"vllm,omitzero"`
-	SGLang   SGLangOptions   `json:"sglang,omitzero"`
+// engineList names the registered engines, for a message.
+func engineList() string {
+	names := make([]string, len(registry))
+	for i, p := range registry {
+		names[i] = string(p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Range returns the range of p's releases that holds v, or an error naming
+// the ranges p covers.
+func (p *Profile) Range(v Version) (VersionRange, error) {
+	for _, r := range p.Versions {
+		if r.Contains(v) {
+			return r, nil
+		}
+	}
+	names := make([]string, len(p.Versions))
+	for i, r := range p.Versions {
+		names[i] = r.String()
+	}
+	return VersionRange{}, bad("engine_version", "%s %s is outside the releases the profile covers (%s)", p.Label, v, strings.Join(names, "; "))
 }
 
 // EngineReport is what a plan says in one engine's terms: the version its
@@ -99,11 +197,25 @@ type PoolAnswer struct {
 }
 
 // rules is one engine's allocation rules, each engine's in its own file
-// (engine_*.go). Implementations are stateless values; every method is safe
+// (engine_*.go), a stateless type the registry names. Every method is safe
 // for concurrent use.
+//
+// A plan does not call rules through this interface: a call through an
+// interface (or a function value) is one the compiler cannot see into, so
+// the input, the shape and the charges a plan passes would move to the
+// heap on every plan and on every trial plan of a failure report. The
+// dispatch generated from the registry (engine_dispatch.go, by
+// internal/enginegen) calls each engine's methods directly, one switch
+// per method, with no default engine: a profile not in the registry
+// panics, and validation refuses an unknown engine before any plan. The
+// interface states the methods the generator forwards and holds every
+// registered type to them.
 type rules interface {
 	// validate reports the first field of in the engine cannot plan.
 	validate(in *Input) error
+	// normalize writes the engine's defaults for the limits it resolves
+	// differently from the seed into in.
+	normalize(in *Input)
 	// budget is the memory the engine's charges must fit in.
 	budget(in *Input) Bytes
 	// charge sets the engine's charges of in at limits l into c.
@@ -112,109 +224,30 @@ type rules interface {
 	describe(k key, in *Input, c *charges, l limits) (name, detail string)
 	// report completes the plan with the engine's answer.
 	report(in *Input, s *shape, p *Plan)
-	// kvDtypes lists the KV formats the engine offers, widest first.
-	kvDtypes() []KVDtype
+	// layoutLaunch adds a layout's sizes to a rank plan's launch command
+	// e, in the engine's flags; rin is the rank's input, m the whole model.
+	layoutLaunch(e *EngineReport, rin *Input, m *Model)
+	// kvDtypeAllowed reports whether the engine can store in's KV cache as
+	// d, one of its KVDtypes.
+	kvDtypeAllowed(in *Input, d KVDtype) bool
 }
-
-// Every engine implements the whole of rules.
-var _ = [...]rules{llamaCpp{}, vllm{}, sglang{}}
-
-// profile is the rules of one engine other than the seed's. It calls them
-// through a switch on the engine rather than through the rules interface:
-// the compiler then sees each callee, so the input, the shape and the
-// charges a plan passes stay on the caller's stack, where a call through
-// an interface would move all three to the heap on every plan (and on
-// every trial plan of a failure report). A new engine adds a case to each
-// method below.
-type profile struct{ engine EngineName }
-
-var (
-	llamaCppProfile = &profile{EngineLlamaCpp}
-	vllmProfile     = &profile{EngineVLLM}
-	sglangProfile   = &profile{EngineSGLang}
-)
 
 // profileFor returns the profile of in, or nil for the seed's engine, whose
-// rules are the planner's own (charges.go, workspace.go).
-func profileFor(in *Input) *profile {
-	switch in.Serving.Engine {
-	case EngineLlamaCpp:
-		return llamaCppProfile
-	case EngineVLLM:
-		return vllmProfile
-	case EngineSGLang:
-		return sglangProfile
-	}
-	return nil
-}
+// rules are the planner's own (charges.go, workspace.go), and for an engine
+// not registered, which validation refuses.
+func profileFor(in *Input) *Profile { return profileOf(in.Serving.Engine) }
 
-func (p *profile) validate(in *Input) error {
-	switch p.engine {
-	case EngineLlamaCpp:
-		return llamaCpp{}.validate(in)
-	case EngineVLLM:
-		return vllm{}.validate(in)
-	}
-	return sglang{}.validate(in)
-}
-
-func (p *profile) budget(in *Input) Bytes {
-	switch p.engine {
-	case EngineLlamaCpp:
-		return llamaCpp{}.budget(in)
-	case EngineVLLM:
-		return vllm{}.budget(in)
-	}
-	return sglang{}.budget(in)
-}
-
-func (p *profile) charge(in *Input, s *shape, l limits, c *charges) {
-	switch p.engine {
-	case EngineLlamaCpp:
-		llamaCpp{}.charge(in, s, l, c)
-	case EngineVLLM:
-		vllm{}.charge(in, s, l, c)
-	default:
-		sglang{}.charge(in, s, l, c)
-	}
-}
-
-func (p *profile) describe(k key, in *Input, c *charges, l limits) (name, detail string) {
-	switch p.engine {
-	case EngineLlamaCpp:
-		return llamaCpp{}.describe(k, in, c, l)
-	case EngineVLLM:
-		return vllm{}.describe(k, in, c, l)
-	}
-	return sglang{}.describe(k, in, c, l)
-}
-
-func (p *profile) report(in *Input, s *shape, pl *Plan) {
-	switch p.engine {
-	case EngineLlamaCpp:
-		llamaCpp{}.report(in, s, pl)
-	case EngineVLLM:
-		vllm{}.report(in, s, pl)
-	default:
-		sglang{}.report(in, s, pl)
-	}
-}
-
-func (p *profile) kvDtypes() []KVDtype {
-	switch p.engine {
-	case EngineLlamaCpp:
-		return llamaCpp{}.kvDtypes()
-	case EngineVLLM:
-		return vllm{}.kvDtypes()
-	}
-	return sglang{}.kvDtypes()
+// unregistered is the panic of a dispatch on a profile not in the
+// registry: only the registry's profiles reach one.
+func (p *Profile) unregistered() string {
+	return "planner: engine profile " + string(p.Name) + " is not in the registry (engine_registry.go)"
 }
 
 // isPool reports whether the engine's KV pool is what its memory fraction
 // leaves rather than what the limits ask for.
 func isPool(in *Input) bool {
-	e := in.Serving.Engine
-	return e == EngineVLLM || e == EngineSGLang
+	p := profileFor(in)
+	return p != nil && p.pool
 }
 
 func validateServing(in *Input) error {
@@ -223,17 +256,20 @@ func validateServing(in *Input) error {
 		return bad("serving.engine", "unknown engine %q (want one of %v)", s.Engine, Engines)
 	}
 	p := profileFor(in)
-	if p == nil {
-		if s.LlamaCpp != (LlamaCppOptions{}) || s.VLLM != (VLLMOptions{}) || s.SGLang != (SGLangOptions{}) {
+	if q := s.optionsBesides(p); q != nil {
+		if p == nil {
 			return bad("serving", "engine options given without their engine")
 		}
+		return bad("serving", "options of %s given for %s", q.Name, p.Name)
+	}
+	if p == nil {
 		return nil
 	}
 	if err := seedOnlyFeatures(in); err != nil {
 		return err
 	}
-	if !dtypeIn(in.Limits.KVDtype.normalize(), p.kvDtypes()) {
-		return bad("limits.kv_dtype", "%s offers no KV dtype %q (want one of %v)", s.Engine, in.Limits.KVDtype, p.kvDtypes())
+	if !dtypeIn(in.Limits.KVDtype.normalize(), p.KVDtypes) {
+		return bad("limits.kv_dtype", "%s offers no KV dtype %q (want one of %v)", s.Engine, in.Limits.KVDtype, p.KVDtypes)
 	}
 	return p.validate(in)
 }
@@ -271,18 +307,25 @@ func dtypeIn(d KVDtype, ds []KVDtype) bool {
 // differently from the seed into in, so that the plan document states them
 // and a re-plan of it reproduces it.
 func normalizeEngine(in *Input) {
-	l := &in.Limits
-	switch in.Serving.Engine {
-	case EngineLlamaCpp:
-		if l.MaxBatch == 0 { // llama-server's -np auto: 4 slots, one unified cache
-			l.MaxBatch, in.Serving.LlamaCpp.Unified = 4, true
-		}
-		defaultTensorSplit(in)
-	case EngineVLLM:
-		vllmDefaults(in)
-	case EngineSGLang:
-		l.BlockTokens = orDefaultInt(l.BlockTokens, 1)
+	if p := profileFor(in); p != nil {
+		p.normalize(in)
 	}
+}
+
+// layoutLaunch adds a layout's sizes to a rank plan's launch command, in
+// the engine's own flags. rin is the rank's input, m the whole model.
+func layoutLaunch(e *EngineReport, rin *Input, m *Model) {
+	if p := profileFor(rin); p != nil && e != nil && rin.Rank != nil {
+		p.layoutLaunch(e, rin, m)
+	}
+}
+
+// kvDtypeAllowed reports whether in's engine can store its KV cache as d.
+func kvDtypeAllowed(in *Input, d KVDtype) bool {
+	if p := profileFor(in); p != nil {
+		return p.kvDtypeAllowed(in, d)
+	}
+	return true
 }
 
 // engineReport completes p with its profile's answer.

@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/vramplan/vramplan/internal/printf"
@@ -35,8 +34,16 @@ import (
 //   - logits: host memory, n_vocab × n_seq_max × 4 B at start
 //     (llama_context::output_reserve).
 
+// EngineLlamaCpp is llama.cpp's llama-server.
+const EngineLlamaCpp EngineName = "llama.cpp"
+
 // LlamaCppVersion is the llama.cpp release the profile's rules were read from.
 const LlamaCppVersion = "llama.cpp b12072 (81ff7abe)"
+
+var llamaCppProfile = Profile{Name: EngineLlamaCpp, Label: "llama.cpp", Aliases: []string{"llamacpp", "llama-cpp"},
+	Versions: []VersionRange{{From: build(12072), ReadAt: LlamaCppVersion}},
+	KVDtypes: []KVDtype{KVDtypeF16, KVDtypeBF16, KVDtypeQ8_0, KVDtypeQ4_0}, Loads: ModelGGUF, LayerOffload: true, TensorSplit: true,
+	knobs: []Knob{KnobMaxSeqLen, KnobKVDtype, KnobMaxBatch, KnobPrefillTokens, KnobVision}, cells: true}
 
 // FlashAttn is llama.cpp's -fa setting.
 type FlashAttn string
@@ -86,15 +93,9 @@ type LlamaCppAnswer struct {
 
 type llamaCpp struct{}
 
-var llamaDtypes = []KVDtype{KVDtypeF16, KVDtypeBF16, KVDtypeQ8_0, KVDtypeQ4_0}
-
-func (llamaCpp) kvDtypes() []KVDtype { return llamaDtypes }
-
 func (llamaCpp) validate(in *Input) error {
 	o := &in.Serving.LlamaCpp
-	if in.Serving.VLLM != (VLLMOptions{}) || in.Serving.SGLang != (SGLangOptions{}) {
-		return bad("serving", "options of another engine given for llama.cpp")
-	}
+	llamaDtypes := llamaCppProfile.KVDtypes
 	switch o.FlashAttn {
 	case "", FlashAttnAuto, FlashAttnOn, FlashAttnOff:
 	default:
@@ -556,38 +557,4 @@ func layersThatFit(in *Input, s *shape, l limits) int {
 		t.Serving.LlamaCpp.GPULayers = ngl
 		return compute(&t, s, l).total <= budget
 	}), 0)
-}
-
-func llamaLaunch(in *Input, a *LlamaCppAnswer) string {
-	var b strings.Builder
-	b.WriteString("llama-server -m " + modelArg(in))
-	b.WriteString(" -c " + strconv.Itoa(a.CtxSize) + " -np " + strconv.Itoa(a.Parallel))
-	if a.Unified && a.Parallel > 1 {
-		b.WriteString(" -kvu")
-	}
-	b.WriteString(" -ctk " + string(in.Limits.KVDtype.normalize()) + " -ctv " + string(vDtype(in)))
-	b.WriteString(" -fa " + onOff(a.FlashAttn) + " -ub " + strconv.Itoa(a.Ubatch) + " -ngl " + strconv.Itoa(a.GPULayers))
-	if in.Serving.LlamaCpp.SWAFull {
-		b.WriteString(" --swa-full")
-	}
-	return b.String()
-}
-
-// modelArg is the model as an engine's command line names it.
-func modelArg(in *Input) string {
-	m := &in.Model
-	if r, ok := strings.CutPrefix(m.Source, "generated from "); ok && in.Serving.Engine != EngineLlamaCpp {
-		if repo, _, ok := strings.Cut(r, " "); ok && strings.Contains(repo, "/") {
-			return repo // the catalog model's Hugging Face repository, which vLLM and SGLang load
-		}
-	}
-	for _, s := range []string{m.Source, m.ID} {
-		if s != "" && !strings.ContainsAny(s, " \t'\"") {
-			return s
-		}
-	}
-	if m.ID != "" {
-		return strconv.Quote(m.ID)
-	}
-	return "MODEL"
 }

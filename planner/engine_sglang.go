@@ -27,8 +27,16 @@ import (
 //     default request count min(max(tokens / context_len × 512, 2048), 4096)
 //     [2nd], allocated after the pool is sized, from the rest.
 
+// EngineSGLang is SGLang.
+const EngineSGLang EngineName = "sglang"
+
 // SGLangVersion is the SGLang release the profile's rules were read from.
 const SGLangVersion = "SGLang 0.5"
+
+var sglangProfile = Profile{Name: EngineSGLang, Label: "SGLang",
+	Versions: []VersionRange{{From: release(0, 5, 0), ReadAt: SGLangVersion}},
+	KVDtypes: []KVDtype{KVDtypeBF16, KVDtypeF16, KVDtypeFP8}, Loads: ModelHF,
+	knobs: []Knob{KnobMaxSeqLen, KnobKVDtype, KnobVision}, pool: true}
 
 // SGLangOptions are `python -m sglang.launch_server` memory flags that
 // Limits does not carry. Limits.MaxSeqLen is --context-length,
@@ -42,17 +50,13 @@ type SGLangOptions struct {
 	SWAFullTokensRatio float64 `json:"swa_full_tokens_ratio,omitempty"`
 }
 
+// sglang is SGLang's rules. Its knobs leave out the chunked prefill,
+// which also moves its budget (mem_fraction_static): a lever of one knob
+// against a fixed budget cannot state that.
 type sglang struct{}
-
-var sglangDtypes = []KVDtype{KVDtypeBF16, KVDtypeF16, KVDtypeFP8}
-
-func (sglang) kvDtypes() []KVDtype { return sglangDtypes }
 
 func (sglang) validate(in *Input) error {
 	o := &in.Serving.SGLang
-	if in.Serving.LlamaCpp != (LlamaCppOptions{}) || in.Serving.VLLM != (VLLMOptions{}) {
-		return bad("serving", "options of another engine given for sglang")
-	}
 	if f := o.MemFractionStatic; f < 0 || f > 1 || f != f {
 		return bad("serving.sglang.mem_fraction_static", "%v is out of range (0, 1]", f)
 	}
@@ -97,6 +101,20 @@ func memFractionStatic(in *Input) float64 {
 		reserve = max(reserve, 10*1024)
 	}
 	return math.Round((gpu-reserve)/gpu*1000) / 1000
+}
+
+// normalize makes the page one token by default (--page-size 1).
+func (sglang) normalize(in *Input) {
+	in.Limits.BlockTokens = orDefaultInt(in.Limits.BlockTokens, 1)
+}
+
+func (sglang) kvDtypeAllowed(in *Input, d KVDtype) bool { return true }
+
+// layoutLaunch adds --tp, --pp, --dp and --ep-size
+// (sglang/srt/server_args.py).
+func (sglang) layoutLaunch(e *EngineReport, rin *Input, m *Model) {
+	p := &rin.Rank.Layout
+	e.Launch += flagIf(" --tp ", p.tp()) + flagIf(" --pp ", p.pp()) + flagIf(" --dp ", p.dp()) + flagIf(" --ep-size ", p.ep())
 }
 
 func (sglang) budget(in *Input) Bytes {
@@ -232,4 +250,14 @@ func sglangLaunch(in *Input, l limits) string {
 		b.WriteString(" --kv-cache-dtype fp8_e4m3")
 	}
 	return b.String()
+}
+
+// modelParallel is tp × pp of the layout a rank's input belongs to, 1 for
+// a single GPU: SGLang reserves tp × pp / 8 GiB for it
+// (server_args.py::_handle_gpu_memory_settings).
+func modelParallel(in *Input) int {
+	if r := in.Rank; r != nil {
+		return r.Layout.tp() * r.Layout.pp()
+	}
+	return 1
 }

@@ -125,7 +125,7 @@ func engineInput(r *rand.Rand, e EngineName) Input {
 	in.Features = Features{Vision: in.Features.Vision}
 	in.Measured = Measured{}
 	p := profileFor(&in)
-	ds := p.kvDtypes()
+	ds := p.KVDtypes
 	in.Limits.KVDtype = ds[r.IntN(len(ds))]
 	switch e {
 	case EngineLlamaCpp:
@@ -222,7 +222,7 @@ func checkEngineMonotone(t *testing.T, i int, in Input) {
 	if got := total(t, longer); got < base {
 		t.Fatalf("input %d: length %d→%d lowers total %d→%d", i, in.Limits.MaxSeqLen, longer.Limits.MaxSeqLen, base, got)
 	}
-	ds := profileFor(&in).kvDtypes()
+	ds := profileFor(&in).KVDtypes
 	for _, a := range ds {
 		for _, b := range ds {
 			wide, narrow := in, in

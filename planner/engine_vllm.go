@@ -37,8 +37,16 @@ import (
 // gpt-oss-20b 7.38 GiB; within 0.4 %); memory outside torch 0.15 GiB at
 // TP 1 (llm-d's planner constant).
 
+// EngineVLLM is vLLM.
+const EngineVLLM EngineName = "vllm"
+
 // VLLMVersion is the vLLM release the profile's rules were read from.
 const VLLMVersion = "vLLM 0.22 (V1 engine)"
+
+var vllmProfile = Profile{Name: EngineVLLM, Label: "vLLM",
+	Versions: []VersionRange{{Name: "V1 engine", From: release(0, 22, 0), ReadAt: VLLMVersion}},
+	KVDtypes: []KVDtype{KVDtypeBF16, KVDtypeF16, KVDtypeFP8}, Loads: ModelHF,
+	knobs: []Knob{KnobMaxSeqLen, KnobKVDtype, KnobMaxBatch, KnobPrefillTokens, KnobBlockTokens, KnobVision}, pool: true}
 
 // VLLMOptions are `vllm serve` memory flags that Limits does not carry.
 // Limits.MaxSeqLen is --max-model-len, Limits.MaxBatch --max-num-seqs (0:
@@ -61,15 +69,8 @@ type vllm struct{}
 
 const defaultUtilization = 0.92
 
-var vllmDtypes = []KVDtype{KVDtypeBF16, KVDtypeF16, KVDtypeFP8}
-
-func (vllm) kvDtypes() []KVDtype { return vllmDtypes }
-
 func (vllm) validate(in *Input) error {
 	o := &in.Serving.VLLM
-	if in.Serving.LlamaCpp != (LlamaCppOptions{}) || in.Serving.SGLang != (SGLangOptions{}) {
-		return bad("serving", "options of another engine given for vllm")
-	}
 	if u := o.GPUMemoryUtilization; u < 0 || u > 1 || u != u {
 		return bad("serving.vllm.gpu_memory_utilization", "%v is out of range (0, 1]", u)
 	}
@@ -115,8 +116,8 @@ func bigGPU(in *Input) bool {
 	return in.Calibration.DeviceTotal >= 70*GiB && !strings.Contains(in.Calibration.GPU, "A100")
 }
 
-// vllmDefaults fills max_num_seqs, max_num_batched_tokens and block_size.
-func vllmDefaults(in *Input) {
+// normalize fills max_num_seqs, max_num_batched_tokens and block_size.
+func (vllm) normalize(in *Input) {
 	l := &in.Limits
 	seqs, tokens := 256, 2048
 	if bigGPU(in) {
@@ -299,6 +300,20 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 		return poolName(c, l), c.linef("%d blocks × %B (%d tokens × page × layers per group)", c.kv.blocks, int64(c.kv.globalBlock), int64(l.block))
 	}
 	return "", ""
+}
+
+func (vllm) kvDtypeAllowed(in *Input, d KVDtype) bool { return true }
+
+// layoutLaunch adds --tensor-parallel-size, --pipeline-parallel-size,
+// --data-parallel-size and --enable-expert-parallel
+// (vllm/engine/arg_utils.py).
+func (vllm) layoutLaunch(e *EngineReport, rin *Input, m *Model) {
+	p := &rin.Rank.Layout
+	e.Launch += flagIf(" --tensor-parallel-size ", p.tp()) + flagIf(" --pipeline-parallel-size ", p.pp()) +
+		flagIf(" --data-parallel-size ", p.dp())
+	if p.ep() > 1 {
+		e.Launch += " --enable-expert-parallel"
+	}
 }
 
 func poolName(c *charges, l limits) string {

@@ -257,7 +257,7 @@ func warnings(in *Input) []string {
 func engineKVPlan(in *Input, s *shape, c *charges, l limits) KVPlan {
 	k := KVPlan{Dtype: s.dtype, Bytes: satAdd(c.kv.global, c.kv.swa), Blocks: c.kv.blocks, BlockTokens: l.block,
 		BlockBytes: c.kv.globalBlock, BytesPerToken: s.fullPerToken, Reserve: satAdd(c.kv.global, c.kv.swa)}
-	if in.Serving.Engine == EngineLlamaCpp {
+	if profileFor(in).cells {
 		k.BlockTokens, k.BlockBytes = 1, 0
 	}
 	if len(s.sliding) > 0 && c.kv.swa > 0 {

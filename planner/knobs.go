@@ -1,6 +1,9 @@
 package planner
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // knobsFor lists the knobs of in that can free memory, each with its ladder.
 func knobsFor(in *Input) []knob {
@@ -79,10 +82,7 @@ func kvDtypeKnob(in *Input) knob {
 	cur := in.Limits.KVDtype.normalize()
 	k := knob{name: KnobKVDtype, from: string(cur)}
 	seen, last := false, cur.RowBytes(256)
-	ladder := KVDtypes
-	if p := profileFor(in); p != nil {
-		ladder = p.kvDtypes()
-	}
+	ladder := in.Serving.Engine.KVDtypes()
 	noFP4 := in.Calibration.fp4Unsupported()
 	for _, d := range ladder {
 		if !kvDtypeAllowed(in, d) {
@@ -144,29 +144,9 @@ func blockKnob(in *Input) knob {
 	return knob{name: KnobBlockTokens, from: strconv.Itoa(cur), rungs: intRungs(vals, set)}
 }
 
-// engineKnob reports whether knob k is a setting of in's engine. SGLang's
-// chunked prefill also moves its budget (mem_fraction_static), which a
-// lever of one knob against a fixed budget cannot state.
+// engineKnob reports whether knob k is a setting of in's engine: every
+// knob is the seed's.
 func engineKnob(in *Input, k Knob) bool {
-	switch in.Serving.Engine.normalize() {
-	case EngineSeed:
-		return true
-	case EngineLlamaCpp:
-		return k == KnobMaxSeqLen || k == KnobKVDtype || k == KnobMaxBatch || k == KnobPrefillTokens || k == KnobVision
-	case EngineVLLM:
-		return k == KnobMaxSeqLen || k == KnobKVDtype || k == KnobMaxBatch || k == KnobPrefillTokens ||
-			k == KnobBlockTokens || k == KnobVision
-	}
-	return k == KnobMaxSeqLen || k == KnobKVDtype || k == KnobVision
-}
-
-// kvDtypeAllowed reports whether in's engine can store its KV cache as d:
-// llama.cpp needs flash attention for a quantized V cache, and its -sm
-// tensor has no quantized cache at all (engine_llamacpp_tensor_split.go).
-func kvDtypeAllowed(in *Input, d KVDtype) bool {
-	if isQuantKV(d) && (llamaTensor(in) || llamaTensorRank(in)) {
-		return false
-	}
-	return in.Serving.Engine != EngineLlamaCpp || in.Serving.LlamaCpp.FlashAttn.on() || !isQuantKV(d) ||
-		in.Serving.LlamaCpp.VDtype != ""
+	p := profileFor(in)
+	return p == nil || slices.Contains(p.knobs, k)
 }

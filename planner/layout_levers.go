@@ -109,11 +109,9 @@ func layoutWork(in *Input, n, pp int) int {
 func tryLayout(in *Input, p Parallel) (over Bytes, ok bool) {
 	t := *in
 	t.Parallel = p
-	if len(p.TensorSplit) != p.pp() { // another depth: llama.cpp's equal shares, as the lever applied gets them
+	if len(p.TensorSplit) != p.pp() { // another depth: the engine's own shares, as the lever applied gets them
 		t.Parallel.TensorSplit = nil
-		if t.Serving.Engine == EngineLlamaCpp {
-			defaultTensorSplit(&t)
-		}
+		normalizeEngine(&t)
 	}
 	if validateParallel(&t) != nil {
 		return 0, false

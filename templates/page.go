@@ -227,10 +227,22 @@ func sliderClass(name string) string {
 	return "slider"
 }
 
-// EngineChoices are the engine picker's options: the value the URL holds
-// and what a person reads.
-var EngineChoices = []Option{{ID: "", Label: "vramplan (gpuagent)"}, {ID: string(planner.EngineLlamaCpp), Label: "llama.cpp"},
-	{ID: string(planner.EngineVLLM), Label: "vLLM"}, {ID: string(planner.EngineSGLang), Label: "SGLang"}}
+// EngineChoices are the engine picker's options, the planner's registry
+// in its order: the value the URL holds ("" for the seed's engine) and
+// what a person reads.
+var EngineChoices = engineChoices()
+
+func engineChoices() []Option {
+	var os []Option
+	for _, p := range planner.Profiles() {
+		id := string(p.Name)
+		if p.Name == planner.EngineSeed {
+			id = ""
+		}
+		os = append(os, Option{ID: id, Label: p.Label})
+	}
+	return os
+}
 
 // gpuCount names a number of GPUs.
 func gpuCount(n int) string {

@@ -108,13 +108,6 @@ type Figure struct {
 	Resolution int64 `json:"resolution_bytes"`
 }
 
-// The figure keys, by engine.
-var figureKeys = map[planner.EngineName][]string{
-	planner.EngineLlamaCpp: {"weights", "kv", "compute_buffer", "device_used"},
-	planner.EngineVLLM:     {"weights", "kv", "activation_peak", "non_torch", "device_used"},
-	planner.EngineSGLang:   {"weights", "kv", "device_used"},
-}
-
 // Checked is an observation that passed Check.
 type Checked struct {
 	Observation Observation

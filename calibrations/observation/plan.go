@@ -2,7 +2,6 @@ package observation
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
@@ -92,16 +91,12 @@ func Calibration(o *Observation) planner.Calibration {
 		CUDA: "unknown", Platform: "linux", DeviceTotal: planner.Bytes(o.GPU.TotalMiB) * planner.MiB}
 }
 
-// exact are the charges a profile computes to the byte, which an
-// observation of the same shape and settings must match.
-var exact = map[planner.EngineName][]string{planner.EngineLlamaCpp: {"weights", "kv"}}
-
 // Held returns why o contradicts the plan of its own shape and settings —
 // a charge its engine's profile computes exactly differs from the figure
 // by more than its print resolution — or nil. A held observation is kept
 // and listed, but the refit leaves it out.
 func Held(o *Observation) []string {
-	keys := exact[o.Engine]
+	keys := enginelog.ExactKeys(o.Engine) // the charges its profile computes to the byte
 	if len(keys) == 0 {
 		return nil
 	}
@@ -115,48 +110,21 @@ func Held(o *Observation) []string {
 		for _, k := range keys {
 			if r.Key == k && !r.Within {
 				why = append(why, fmt.Sprintf("%s is %d bytes, but the profile computes %d for this shape and these settings (exact): the shape or the settings do not describe the run, or %s allocates differently from %s",
-					k, r.Log, r.Plan, o.EngineVersion, planner.LlamaCppVersion))
+					k, r.Log, r.Plan, o.EngineVersion, profileVersion(o.Engine)))
 			}
 		}
 	}
 	return why
 }
 
-// Version returns the engine release a start-up log states, or "" when it
-// states none: llama.cpp's "build: N (commit)" line (common/common.cpp,
-// common_init) as "bN", vLLM's "vLLM API server version X" or "V1 LLM engine
-// (vX)" line as "X". SGLang prints no version line of its own.
-func Version(engine planner.EngineName, log []byte) string {
-	s := string(log[:min(len(log), 1<<20)])
-	switch engine {
-	case planner.EngineLlamaCpp:
-		if v := after(s, "build: ", " ("); v != "" {
-			return "b" + v
-		}
-	case planner.EngineVLLM:
-		for _, m := range []string{"vLLM API server version ", "V1 LLM engine (v"} {
-			if v := after(s, m, ""); v != "" {
-				return v
-			}
-		}
+// profileVersion is the release e's profile was read from.
+func profileVersion(e planner.EngineName) string {
+	if p := e.Profile(); p != nil && len(p.Versions) > 0 {
+		return p.Versions[len(p.Versions)-1].ReadAt
 	}
-	return ""
+	return string(e)
 }
 
-// after returns the release token after marker in s (digits, letters and
-// dots; up to end when end is not empty), or "" when it is not a version.
-func after(s, marker, end string) string {
-	i := strings.Index(s, marker)
-	if i < 0 {
-		return ""
-	}
-	rest := s[i+len(marker):]
-	n := 0
-	for n < len(rest) && n < 64 && (rest[n] >= '0' && rest[n] <= '9' || rest[n] == '.' || rest[n] >= 'a' && rest[n] <= 'z' || rest[n] == '+') {
-		n++
-	}
-	if n == 0 || end != "" && !strings.HasPrefix(rest[n:], end) {
-		return ""
-	}
-	return rest[:n]
-}
+// Version returns the engine release a start-up log states, or "" when it
+// states none (enginelog.Version).
+func Version(engine planner.EngineName, log []byte) string { return enginelog.Version(engine, log) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vramplan/vramplan/calibrations/community"
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/enginelog"
 )
 
 // This file holds Check's rules: every field in range and of the form the
@@ -25,6 +26,13 @@ const (
 	maxFigures  = 8
 )
 
+// figureKeys are the keys of the figures an observation of engine e
+// reports: its log's (planner/enginelog) and device_used.
+func figureKeys(e planner.EngineName) ([]string, bool) {
+	keys, ok := enginelog.FigureKeys(e)
+	return append(slices.Clip(keys), DeviceUsed), ok
+}
+
 func validate(o *Observation) []community.Reason {
 	var rs []community.Reason
 	add := func(field, format string, args ...any) {
@@ -33,9 +41,9 @@ func validate(o *Observation) []community.Reason {
 	if o.Schema != Schema {
 		add("schema", "is %q; want %q", o.Schema, Schema)
 	}
-	keys, ok := figureKeys[o.Engine]
+	keys, ok := figureKeys(o.Engine)
 	if !ok {
-		add("engine", "is %q; want llama.cpp, vllm or sglang", o.Engine)
+		add("engine", "is %q; want one of %v", o.Engine, planner.Engines[1:])
 	}
 	if !token(o.EngineVersion, 64, "._+-()") {
 		add("engine_version", "want 1–64 letters, digits and . _ + - ( ) (a release such as b12072 or 0.11.0)")
@@ -62,21 +70,21 @@ func settings(o *Observation) []community.Reason {
 	add := func(field, format string, args ...any) {
 		rs = append(rs, community.Reason{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
-	if o.Engine == planner.EngineLlamaCpp {
+	if enginelog.StatesContext(o.Engine) {
 		if o.Pool != nil {
-			add("pool", "is vLLM's and SGLang's; llama.cpp states its context in llama_cpp")
+			add("pool", "is a KV pool's; %s states its context in llama_cpp", o.Engine)
 		}
 		s := o.LlamaCpp
 		if s == nil {
-			add("llama_cpp", "missing: a llama.cpp observation states its context settings")
+			add("llama_cpp", "missing: a %s observation states its context settings", o.Engine)
 			return rs
 		}
 		rangeOf(add, "llama_cpp.n_ctx", int64(s.NCtx), 1, maxCtx)
 		rangeOf(add, "llama_cpp.n_seq_max", int64(s.NSeqMax), 1, maxSeqs)
 		rangeOf(add, "llama_cpp.n_ubatch", int64(s.NUbatch), 1, maxCtx)
 		for _, t := range []struct{ field, v string }{{"llama_cpp.type_k", s.TypeK}, {"llama_cpp.type_v", s.TypeV}} {
-			if !slices.Contains(planner.EngineLlamaCpp.KVDtypes(), planner.KVDtype(t.v)) {
-				add(t.field, "is %q; the profile plans %v", t.v, planner.EngineLlamaCpp.KVDtypes())
+			if !slices.Contains(o.Engine.KVDtypes(), planner.KVDtype(t.v)) {
+				add(t.field, "is %q; the profile plans %v", t.v, o.Engine.KVDtypes())
 			}
 		}
 		rangeOf(add, "llama_cpp.layers", int64(s.Layers), 0, 1<<12)

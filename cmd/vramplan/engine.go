@@ -11,23 +11,36 @@ import (
 	"github.com/vramplan/vramplan/planner/cmdline"
 )
 
-// engineFlags choose the engine profile and its options.
+// engineFlags choose the engine profile and its options: --engine,
+// --from-flags, and each registered engine's options under the engine's
+// own flag names (cmdline.Options).
 type engineFlags struct {
-	engine, fromFlags, flashAttn string
-	gpuLayers                    int
-	kvUnified                    bool
-	gpuUtil, memFraction         float64
-	notes                        []string // what --from-flags filled in or ignored, for stderr
+	engine, fromFlags string
+	options           map[string]string // the engine options given, by name
+	notes             []string          // what --from-flags filled in or ignored, for stderr
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.engine, "engine", "", "plan under an engine's allocation rules: `name` llama.cpp, vllm or sglang (default: vramplan's own engine, as gpuagent serves it)")
+	fs.StringVar(&f.engine, "engine", "", "plan under an engine's allocation rules: `name` "+strings.Join(engineNames(), ", ")+
+		" (default: vramplan's own engine, as gpuagent serves it)")
 	fs.StringVar(&f.fromFlags, "from-flags", "", "read the engine, model and limits from an engine `command line` (llama-server, vllm serve, python -m sglang.launch_server)")
-	fs.StringVar(&f.flashAttn, "flash-attn", "", "llama.cpp -fa: on, off or auto (default auto, on for CUDA)")
-	fs.IntVar(&f.gpuLayers, "gpu-layers", 0, "llama.cpp -ngl: layers on the GPU, the output layer first (default all)")
-	fs.BoolVar(&f.kvUnified, "kv-unified", false, "llama.cpp -kvu: one KV stream shared by every sequence")
-	fs.Float64Var(&f.gpuUtil, "gpu-memory-utilization", 0, "vLLM's share of the device's total memory (default 0.92)")
-	fs.Float64Var(&f.memFraction, "mem-fraction-static", 0, "SGLang's static share of the device's memory (default: SGLang's formula)")
+	f.options = map[string]string{}
+	for _, o := range cmdline.Options() {
+		fs.Var(&optionValue{f.options, o}, o.Name, o.Usage)
+	}
+}
+
+// optionValue records an engine option's value for applyEngine.
+type optionValue struct {
+	set map[string]string
+	o   cmdline.Option
+}
+
+func (v *optionValue) String() string   { return "" }
+func (v *optionValue) IsBoolFlag() bool { return v.o.Bool }
+func (v *optionValue) Set(s string) error {
+	v.set[v.o.Name] = s
+	return nil
 }
 
 // applyCommand reads --from-flags into in: engine, model, limits, options.
@@ -58,8 +71,8 @@ func (f *engineFlags) applyCommand(in *planner.Input) error {
 
 // resolveModel resolves an engine's model argument as --model does, and
 // also as the Hugging Face repository id of a catalog model: the weights
-// as published for vLLM and SGLang (or in the dtype the flags ask), Q8_0
-// for llama.cpp.
+// as published for an engine that loads checkpoints (or in the dtype the
+// flags ask), Q8_0 for one that loads GGUF files.
 func resolveModel(name, dtype, mmproj string, e planner.EngineName) (planner.Model, error) {
 	if _, err := os.Stat(name); err == nil || !strings.Contains(name, "/") {
 		return loadModel(name, dtype, mmproj)
@@ -86,42 +99,44 @@ func resolveModel(name, dtype, mmproj string, e planner.EngineName) (planner.Mod
 
 func modelRank(m *planner.Model, dtype string, e planner.EngineName) int {
 	d := strings.ToLower(m.Weights.Dtype)
+	gguf := e.Profile() != nil && e.Profile().Loads == planner.ModelGGUF
 	switch {
 	case dtype != "" && strings.HasPrefix(d, strings.ToLower(dtype)):
 		return 3
-	case e == planner.EngineLlamaCpp && d == "q8_0":
+	case gguf && d == "q8_0":
 		return 2
-	case e != planner.EngineLlamaCpp && strings.Contains(m.Source, "weights as published"):
+	case !gguf && strings.Contains(m.Source, "weights as published"):
 		return 2
 	}
 	return 1
 }
 
-// applyEngine applies --engine and the engine option flags set.
+// applyEngine applies --engine and the engine options given.
 func (f *engineFlags) applyEngine(in *planner.Input, set map[string]bool) error {
 	if set["engine"] {
-		e := planner.EngineName(strings.ToLower(f.engine))
-		if e == "llamacpp" || e == "llama-cpp" {
-			e = planner.EngineLlamaCpp
+		e, err := planner.ParseEngine(f.engine)
+		if err != nil {
+			return &flagError{"engine", fmt.Sprintf("unknown engine %q (want one of %s)", f.engine, strings.Join(engineNames(), ", "))}
 		}
-		if !e.Valid() {
-			return &flagError{"engine", fmt.Sprintf("unknown engine %q (want llama.cpp, vllm or sglang)", f.engine)}
-		}
-		if e.Valid() && e != in.Serving.Engine {
+		if e != in.Serving.Engine {
 			in.Serving = planner.Serving{Engine: e}
 		}
 	}
-	o := &in.Serving
-	if set["flash-attn"] {
-		o.LlamaCpp.FlashAttn = planner.FlashAttn(strings.ToLower(f.flashAttn))
-	}
-	setInt(set, "gpu-layers", &o.LlamaCpp.GPULayers, f.gpuLayers)
-	setBool(set, "kv-unified", &o.LlamaCpp.Unified, f.kvUnified)
-	if set["gpu-memory-utilization"] {
-		o.VLLM.GPUMemoryUtilization = f.gpuUtil
-	}
-	if set["mem-fraction-static"] {
-		o.SGLang.MemFractionStatic = f.memFraction
+	for _, o := range cmdline.Options() {
+		if v, ok := f.options[o.Name]; ok {
+			if err := cmdline.SetOption(in, o.Name, v); err != nil {
+				return &flagError{o.Name, strings.TrimPrefix(err.Error(), "--"+o.Name+": ")}
+			}
+		}
 	}
 	return nil
+}
+
+// engineNames are the names --engine takes for the registered engines.
+func engineNames() []string {
+	var names []string
+	for _, p := range planner.Profiles()[1:] {
+		names = append(names, string(p.Name))
+	}
+	return names
 }

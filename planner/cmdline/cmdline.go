@@ -68,14 +68,14 @@ func Parse(line string) (Command, error) {
 	if err != nil {
 		return Command{}, err
 	}
-	eng, rest, err := engineOf(args)
+	d, rest, err := engineOf(args)
 	if err != nil {
 		return Command{}, err
 	}
-	c := Command{Engine: eng, Serving: planner.Serving{Engine: eng}}
+	c := Command{Engine: d.engine, Serving: planner.Serving{Engine: d.engine}}
 	t := &tokens{args: rest}
 	for t.more() {
-		if err := c.read(t); err != nil {
+		if err := c.read(d, t); err != nil {
 			return Command{}, err
 		}
 	}
@@ -85,25 +85,88 @@ func Parse(line string) (Command, error) {
 	return c, nil
 }
 
-// engineOf recognises the program and returns the arguments after it.
-func engineOf(args []string) (planner.EngineName, []string, error) {
-	if len(args) == 0 {
-		return "", nil, &Error{"command line", "empty"}
-	}
-	prog := args[0][strings.LastIndex(args[0], "/")+1:]
-	switch {
-	case prog == "llama-server" || prog == "llama-cli" || prog == "server":
-		return planner.EngineLlamaCpp, args[1:], nil
-	case prog == "vllm" && len(args) > 1 && args[1] == "serve":
-		return planner.EngineVLLM, args[2:], nil
-	case strings.HasPrefix(prog, "python") && len(args) > 2 && args[1] == "-m" &&
-		(args[2] == "sglang.launch_server" || args[2] == "sglang.srt.server"):
-		return planner.EngineSGLang, args[3:], nil
-	case prog == "sglang" && len(args) > 1 && args[1] == "serve":
-		return planner.EngineSGLang, args[2:], nil
-	}
-	return "", nil, &Error{"command line", fmt.Sprintf("%q is not llama-server, vllm serve or python -m sglang.launch_server", args[0])}
+// dialect is one engine's command line: how its program is recognised,
+// the flags it reads and the defaults it fills. Each engine's is in its
+// own file (llamacpp.go, vllm.go, sglang.go), and the planner's registry
+// names it (dialects.go is generated from it).
+type dialect struct {
+	engine planner.EngineName
+	// program returns the arguments after the engine's program, and
+	// whether args start with it.
+	program func(args []string) (rest []string, ok bool)
+	// positional is set when a bare argument names the model
+	// (vllm serve MODEL).
+	positional bool
+	flags      []flag
+	// unmodelled are the flags that change memory in a way the planner
+	// does not model yet, and why.
+	unmodelled map[string]string
+	// apply fills the engine's defaults for what c leaves out into l, for
+	// in's model, and reports what it filled.
+	apply func(c *Command, in *planner.Input, l *planner.Limits) ([]string, error)
+
+	byName map[string]*flag // flags by each of their names, made on first use
 }
+
+// flag is one flag of an engine's command line, by all its names.
+type flag struct {
+	names []string
+	read  handler
+	// option is the usage of the flag as an option of `vramplan plan`,
+	// which takes it by its last name; "" for a flag it does not take.
+	option string
+	// boolean is set when the flag takes no value.
+	boolean bool
+}
+
+// dialectOf returns the dialect of engine e, or nil.
+func dialectOf(e planner.EngineName) *dialect {
+	for _, d := range dialects {
+		if d.engine == e {
+			return d
+		}
+	}
+	return nil
+}
+
+// lookup returns the flag named name, or nil.
+func (d *dialect) lookup(name string) *flag {
+	if d.byName == nil {
+		m := map[string]*flag{}
+		for i := range d.flags {
+			for _, n := range d.flags[i].names {
+				m[n] = &d.flags[i]
+			}
+		}
+		d.byName = m
+	}
+	return d.byName[name]
+}
+
+// engineOf recognises the program and returns the arguments after it.
+func engineOf(args []string) (*dialect, []string, error) {
+	if len(args) == 0 {
+		return nil, nil, &Error{"command line", "empty"}
+	}
+	for _, d := range dialects {
+		if rest, ok := d.program(args); ok {
+			return d, rest, nil
+		}
+	}
+	return nil, nil, &Error{"command line", fmt.Sprintf("%q is not %s", args[0], programs())}
+}
+
+// programs names every dialect's program, for an error.
+func programs() string {
+	var names []string
+	for _, d := range dialects {
+		names = append(names, d.engine.Profile().Label)
+	}
+	return "the command line of " + strings.Join(names, ", ")
+}
+
+// program is the base name of a command's program.
+func program(args []string) string { return args[0][strings.LastIndex(args[0], "/")+1:] }
 
 // tokens walks the arguments; --flag=value is split into flag and value.
 type tokens struct {
@@ -146,29 +209,20 @@ func (t *tokens) optional() (string, bool) {
 	return "", false
 }
 
-func (c *Command) read(t *tokens) error {
+func (c *Command) read(d *dialect, t *tokens) error {
 	arg := t.next()
 	if !strings.HasPrefix(arg, "-") || arg == "-" {
-		if c.Model == "" && c.Engine == planner.EngineVLLM {
+		if c.Model == "" && d.positional {
 			c.Model = arg
 			return nil
 		}
 		c.Ignored = append(c.Ignored, arg)
 		return nil
 	}
-	var h handler
-	switch c.Engine {
-	case planner.EngineLlamaCpp:
-		h = llamaFlags[arg]
-	case planner.EngineVLLM:
-		h = vllmFlags[arg]
-	default:
-		h = sglangFlags[arg]
+	if f := d.lookup(arg); f != nil {
+		return f.read(c, arg, t)
 	}
-	if h != nil {
-		return h(c, arg, t)
-	}
-	if why, ok := unmodelled(c.Engine)[arg]; ok {
+	if why, ok := d.unmodelled[arg]; ok {
 		return &Error{arg, "changes memory in a way vramplan does not plan yet: " + why}
 	}
 	ig := arg
@@ -247,19 +301,14 @@ func boolFlag(set func(c *Command)) handler {
 	}
 }
 
-// aliases registers h under every name.
-func aliases(m map[string]handler, h handler, names ...string) {
-	for _, n := range names {
-		m[n] = h
-	}
-}
-
 // parallel maps an engine's parallelism flags to the sizes of the plan's
-// layout: names[i] sets the size set[i] picks out of planner.Parallel.
-func parallel(flags map[string]func(*planner.Parallel) *int) map[string]handler {
-	m := map[string]handler{}
-	for name, size := range flags {
-		aliases(m, func(c *Command, flag string, t *tokens) error {
+// layout: each flag's names set the size its size function picks out of
+// planner.Parallel.
+func parallel(flags ...sizeFlag) []flag {
+	fs := make([]flag, len(flags))
+	for i, sf := range flags {
+		size := sf.size
+		fs[i] = flag{names: sf.names, read: func(c *Command, flag string, t *tokens) error {
 			v, err := t.value(flag)
 			if err != nil {
 				return err
@@ -270,10 +319,19 @@ func parallel(flags map[string]func(*planner.Parallel) *int) map[string]handler 
 			}
 			*size(&c.Parallel) = n
 			return nil
-		}, name)
+		}}
 	}
-	return m
+	return fs
 }
+
+// sizeFlag is a parallelism flag by its names and the size it sets.
+type sizeFlag struct {
+	names []string
+	size  func(*planner.Parallel) *int
+}
+
+// names is a flag's names.
+func names(ns ...string) []string { return ns }
 
 func tensorSize(p *planner.Parallel) *int   { return &p.Tensor }
 func pipelineSize(p *planner.Parallel) *int { return &p.Pipeline }
@@ -331,4 +389,56 @@ func split(line string) ([]string, error) {
 		args = append(args, cur.String())
 	}
 	return args, nil
+}
+
+// Option is an engine's flag that `vramplan plan` also takes, by the
+// engine's own long name, to set one of the engine's options.
+type Option struct {
+	Engine planner.EngineName
+	// Name is the flag's long name without its dashes
+	// ("gpu-memory-utilization").
+	Name, Usage string
+	// Bool is set for a flag that takes no value.
+	Bool bool
+}
+
+// Options returns the options of every registered engine, in the
+// registry's order.
+func Options() []Option {
+	var os []Option
+	for _, d := range dialects {
+		for _, f := range d.flags {
+			if f.option != "" {
+				os = append(os, Option{Engine: d.engine, Name: strings.TrimLeft(f.names[len(f.names)-1], "-"), Usage: f.option, Bool: f.boolean})
+			}
+		}
+	}
+	return os
+}
+
+// SetOption reads value as the engine of option name reads its flag, into
+// in's serving options. A flag that takes no value is set by "true" and
+// left as it is by "false".
+func SetOption(in *planner.Input, name, value string) error {
+	for _, d := range dialects {
+		f := d.lookup("--" + name)
+		if f == nil || f.option == "" {
+			continue
+		}
+		t := &tokens{args: []string{value}}
+		if f.boolean {
+			on, err := strconv.ParseBool(value)
+			if err != nil || !on {
+				return err
+			}
+			t.args = nil
+		}
+		c := Command{Engine: d.engine, Serving: in.Serving, Limits: in.Limits}
+		if err := f.read(&c, "--"+name, t); err != nil {
+			return err
+		}
+		in.Serving = c.Serving
+		return nil
+	}
+	return &Error{"--" + name, "is no engine's option"}
 }

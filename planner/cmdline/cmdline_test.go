@@ -185,3 +185,54 @@ func FuzzParse(f *testing.F) {
 		c.Apply(&in)
 	})
 }
+
+// TestEveryEngineHasDialect: every registered engine has a command line
+// whose flags each have one meaning, its options are among its flags, and
+// an engine without a command line is an error, not another's.
+func TestEveryEngineHasDialect(t *testing.T) {
+	for _, p := range planner.Profiles()[1:] {
+		d := dialectOf(p.Name)
+		if d == nil {
+			t.Errorf("%s has no dialect", p.Name)
+			continue
+		}
+		seen := map[string]bool{}
+		for i := range d.flags {
+			f := &d.flags[i]
+			for _, n := range f.names {
+				if !strings.HasPrefix(n, "-") || seen[n] || d.lookup(n) != f {
+					t.Errorf("%s: flag %q is not a flag name of one flag", p.Name, n)
+				}
+				seen[n] = true
+			}
+		}
+	}
+	for _, o := range Options() {
+		if f := dialectOf(o.Engine).lookup("--" + o.Name); f == nil || f.option != o.Usage {
+			t.Errorf("option %s is not %s's flag --%s", o.Name, o.Engine, o.Name)
+		}
+	}
+	c := Command{Engine: "stray", Model: "m"}
+	if _, err := c.Apply(&planner.Input{}); err == nil {
+		t.Error("Apply of an engine with no command line succeeded")
+	}
+	if err := SetOption(&planner.Input{}, "threads", "4"); err == nil {
+		t.Error("SetOption(threads) succeeded")
+	}
+}
+
+// TestSetOption: an option reads its value as the engine's flag does.
+func TestSetOption(t *testing.T) {
+	in := planner.Input{Serving: planner.Serving{Engine: planner.EngineLlamaCpp}}
+	for _, o := range [][2]string{{"flash-attn", "off"}, {"gpu-layers", "20"}, {"kv-unified", "true"}} {
+		if err := SetOption(&in, o[0], o[1]); err != nil {
+			t.Fatalf("SetOption(%s, %s): %v", o[0], o[1], err)
+		}
+	}
+	if o := in.Serving.LlamaCpp; o.FlashAttn != planner.FlashAttnOff || o.GPULayers != 20 || !o.Unified {
+		t.Errorf("llama.cpp options = %+v", o)
+	}
+	if err := SetOption(&in, "gpu-memory-utilization", "2"); err == nil {
+		t.Error("--gpu-memory-utilization 2 accepted")
+	}
+}

@@ -10,36 +10,24 @@ import (
 // request length of vLLM's concurrency line.
 func (l *Log) Input(m planner.Model, cal planner.Calibration) (planner.Input, error) {
 	in := planner.Input{Model: m, Calibration: cal, Serving: planner.Serving{Engine: l.Engine}}
-	switch {
-	case l.LlamaCpp != nil:
-		s := l.LlamaCpp
-		if s.NCtx == 0 || s.NSeqMax == 0 {
-			return in, printf.Errorf("the log states no context (llama_context: n_ctx, n_seq_max)")
-		}
-		in.Limits = planner.Limits{MaxBatch: s.NSeqMax, MaxSeqLen: max(s.NCtx/s.NSeqMax, 1), MaxPrefillTokens: s.NUbatch,
-			KVDtype: planner.KVDtype(s.TypeK)}
-		o := &in.Serving.LlamaCpp
-		o.Unified, o.SWAFull = s.Unified, s.SWAFull
-		if s.TypeV != "" && s.TypeV != s.TypeK {
-			o.VDtype = planner.KVDtype(s.TypeV)
-		}
-		if !s.FlashAttn {
-			o.FlashAttn = planner.FlashAttnOff
-		}
-		if s.Layers > 0 && s.GPULayers < s.Layers {
-			o.GPULayers = s.GPULayers
-		}
-	case l.Pool != nil && l.Pool.ConcurrencyLen > 0:
-		in.Limits.MaxSeqLen = l.Pool.ConcurrencyLen
-		if u := l.Pool.Utilization; u > 0 && u <= 1 && l.Engine == planner.EngineVLLM {
-			in.Serving.VLLM.GPUMemoryUtilization = u
-		}
-	default:
-		if in.Limits.MaxSeqLen = m.MaxContext; in.Limits.MaxSeqLen == 0 {
-			return in, printf.Errorf("the log states no request length; give one")
-		}
+	lr := readerOf(l.Engine)
+	if lr == nil {
+		return in, printf.Errorf("no log reader for engine %q", l.Engine)
 	}
-	return in, nil
+	return in, lr.input(l, &in)
+}
+
+// poolInput is a pool engine's configuration: the request length of its
+// concurrency line, else the model's trained context.
+func poolInput(l *Log, in *planner.Input) error {
+	if l.Pool != nil && l.Pool.ConcurrencyLen > 0 {
+		in.Limits.MaxSeqLen = l.Pool.ConcurrencyLen
+		return nil
+	}
+	if in.Limits.MaxSeqLen = in.Model.MaxContext; in.Limits.MaxSeqLen == 0 {
+		return printf.Errorf("the log states no request length; give one")
+	}
+	return nil
 }
 
 // Row is one charge, planned against what the engine reported.

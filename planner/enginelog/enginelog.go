@@ -76,15 +76,117 @@ func Parse(data []byte) (Log, error) {
 	return r.done()
 }
 
-// markers are what every line the readers use contains one of; the other
-// lines of a server's log (requests, slots) are skipped without a copy.
-// They are few and start with bytes a request line seldom holds, since
-// each is searched over the whole log: "B" finds every size (MiB, GiB,
-// GB, and vLLM's gpu_memory_utilization line, which prints GiB), "llama_"
-// every llama_context, llama_kv_cache and llama_model_loader line, "KV"
-// vLLM's and SGLang's pool lines.
-var markers = [][]byte{[]byte("B"), []byte("llama_"), []byte("load_tensors:"), []byte("KV"),
-	[]byte("Maximum concurrency"), []byte("gpu_memory_utilization")}
+// logReader is how one engine's start-up log is read. Each engine's is in
+// its own file (llamacpp.go, vllm.go, sglang.go), and the planner's
+// registry names it (readers.go is generated from it).
+type logReader struct {
+	engine planner.EngineName
+	// markers are what every line the reader reads holds one of. The
+	// other lines of a server's log (requests, slots) are skipped without
+	// a copy. They should be few and start with bytes a request line
+	// seldom holds, since each is searched over the whole log.
+	markers []string
+	// claims reports whether a line is the engine's.
+	claims func(line string) bool
+	// read reads one of the engine's lines.
+	read func(r *reader, line string)
+	// input writes the configuration the log states into in, whose model
+	// and calibration are set.
+	input func(l *Log, in *planner.Input) error
+	// figures are the keys of the figures the engine's log reports, exact
+	// those of them its profile computes to the byte.
+	figures, exact []string
+	// settings is the block of Log the engine's settings are read into.
+	settings settingsBlock
+	// version returns the engine release a log states, "" when none.
+	version func(log string) string
+}
+
+// settingsBlock names where an engine's log states its configuration.
+type settingsBlock int
+
+const (
+	settingsLlamaCpp settingsBlock = iota + 1 // Log.LlamaCpp
+	settingsPool                              // Log.Pool
+)
+
+// readerOf returns the log reader of engine e, or nil.
+func readerOf(e planner.EngineName) *logReader {
+	for _, lr := range readers {
+		if lr.engine == e {
+			return lr
+		}
+	}
+	return nil
+}
+
+// FigureKeys returns the keys of the figures engine e's log reports (the
+// keys of Figure), and whether e has a log reader.
+func FigureKeys(e planner.EngineName) ([]string, bool) {
+	if lr := readerOf(e); lr != nil {
+		return lr.figures, true
+	}
+	return nil, false
+}
+
+// ExactKeys returns the keys of the figures of engine e's log that its
+// profile computes to the byte (llama.cpp's model and KV buffers).
+func ExactKeys(e planner.EngineName) []string {
+	if lr := readerOf(e); lr != nil {
+		return lr.exact
+	}
+	return nil
+}
+
+// StatesContext reports whether engine e's log states its configuration as
+// llama.cpp's context settings (Log.LlamaCpp), not as a pool's (Log.Pool).
+func StatesContext(e planner.EngineName) bool {
+	lr := readerOf(e)
+	return lr != nil && lr.settings == settingsLlamaCpp
+}
+
+// Version returns the release of engine e that a start-up log states, or
+// "" when it states none: llama.cpp's "build: N (commit)" line
+// (common/common.cpp, common_init) as "bN", vLLM's "vLLM API server
+// version X" or "V1 LLM engine (vX)" line as "X".
+func Version(e planner.EngineName, log []byte) string {
+	lr := readerOf(e)
+	if lr == nil {
+		return ""
+	}
+	return lr.version(string(log[:min(len(log), 1<<20)]))
+}
+
+// after returns the release token after marker in s (digits, letters and
+// dots; up to end when end is not empty), or "" when it is not a version.
+func after(s, marker, end string) string {
+	i := strings.Index(s, marker)
+	if i < 0 {
+		return ""
+	}
+	rest := s[i+len(marker):]
+	n := 0
+	for n < len(rest) && n < 64 && (rest[n] >= '0' && rest[n] <= '9' || rest[n] == '.' || rest[n] >= 'a' && rest[n] <= 'z' || rest[n] == '+') {
+		n++
+	}
+	if n == 0 || end != "" && !strings.HasPrefix(rest[n:], end) {
+		return ""
+	}
+	return rest[:n]
+}
+
+// markers are every reader's markers, each once.
+var markers = func() [][]byte {
+	var ms [][]byte
+	for _, lr := range readers {
+		for _, m := range lr.markers {
+			if !slices.ContainsFunc(ms, func(b []byte) bool { return string(b) == m }) {
+				ms = append(ms, []byte(m))
+			}
+		}
+	}
+	return ms
+}()
 
 // relevantLines returns the starts of the lines holding a marker, in
 // order. Each marker is searched over the whole log at once, which is many
@@ -112,13 +214,13 @@ func relevantLines(data []byte) []int {
 }
 
 type reader struct {
-	llama   LlamaCppSettings
-	isLlama bool
-	engine  planner.EngineName
-	sums    map[string]*Figure
-	order   []string
-	pool    PoolFigures
-	isPool  bool
+	llama LlamaCppSettings
+	// seen is the readers that read a line, by their index in readers.
+	seen   []bool
+	sums   map[string]*Figure
+	order  []string
+	pool   PoolFigures
+	isPool bool
 }
 
 // add records a figure; figures of one key are summed (llama.cpp prints a
@@ -146,26 +248,33 @@ func (r *reader) reset(keys ...string) {
 	}
 }
 
+// line gives s to the first reader that claims it.
 func (r *reader) line(s string) {
-	switch {
-	case strings.Contains(s, "llama_context:") || strings.Contains(s, "llama_kv_cache") ||
-		strings.Contains(s, "load_tensors:") || strings.Contains(s, "sched_reserve:") || strings.Contains(s, "llama_model_loader:"):
-		r.isLlama = true
-		r.llamaLine(s)
-	case strings.Contains(s, "KV Cache is allocated") || strings.Contains(s, "Load weight end") || strings.Contains(s, "sglang"):
-		r.engine = planner.EngineSGLang
-		r.sglangLine(s)
-	default:
-		r.vllmLine(s)
+	for i, lr := range readers {
+		if lr.claims(s) {
+			if r.seen == nil {
+				r.seen = make([]bool, len(readers))
+			}
+			r.seen[i] = true
+			lr.read(r, s)
+			return
+		}
 	}
 }
 
+// done returns the log: its engine is the first in the registry's order
+// whose lines it holds.
 func (r *reader) done() (Log, error) {
-	l := Log{Engine: r.engine}
-	if r.isLlama {
-		l.Engine = planner.EngineLlamaCpp
-		st := r.llama
-		l.LlamaCpp = &st
+	var l Log
+	for i, lr := range readers {
+		if r.seen != nil && r.seen[i] {
+			l.Engine = lr.engine
+			if lr.settings == settingsLlamaCpp {
+				st := r.llama
+				l.LlamaCpp = &st
+			}
+			break
+		}
 	}
 	if r.isPool {
 		p := r.pool
@@ -175,9 +284,18 @@ func (r *reader) done() (Log, error) {
 		l.Figures = append(l.Figures, *r.sums[k])
 	}
 	if l.Engine == "" || len(l.Figures) == 0 && l.Pool == nil {
-		return Log{}, printf.Errorf("no memory figures of llama.cpp, vLLM or SGLang in the log")
+		return Log{}, printf.Errorf("no memory figures of %s in the log", readerEngines())
 	}
 	return l, nil
+}
+
+// readerEngines names the engines whose logs are read, for a message.
+func readerEngines() string {
+	var names []string
+	for _, lr := range readers {
+		names = append(names, lr.engine.Profile().Label)
+	}
+	return strings.Join(names, ", ")
 }
 
 // number returns the number after marker in s, and the rest of s.

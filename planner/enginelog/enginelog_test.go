@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,5 +140,29 @@ func BenchmarkParse1MB(b *testing.B) {
 		if _, err := Parse(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestEveryEngineHasReader: every registered engine's log has a reader,
+// whose exact figures are among its figures, and a log of an engine with
+// no reader is an error, not another engine's plan.
+func TestEveryEngineHasReader(t *testing.T) {
+	for _, p := range planner.Profiles()[1:] {
+		keys, ok := FigureKeys(p.Name)
+		if !ok || len(keys) == 0 {
+			t.Errorf("%s has no log reader", p.Name)
+		}
+		for _, k := range ExactKeys(p.Name) {
+			if !slices.Contains(keys, k) {
+				t.Errorf("%s: exact figure %s is not one of its figures %v", p.Name, k, keys)
+			}
+		}
+	}
+	l := Log{Engine: "stray"}
+	if _, err := l.Input(planner.Model{MaxContext: 4096}, planner.Calibration{}); err == nil {
+		t.Error("Input of a log of an engine with no reader succeeded")
+	}
+	if _, ok := FigureKeys("stray"); ok || Version("stray", []byte("build: 1 (x)")) != "" {
+		t.Error("an engine with no reader has figures or a version")
 	}
 }

@@ -33,9 +33,12 @@ func parseOffload(q values, s *State) error {
 	return nil
 }
 
-// OffloadShown reports whether the page shows the -ngl field: under the
-// llama.cpp profile, where it is planned.
-func (s State) OffloadShown() bool { return s.Engine == planner.EngineLlamaCpp }
+// OffloadShown reports whether the page shows the -ngl field: under an
+// engine whose profile plans layers left on the CPU (llama.cpp's).
+func (s State) OffloadShown() bool {
+	p := s.Engine.Profile()
+	return p != nil && p.LayerOffload
+}
 
 // gpuLayers is the planner's serving.llama_cpp.gpu_layers of s.
 func (s State) gpuLayers() int {

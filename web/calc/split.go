@@ -78,7 +78,10 @@ func joinShares(ts []float64) string {
 // the split is planned, under llama.cpp with more than one GPU.
 func (s State) SplitShown() bool { return s.splitPlanned() }
 
-func (s State) splitPlanned() bool { return s.Engine == planner.EngineLlamaCpp && s.GPUs() > 1 }
+func (s State) splitPlanned() bool {
+	p := s.Engine.Profile()
+	return p != nil && p.TensorSplit && s.GPUs() > 1
+}
 
 // tensorSplit is the planner's parallel.tensor_split of s: nil when it is
 // not planned (the planner then gives each device an equal share).

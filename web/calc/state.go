@@ -8,6 +8,7 @@
 package calc
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -133,9 +134,13 @@ func parseBool(q values, key string, dst *bool) error {
 
 // parseEngine reads the engine profile; vramplan's own is left empty.
 func parseEngine(q values, dst *planner.EngineName) error {
-	e := planner.EngineName(strings.ToLower(q.get("engine")))
-	if !e.Valid() {
-		return &FieldError{"engine", printf.Sprintf("unknown engine %q (want llama.cpp, vllm or sglang)", q.get("engine"))}
+	e, err := planner.ParseEngine(q.get("engine"))
+	if err != nil {
+		var ie *planner.InputError
+		if errors.As(err, &ie) {
+			return &FieldError{"engine", ie.Msg}
+		}
+		return &FieldError{"engine", err.Error()}
 	}
 	if e != planner.EngineSeed {
 		*dst = e

@@ -1,0 +1,73 @@
+package cmdline
+
+import (
+	"fmt"
+
+	"github.com/vramplan/vramplan/planner"
+)
+
+// vllmDialect is `vllm serve` (vllm/engine/arg_utils.py).
+var vllmDialect = dialect{engine: planner.EngineVLLM,
+	program: func(args []string) ([]string, bool) {
+		if program(args) == "vllm" && len(args) > 1 && args[1] == "serve" {
+			return args[2:], true
+		}
+		return nil, false
+	},
+	positional: true,
+	flags: append(parallel(sizeFlag{names("-tp", "--tensor-parallel-size"), tensorSize},
+		sizeFlag{names("-pp", "--pipeline-parallel-size"), pipelineSize}, sizeFlag{names("-dp", "--data-parallel-size"), dataSize}),
+		flag{names: names("--enable-expert-parallel", "-ep"), read: boolFlag(func(c *Command) { c.ExpertAll = true }), boolean: true},
+		flag{names: names("--model"), read: strFlag(func(c *Command, v string) { c.Model = v })},
+		flag{names: names("--max-model-len"), read: maxModelLen},
+		flag{names: names("--max-num-seqs"), read: intFlag(func(c *Command, n int) { c.Limits.MaxBatch = n })},
+		flag{names: names("--max-num-batched-tokens"), read: intFlag(func(c *Command, n int) { c.Limits.MaxPrefillTokens = n })},
+		flag{names: names("--block-size"), read: intFlag(func(c *Command, n int) { c.Limits.BlockTokens = n })},
+		flag{names: names("--gpu-memory-utilization"), read: fracFlag(func(c *Command, f float64) { c.Serving.VLLM.GPUMemoryUtilization = f }),
+			option: "vLLM's share of the device's total memory (default 0.92)"},
+		flag{names: names("--kv-cache-memory-bytes", "--kv-cache-memory"), read: kvBytes},
+		flag{names: names("--kv-cache-dtype"), read: poolKVType},
+		flag{names: names("--enforce-eager"), read: boolFlag(func(c *Command) { c.Serving.VLLM.EnforceEager = true }), boolean: true},
+		flag{names: names("--dtype"), read: weightDtype},
+		flag{names: names("--quantization", "-q"), read: quantization}),
+	unmodelled: vllmUnmodelled,
+	apply:      poolApply("--max-model-len"),
+}
+
+func maxModelLen(c *Command, flag string, t *tokens) error {
+	v, err := t.value(flag)
+	if err != nil {
+		return err
+	}
+	if v == "-1" || v == "auto" {
+		c.AutoLen = true
+		return nil
+	}
+	n, err := parseCount(v)
+	if err != nil || n < 1 {
+		return &Error{flag, fmt.Sprintf("%q is not a length", v)}
+	}
+	c.Limits.MaxSeqLen = n
+	return nil
+}
+
+func kvBytes(c *Command, flag string, t *tokens) error {
+	v, err := t.value(flag)
+	if err != nil {
+		return err
+	}
+	b, err := planner.ParseBytes(v)
+	if err != nil || b <= 0 {
+		return &Error{flag, fmt.Sprintf("%q is not a size", v)}
+	}
+	c.Serving.VLLM.KVCacheMemoryBytes = b
+	return nil
+}
+
+var vllmUnmodelled = map[string]string{
+	"--cpu-offload-gb": "offloads weights to the CPU", "--speculative-config": "speculative decoding",
+	"--enable-lora": "loads adapters", "--max-lora-rank": "loads adapters", "--max-loras": "loads adapters",
+	"--kv-transfer-config": "moves KV between instances",
+	"--kv-offloading-size": "offloads KV", "--calculate-kv-scales": "changes the KV format", "--mamba-ssm-cache-dtype": "hybrid state",
+	"--max-num-partial-prefills": "partial prefills", "--num-gpu-blocks-override": "fixes the block count",
+}
