@@ -64,6 +64,7 @@ type charges struct {
 	amount  [numKeys]Bytes
 	present [numKeys]bool
 	kv      kvCharge
+	pool    poolGeometry // a pool engine's KV layout (setPool)
 	graphs  int64
 	total   Bytes
 	text    strings.Builder // the items' names and details (line.go)

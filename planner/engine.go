@@ -165,8 +165,12 @@ func (p *Profile) Range(v Version) (VersionRange, error) {
 type EngineReport struct {
 	Engine  EngineName `json:"engine"`
 	Version string     `json:"version"`
-	// Launch is the engine's command line that pins this plan.
-	Launch string `json:"launch"`
+	// Launch is the engine's command line that pins this plan, or, when
+	// the plan does not fit as asked and the engine can be started so that
+	// it does (llama.cpp with fewer layers on the GPU), the command that
+	// fits; LaunchAsAsked is then the command as asked, which does not.
+	Launch        string `json:"launch"`
+	LaunchAsAsked string `json:"launch_as_asked,omitempty"`
 	// Host lists host-memory charges; they are not in the plan's total.
 	Host []Item `json:"host,omitempty"`
 	// LlamaCpp answers for llama.cpp, Pool for vLLM and SGLang.
@@ -192,8 +196,12 @@ type PoolAnswer struct {
 	// MaxConcurrency is how many requests of max_model_len tokens the pool
 	// holds at once (vLLM's "Maximum concurrency" line).
 	MaxConcurrency float64 `json:"max_concurrency"`
-	// MaxModelLen is the longest max_model_len whose one request still fits.
+	// MaxModelLen is the longest max_model_len whose one request still
+	// fits: a setting, which may be past the plan's max_model_len.
 	MaxModelLen int `json:"max_model_len_that_fits"`
+	// LongestRequest is the longest request the engine serves as planned:
+	// MaxModelLen, at most the plan's max_model_len.
+	LongestRequest int `json:"longest_request"`
 }
 
 // rules is one engine's allocation rules, each engine's in its own file
@@ -335,7 +343,7 @@ func engineReport(in *Input, s *shape, p *Plan) {
 		return
 	}
 	pr.report(in, s, p)
-	if a := p.Engine.Pool; a != nil && p.Capacity != nil {
-		p.Capacity.MaxSeqsAtMaxLen, p.Capacity.MaxLenAtBatch = int(a.MaxConcurrency), a.MaxModelLen
+	if a := p.Engine.Pool; a != nil && p.Capacity != nil { // the requests of max length the pool holds as started
+		p.Capacity.MaxSeqsAtMaxLen = int(a.MaxConcurrency)
 	}
 }

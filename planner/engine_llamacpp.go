@@ -525,7 +525,7 @@ func (p llamaCpp) report(in *Input, s *shape, pl *Plan) {
 	if !pl.Fits && a.LayersThatFit > 0 && a.LayersThatFit < a.GPULayers {
 		fit := *a
 		fit.GPULayers = a.LayersThatFit
-		pl.Engine.Notes = append(pl.Engine.Notes, printf.Sprintf("fits with -ngl %d: %s", a.LayersThatFit, llamaLaunch(in, &fit)))
+		launchThatFits(pl.Engine, llamaLaunch(in, &fit), a.GPULayers, a.LayersThatFit, a.Layers, "")
 	}
 }
 

@@ -3,6 +3,8 @@ package planner
 import (
 	"strconv"
 	"strings"
+
+	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // This file is llama.cpp's launch command and its defaults: the
@@ -33,9 +35,22 @@ func (llamaCpp) kvDtypeAllowed(in *Input, d KVDtype) bool {
 // -sm tensor -ts under tensor parallelism (engine_llamacpp_tensor_split.go).
 func (llamaCpp) layoutLaunch(e *EngineReport, rin *Input, m *Model) { llamaSplitLaunch(e, rin, m) }
 
+// launchThatFits makes fits, the command with -ngl that, e's launch
+// command, and the command as asked, with -ngl asked, its LaunchAsAsked;
+// a note names the failing one, which does not fit where ("" for one
+// GPU). layers is -ngl for every layer.
+func launchThatFits(e *EngineReport, fits string, asked, that, layers int, where string) {
+	e.LaunchAsAsked, e.Launch = e.Launch, fits
+	e.Notes = append(e.Notes, printf.Sprintf("as asked, -ngl %d does not fit%s: the launch command is the one with -ngl %d, "+
+		"layers 0-%d on the CPU", asked, where, that, layers-that-1))
+}
+
 func llamaLaunch(in *Input, a *LlamaCppAnswer) string {
 	var b strings.Builder
 	b.WriteString("llama-server -m " + modelArg(in))
+	if f := mmprojFile(in); f != "" && in.Features.Vision {
+		b.WriteString(" --mmproj " + shellWord(f))
+	}
 	b.WriteString(" -c " + strconv.Itoa(a.CtxSize) + " -np " + strconv.Itoa(a.Parallel))
 	if a.Unified && a.Parallel > 1 {
 		b.WriteString(" -kvu")

@@ -175,7 +175,10 @@ func llamaSplitLaunch(e *EngineReport, rin *Input, m *Model) {
 	for i, s := range p.TensorSplit {
 		shares[i] = strconv.FormatFloat(s, 'g', -1, 64)
 	}
-	e.Notes = slices.DeleteFunc(e.Notes, func(s string) bool { return strings.HasPrefix(s, "fits with -ngl ") }) // the device's own -ngl
+	if e.LaunchAsAsked != "" { // the device's own -ngl: the layout's is the layout's (llamaOffloadNote)
+		e.Launch, e.LaunchAsAsked = e.LaunchAsAsked, ""
+		e.Notes = slices.DeleteFunc(e.Notes, func(s string) bool { return strings.HasPrefix(s, "as asked, -ngl ") })
+	}
 	if a := e.LlamaCpp; a != nil {
 		e.Launch = strings.Replace(e.Launch, " -ngl "+strconv.Itoa(a.GPULayers), " -ngl "+strconv.Itoa(act), 1)
 		a.Layers, a.GPULayers = n+1, act // -ngl counts every device's layers

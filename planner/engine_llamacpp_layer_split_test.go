@@ -227,10 +227,13 @@ func TestLlamaPartialOffload(t *testing.T) {
 	if !errors.As(err, &f) || full.Fits {
 		t.Fatalf("every layer offloaded: %v, fits %v; want it not to fit", err, full.Fits)
 	}
-	k := full.Layout.Ranks[0].Plan.Engine.LlamaCpp.LayersThatFit
-	note := strings.Join(full.Layout.Ranks[0].Plan.Engine.Notes, "\n")
-	if k < 3 || !strings.Contains(note, "the layout fits with -ngl "+strconv.Itoa(k)+",") {
-		t.Fatalf("LayersThatFit %d, notes %q: want the largest -ngl that fits", k, note)
+	e := full.Layout.Ranks[0].Plan.Engine
+	k := e.LlamaCpp.LayersThatFit
+	note := strings.Join(e.Notes, "\n")
+	if k < 3 || !strings.Contains(note, "does not fit on every device of the layout: the launch command is the one with -ngl "+strconv.Itoa(k)+",") ||
+		!strings.Contains(e.Launch, " -ngl "+strconv.Itoa(k)+" ") || !strings.Contains(e.LaunchAsAsked, " -ngl 81 ") {
+		t.Fatalf("LayersThatFit %d, notes %q, launch %q as asked %q: want the launch at the largest -ngl that fits", k, note,
+			e.Launch, e.LaunchAsAsked)
 	}
 	for ngl, fits := range map[int]bool{k: true, k + 1: false} {
 		q, _ := planner.Report(llama70bOn5090s(t, ngl))

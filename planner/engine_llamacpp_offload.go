@@ -9,8 +9,6 @@ package planner
 import (
 	"strconv"
 	"strings"
-
-	"github.com/vramplan/vramplan/internal/printf"
 )
 
 // llamaLayersThatFit is the largest -ngl below the input's at which every
@@ -61,8 +59,7 @@ func llamaOffloadNote(in *Input, rs []RankPlan) {
 			e.Notes = append(e.Notes, "no -ngl fits every device of this split: another -ts, another GPU, or a smaller context")
 			continue
 		}
-		launch := strings.Replace(e.Launch, " -ngl "+strconv.Itoa(act)+" ", " -ngl "+strconv.Itoa(k)+" ", 1)
-		e.Notes = append(e.Notes, printf.Sprintf("the layout fits with -ngl %d, layers 0-%d on the CPU: %s",
-			k, in.Model.NumLayers()-k, launch))
+		launchThatFits(e, strings.Replace(e.Launch, " -ngl "+strconv.Itoa(act)+" ", " -ngl "+strconv.Itoa(k)+" ", 1),
+			act, k, in.Model.NumLayers()+1, " on every device of the layout")
 	}
 }

@@ -588,10 +588,8 @@ func llamaTensorLaunch(e *EngineReport, rin *Input, m *Model) {
 		flags += " -ts " + strings.Join(shares, ",")
 	}
 	e.Launch += flags
-	for i, n := range e.Notes {
-		if strings.HasPrefix(n, "fits with -ngl ") && strings.Contains(n, ": llama-server ") {
-			e.Notes[i] = n + flags
-		}
+	if e.LaunchAsAsked != "" {
+		e.LaunchAsAsked += flags
 	}
 	llamaTensorHost(e, rin, m)
 }

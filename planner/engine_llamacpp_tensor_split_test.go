@@ -323,9 +323,12 @@ func TestLlamaTensorOffload(t *testing.T) {
 	if f.Fits || f.Layout == nil {
 		t.Fatalf("70B at 4 × 64K on two 32 GiB budgets: fits %v, %v; want a failure report", f.Fits, err)
 	}
-	notes := strings.Join(f.Layout.Ranks[0].Plan.Engine.Notes, "\n")
-	if !strings.Contains(notes, "fits with -ngl ") || !strings.Contains(notes, " -sm tensor -ts 1,1") {
-		t.Errorf("notes %q, want the -ngl that fits with -sm tensor -ts 1,1", notes)
+	e := f.Layout.Ranks[0].Plan.Engine
+	if notes := strings.Join(e.Notes, "\n"); !strings.Contains(notes, "as asked, -ngl 81 does not fit") ||
+		!strings.HasSuffix(e.Launch, " -sm tensor -ts 1,1") || !strings.HasSuffix(e.LaunchAsAsked, " -ngl 81 -sm tensor -ts 1,1") ||
+		strings.Contains(e.Launch, " -ngl 81 ") {
+		t.Errorf("notes %q, launch %q, as asked %q: want the launch command at the -ngl that fits with -sm tensor -ts 1,1", notes,
+			e.Launch, e.LaunchAsAsked)
 	}
 	ls := f.Levers
 	if f.Combination != nil {

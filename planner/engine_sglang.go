@@ -215,6 +215,7 @@ func (sglang) report(in *Input, s *shape, p *Plan) {
 	a.Tokens = sglangTokens(in, a.PoolBytes, page)
 	a.Blocks = a.Tokens / page
 	a.MaxModelLen = trainedCap(in, int(min(a.Tokens, maxSeqLen)))
+	a.LongestRequest = min(a.MaxModelLen, l.seqLen)
 	a.MaxConcurrency = float64(int64(float64(a.Tokens)/float64(l.seqLen)*100)) / 100
 	reqs := l.batch
 	if in.Limits.MaxBatch == 0 {
@@ -249,6 +250,14 @@ func sglangLaunch(in *Input, l limits) string {
 	if in.Limits.KVDtype.normalize() == KVDtypeFP8 {
 		b.WriteString(" --kv-cache-dtype fp8_e4m3")
 	}
+	o := &in.Serving.SGLang
+	if o.CUDAGraphMaxBS > 0 {
+		b.WriteString(" --cuda-graph-max-bs " + itoa(o.CUDAGraphMaxBS))
+	}
+	if o.SWAFullTokensRatio > 0 {
+		b.WriteString(" --swa-full-tokens-ratio " + strconv.FormatFloat(o.SWAFullTokensRatio, 'f', -1, 64))
+	}
+	b.WriteString(convertFlag(in.Model.Weights.Converted))
 	return b.String()
 }
 

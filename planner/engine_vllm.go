@@ -135,6 +135,9 @@ type poolGeometry struct {
 	block      int64
 	full       int64 // full-attention groups
 	windows    []swaGroups
+	// tokens is the prefill chunk a sliding-window request's blocks
+	// follow (max_num_batched_tokens).
+	tokens int64
 }
 
 type swaGroups struct {
@@ -212,6 +215,12 @@ func (g *poolGeometry) perRequest(n, tokens int64) int64 {
 	return b
 }
 
+// lenFor is the longest request, at most hi tokens, of which b fit at
+// once in a pool of blocks blocks, 0 when not one token does.
+func (g *poolGeometry) lenFor(blocks int64, b, hi int) int {
+	return max(largest(1, hi, func(n int) bool { return int64(satMul(int64(b), g.perRequest(int64(n), g.tokens))) <= blocks }), 0)
+}
+
 func (vllm) charge(in *Input, s *shape, l limits, c *charges) {
 	o, m := &in.Serving.VLLM, &in.Model
 	c.set(keyWeights, m.Weights.Bytes)
@@ -229,7 +238,8 @@ func (vllm) charge(in *Input, s *shape, l limits, c *charges) {
 		others = satAdd(others, b)
 	}
 	geo := vllmGeometry(in, l.block)
-	need := satMul(geo.perRequest(int64(l.seqLen), int64(l.prefill)), int64(geo.blockBytes))
+	geo.tokens = int64(l.prefill)
+	need := satMul(geo.perRequest(int64(l.seqLen), geo.tokens), int64(geo.blockBytes))
 	budget := budgetOf(in)
 	pool := max(budget-others, 0)
 	if o.KVCacheMemoryBytes > 0 {
@@ -244,6 +254,7 @@ func (vllm) charge(in *Input, s *shape, l limits, c *charges) {
 // setPool charges a pool engine's KV cache: the pool it allocates, or what
 // one request needs when that is more (the plan then does not fit).
 func (c *charges) setPool(pool, need Bytes, geo poolGeometry) {
+	c.pool = geo
 	c.set(keyKV, max(pool, need))
 	c.kv = kvCharge{global: max(pool, need), globalBlock: geo.blockBytes}
 	if geo.blockBytes > 0 {
@@ -367,6 +378,7 @@ func poolAnswer(in *Input, p *Plan, geo poolGeometry, frac float64, tokens int64
 	}
 	a.MaxModelLen = max(largest(1, maxSeqLen, func(n int) bool { return geo.perRequest(int64(n), tokens) <= a.Blocks }), 0)
 	a.MaxModelLen = trainedCap(in, a.MaxModelLen)
+	a.LongestRequest = min(a.MaxModelLen, l.seqLen)
 	return a
 }
 
@@ -388,6 +400,7 @@ func vllmLaunch(in *Input, l limits) string {
 	if o.EnforceEager {
 		b.WriteString(" --enforce-eager")
 	}
+	b.WriteString(convertFlag(in.Model.Weights.Converted))
 	return b.String()
 }
 

@@ -11,7 +11,7 @@ func layoutMaxSeqLen(in *Input) int {
 	for i := range gs {
 		t := &gs[i].in
 		sh, l := newShape(&t.Model, t.Limits.KVDtype), resolve(&t.Limits)
-		best = min(best, maxLen(t, &sh, l, max(l.batch, 1), maxSeqLen, budgetOf(t)))
+		best = min(best, lenAt(t, &sh, l, max(l.batch, 1), maxSeqLen, budgetOf(t)))
 	}
 	return best
 }
@@ -23,7 +23,7 @@ func layoutMaxBatch(in *Input) int {
 	for i := range gs {
 		t := &gs[i].in
 		sh, l := newShape(&t.Model, t.Limits.KVDtype), resolve(&t.Limits)
-		best = min(best, maxBatch(t, &sh, l, budgetOf(t)))
+		best = min(best, batchAt(t, &sh, l, budgetOf(t)))
 	}
 	return best
 }

@@ -81,6 +81,11 @@ type Weights struct {
 	Source Source `json:"source"`
 	// Dtype names the dominant storage format, for display ("q8_0", "bf16").
 	Dtype string `json:"dtype,omitempty"`
+	// Converted is the format the weights are converted to from a
+	// checkpoint stored otherwise, as the engine loads it (vLLM's and
+	// SGLang's --quantization fp8, --dtype float16); "" when they are
+	// planned as stored.
+	Converted string `json:"converted,omitempty"`
 	// Classes breaks Bytes down by tensor class ("embedding", "attention",
 	// "ffn", "experts", "norm", "output", "other").
 	Classes []WeightClass `json:"classes,omitempty"`
@@ -98,8 +103,11 @@ type WeightClass struct {
 // Vision is a vision tower loaded next to the language model (an mmproj
 // file): resident weights plus its pixel and embedding buffers (seed A5.4).
 type Vision struct {
-	Bytes       Bytes  `json:"bytes"`
-	Source      Source `json:"source"`
+	Bytes  Bytes  `json:"bytes"`
+	Source Source `json:"source"`
+	// File is the projector file the tower was read from (llama.cpp's
+	// --mmproj), "" when it came with the model.
+	File        string `json:"file,omitempty"`
 	ImageSize   int    `json:"image_size"`   // pixels per side
 	ImageTokens int    `json:"image_tokens"` // embeddings produced per image
 }

@@ -181,6 +181,10 @@ func checkCombination(t *testing.T, i int, in Input, c *Combination) {
 func checkSolvers(t *testing.T, i int, in Input) {
 	t.Helper()
 	n, _ := MaxSeqLen(in)
+	if isPool(&in) {
+		checkPoolSolvers(t, i, in, n)
+		return
+	}
 	if n > 0 {
 		at := in
 		at.Limits.MaxSeqLen = n
@@ -199,6 +203,26 @@ func checkSolvers(t *testing.T, i int, in Input) {
 	for j := 1; j < len(pts); j++ {
 		if pts[j].MaxSeqLen > pts[j-1].MaxSeqLen {
 			t.Fatalf("input %d: frontier rises at batch %d", i, pts[j].Batch)
+		}
+	}
+}
+
+// checkPoolSolvers: under a pool engine MaxSeqLen n is a length at most
+// the engine's max length, and, where the engine starts, the length of
+// which the plan's capacity says max_batch requests fit at once; the
+// frontier does not rise.
+func checkPoolSolvers(t *testing.T, i int, in Input, n int) {
+	t.Helper()
+	if n > in.Limits.MaxSeqLen {
+		t.Fatalf("input %d: MaxSeqLen %d is past the engine's max length %d", i, n, in.Limits.MaxSeqLen)
+	}
+	if p, _ := Report(in); p.Fits && p.Capacity != nil && p.Capacity.MaxLenAtBatch != n {
+		t.Fatalf("input %d: MaxSeqLen %d, but the plan's capacity is %d tokens at batch %d", i, n, p.Capacity.MaxLenAtBatch, in.Limits.MaxBatch)
+	}
+	pts, _ := Frontier(in, 16)
+	for j := 1; j < len(pts); j++ {
+		if pts[j].MaxSeqLen > pts[j-1].MaxSeqLen || pts[j].MaxSeqLen > in.Limits.MaxSeqLen {
+			t.Fatalf("input %d: frontier rises at batch %d, or passes the max length", i, pts[j].Batch)
 		}
 	}
 }

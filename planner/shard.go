@@ -120,7 +120,7 @@ func (s *split) weights(m *Model, parts *rankParts) Weights {
 	if len(m.Weights.Classes) > len(classes) {
 		classes = make([]WeightClass, len(m.Weights.Classes))
 	}
-	w := Weights{Source: SourceFormula, Dtype: m.Weights.Dtype, Classes: classes[:0:len(m.Weights.Classes)]}
+	w := Weights{Source: SourceFormula, Dtype: m.Weights.Dtype, Converted: m.Weights.Converted, Classes: classes[:0:len(m.Weights.Classes)]}
 	if s.tp == 1 && s.pp == 1 && s.local == s.experts {
 		w.Source = m.Weights.Source
 	}

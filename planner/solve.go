@@ -20,10 +20,15 @@ type Solution struct {
 
 // totalAt returns the plan total for in at batch b and length n.
 func totalAt(in *Input, s *shape, l limits, b, n int) Bytes {
+	c := chargesAt(in, s, l, b, n)
+	return c.total
+}
+
+// chargesAt returns the charges of in at batch b and length n.
+func chargesAt(in *Input, s *shape, l limits, b, n int) charges {
 	l.batch, l.seqLen = b, n
 	l.prefill = min(orDefaultInt(in.Limits.MaxPrefillTokens, defaultPrefill), n)
-	c := compute(in, s, l)
-	return c.total
+	return compute(in, s, l)
 }
 
 // largest returns the largest v in [lo, hi] with ok(v), or lo−1 if none;
@@ -63,8 +68,48 @@ func maxLen(in *Input, s *shape, l limits, b, hi int, budget Bytes) int {
 	}), 0)
 }
 
+// lenAt is the answer of the length solvers at batch b: maxLen, or under
+// a pool engine, whose start needs only one request to fit, the longest
+// request, at most hi and the engine's max length l.seqLen (or the
+// longest max length that starts, when that does not), of which b fit at
+// once in the KV cache it allocates with max_num_seqs b.
+func lenAt(in *Input, s *shape, l limits, b, hi int, budget Bytes) int {
+	if !isPool(in) {
+		return maxLen(in, s, l, b, hi, budget)
+	}
+	n := min(hi, l.seqLen)
+	c := chargesAt(in, s, l, b, n)
+	if c.total > budget {
+		if n = maxLen(in, s, l, b, n, budget); n == 0 {
+			return 0
+		}
+		c = chargesAt(in, s, l, b, n)
+	}
+	return c.pool.lenFor(c.kv.blocks, b, n)
+}
+
+// batchAt is the answer of the batch solvers: maxBatch, or under a pool
+// engine the largest max_num_seqs b at which b requests of l.seqLen
+// tokens fit in its KV cache at once.
+func batchAt(in *Input, s *shape, l limits, budget Bytes) int {
+	if !isPool(in) {
+		return maxBatch(in, s, l, budget)
+	}
+	return max(largest(1, maxBatchLimit, func(b int) bool { return poolHolds(in, s, l, b, l.seqLen, budget) }), 0)
+}
+
+// poolHolds reports whether a pool engine started with max_num_seqs b and
+// max length n fits budget and holds b requests of n tokens at once.
+func poolHolds(in *Input, s *shape, l limits, b, n int, budget Bytes) bool {
+	c := chargesAt(in, s, l, b, n)
+	return c.total <= budget && int64(satMul(int64(b), c.pool.perRequest(int64(n), c.pool.tokens))) <= c.kv.blocks
+}
+
 // MaxSeqLen reports the largest max_seq_len that fits at the input's
-// max_batch (1 when max_batch is automatic), or 0 when none does.
+// max_batch (1 when max_batch is automatic), or 0 when none does. Under a
+// pool engine (vLLM, SGLang), which starts when one request fits, it is
+// the longest request, at most the input's max_seq_len (the engine's max
+// length), of which max_batch fit in its KV cache at once.
 func MaxSeqLen(in Input) (int, error) {
 	if err := Validate(&in); err != nil {
 		return 0, err
@@ -75,11 +120,12 @@ func MaxSeqLen(in Input) (int, error) {
 	}
 	sh, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
 	s := &sh
-	return maxLen(&in, s, l, max(l.batch, 1), maxSeqLen, budgetOf(&in)), nil
+	return lenAt(&in, s, l, max(l.batch, 1), maxSeqLen, budgetOf(&in)), nil
 }
 
 // MaxBatch reports the largest max_batch that fits at the input's
-// max_seq_len, or 0 when not one sequence does.
+// max_seq_len, or 0 when not one sequence does; under a pool engine, the
+// largest at which that many requests of max_seq_len fit at once.
 func MaxBatch(in Input) (int, error) {
 	if err := Validate(&in); err != nil {
 		return 0, err
@@ -90,11 +136,11 @@ func MaxBatch(in Input) (int, error) {
 	}
 	sh, l := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits)
 	s := &sh
-	return maxBatch(&in, s, l, budgetOf(&in)), nil
+	return batchAt(&in, s, l, budgetOf(&in)), nil
 }
 
 // Frontier reports, for every batch from 1 to n, the largest max_seq_len
-// that fits: the cliffs a slider should mark.
+// that fits (as MaxSeqLen states it): the cliffs a slider should mark.
 func Frontier(in Input, n int) ([]Point, error) {
 	if err := Validate(&in); err != nil {
 		return nil, err
@@ -115,7 +161,7 @@ func frontier(in *Input, n int) []Point {
 	pts := make([]Point, n)
 	hi := maxSeqLen
 	for b := 1; b <= n; b++ {
-		hi = maxLen(in, s, l, b, max(hi, 1), budget)
+		hi = lenAt(in, s, l, b, max(hi, 1), budget)
 		pts[b-1] = Point{Batch: b, MaxSeqLen: hi}
 	}
 	return pts
@@ -137,9 +183,9 @@ func Solve(in Input, n int) (Solution, error) {
 func capacity(in *Input) Capacity {
 	sh, l, budget := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits), budgetOf(in)
 	s := &sh
-	seqs := maxBatch(in, s, l, budget)
+	seqs := batchAt(in, s, l, budget)
 	if l.batch == 0 {
 		l.batch = seqs
 	}
-	return Capacity{MaxSeqsAtMaxLen: seqs, MaxLenAtBatch: maxLen(in, s, l, max(l.batch, 1), maxSeqLen, budget)}
+	return Capacity{MaxSeqsAtMaxLen: seqs, MaxLenAtBatch: lenAt(in, s, l, max(l.batch, 1), maxSeqLen, budget)}
 }

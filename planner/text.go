@@ -135,7 +135,7 @@ func (p *Plan) writeEngine(b *strings.Builder) {
 	}
 	if a := e.Pool; a != nil {
 		printf.Fprintf(b, "  %s: KV pool %s, %d blocks of %d tokens, %d tokens; %.2fx concurrency at %d tokens; longest request %d tokens\n",
-			e.Engine, a.PoolBytes, a.Blocks, a.BlockTokens, a.Tokens, a.MaxConcurrency, p.Input.Limits.MaxSeqLen, a.MaxModelLen)
+			e.Engine, a.PoolBytes, a.Blocks, a.BlockTokens, a.Tokens, a.MaxConcurrency, p.Input.Limits.MaxSeqLen, a.LongestRequest)
 	}
 	for _, it := range e.Outside {
 		printf.Fprintf(b, "  outside the fraction: %s %d MiB\n", it.Name, it.Bytes.MiB())
@@ -147,4 +147,7 @@ func (p *Plan) writeEngine(b *strings.Builder) {
 		printf.Fprintf(b, "  note: %s\n", n)
 	}
 	printf.Fprintf(b, "\n  launch: %s\n", e.Launch)
+	if e.LaunchAsAsked != "" {
+		printf.Fprintf(b, "  as asked, does not fit: %s\n", e.LaunchAsAsked)
+	}
 }

@@ -74,6 +74,11 @@ func (f *engineFlags) applyCommand(in *planner.Input) error {
 // as published for an engine that loads checkpoints (or in the dtype the
 // flags ask), Q8_0 for one that loads GGUF files.
 func resolveModel(name, dtype, mmproj string, e planner.EngineName) (planner.Model, error) {
+	if _, err := os.Stat(name); err != nil {
+		if m, ok := catalogGGUF(name, mmproj); ok {
+			return m, nil
+		}
+	}
 	if _, err := os.Stat(name); err == nil || !strings.Contains(name, "/") {
 		return loadModel(name, dtype, mmproj)
 	}
@@ -95,6 +100,31 @@ func resolveModel(name, dtype, mmproj string, e planner.EngineName) (planner.Mod
 		return loadModel(name, dtype, mmproj)
 	}
 	return *best, nil
+}
+
+// catalogGGUF resolves a GGUF file that is not here by its name, as the
+// launch command of a catalog model names it (planner.GGUFFile), with the
+// catalog's vision tower unless mmproj is a file here.
+func catalogGGUF(name, mmproj string) (planner.Model, bool) {
+	base := name[strings.LastIndexAny(name, `/\`)+1:]
+	if !strings.HasSuffix(strings.ToLower(base), ".gguf") {
+		return planner.Model{}, false
+	}
+	all, err := catalog.All()
+	if err != nil {
+		return planner.Model{}, false
+	}
+	for i := range all {
+		if m := all[i]; strings.EqualFold(planner.GGUFFile(&m), base) {
+			if _, err := os.Stat(mmproj); mmproj != "" && err == nil {
+				if withTower, err := loadModel(m.ID, "", mmproj); err == nil {
+					return withTower, true
+				}
+			}
+			return m, true
+		}
+	}
+	return planner.Model{}, false
 }
 
 func modelRank(m *planner.Model, dtype string, e planner.EngineName) int {

@@ -633,7 +633,7 @@ var models = []planner.Model{
 	}}},
 	{ID: "llama-3.3-70b-instruct-fp8", Name: "Llama-3.3-70B-Instruct FP8", Arch: "llama", Source: "generated from meta-llama/Llama-3.3-70B-Instruct config.json (weights fp8 for every linear layer but embeddings, lm_head and routers)", HiddenSize: 8192, VocabSize: 128256, IntermediateSize: 28672, QueryHeads: 64, MaxContext: 131072, Layers: []planner.LayerGroup{
 		{Count: 80, Layer: planner.Layer{Kind: "full", KVHeads: 8, KeyDim: 128, ValueDim: 128}},
-	}, Weights: planner.Weights{Bytes: 72656373952, Source: "formula", Dtype: "fp8", Classes: []planner.WeightClass{
+	}, Weights: planner.Weights{Bytes: 72656373952, Source: "formula", Dtype: "fp8", Converted: "fp8", Classes: []planner.WeightClass{
 		{Class: "embedding", Bytes: 2101346304, Params: 1050673152},
 		{Class: "attention", Bytes: 12079596800, Params: 12079595520},
 		{Class: "ffn", Bytes: 56371446720, Params: 56371445760},
@@ -1090,7 +1090,7 @@ var models = []planner.Model{
 	}}},
 	{ID: "qwen3-coder-30b-a3b-instruct-nvfp4", Name: "Qwen3-Coder-30B-A3B-Instruct NVFP4", Arch: "qwen3_moe", Source: "generated from Qwen/Qwen3-Coder-30B-A3B-Instruct config.json (weights nvfp4 for every linear layer but embeddings, lm_head and routers)", HiddenSize: 2048, VocabSize: 151936, QueryHeads: 32, MaxContext: 262144, Layers: []planner.LayerGroup{
 		{Count: 48, Layer: planner.Layer{Kind: "full", KVHeads: 4, KeyDim: 128, ValueDim: 128}},
-	}, Weights: planner.Weights{Bytes: 18087458304, Source: "formula", Dtype: "nvfp4", Classes: []planner.WeightClass{
+	}, Weights: planner.Weights{Bytes: 18087458304, Source: "formula", Dtype: "nvfp4", Converted: "nvfp4", Classes: []planner.WeightClass{
 		{Class: "embedding", Bytes: 622329856, Params: 311164928},
 		{Class: "attention", Bytes: 509609472, Params: 905969664},
 		{Class: "experts", Bytes: 16332767232, Params: 29003612160},

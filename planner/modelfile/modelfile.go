@@ -43,7 +43,9 @@ const maxShapeFile = 64 << 20
 func Open(nameOrPath string, opts Options) (planner.Model, error) {
 	m, err := open(nameOrPath, opts)
 	if err == nil && opts.Mmproj != "" {
-		m.Vision, err = gguf.ReadVision(opts.Mmproj)
+		if m.Vision, err = gguf.ReadVision(opts.Mmproj); err == nil {
+			m.Vision.File = opts.Mmproj
+		}
 	}
 	return m, err
 }

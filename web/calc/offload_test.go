@@ -2,6 +2,7 @@ package calc
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,8 +164,13 @@ func TestEngineNotes(t *testing.T) {
 		}
 	}
 	v := Calculate(State{Batch: 4, Len: 65536, Engine: planner.EngineLlamaCpp}, in.Model, in.Calibration)
-	if len(v.Notes) == 0 || !strings.HasPrefix(v.Notes[len(v.Notes)-1], "fits with -ngl ") || !strings.Contains(v.Notes[len(v.Notes)-1], ": llama-server ") {
-		t.Errorf("llama.cpp over budget: notes %q, want the -ngl that fits and its launch command", v.Notes)
+	var asked, fits int
+	if len(v.Notes) > 0 {
+		fmt.Sscanf(v.Notes[len(v.Notes)-1], "as asked, -ngl %d does not fit: the launch command is the one with -ngl %d,", &asked, &fits)
+	}
+	if fits == 0 || asked <= fits || !strings.Contains(v.Launch, " -ngl "+strconv.Itoa(fits)) {
+		t.Errorf("llama.cpp over budget: notes %q, launch %q; want the launch command at the -ngl that fits and a note naming the one asked",
+			v.Notes, v.Launch)
 	}
 	if v := Calculate(State{Batch: 4, Len: 8192}, in.Model, in.Calibration); v.Notes != nil {
 		t.Errorf("vramplan's engine: notes %q, want none", v.Notes)

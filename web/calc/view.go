@@ -63,7 +63,7 @@ type View struct {
 	// empty when it lists none.
 	Host string `json:"host,omitempty"`
 	// Notes are the engine's notes on the plan, as vramplan plan prints
-	// them ("fits with -ngl 34: llama-server …", a pool that grows past
+	// them ("as asked, -ngl 81 does not fit: …", a pool that grows past
 	// what is charged); for a layout, the binding rank's.
 	Notes []string `json:"notes,omitempty"`
 
@@ -404,7 +404,7 @@ func engineOf(p *planner.Plan) (label, answer, launch string) {
 	case e.Pool != nil:
 		a := e.Pool
 		answer = printf.Sprintf("KV pool %s: %s tokens in %s blocks; %.2f× concurrency at %s tokens; the longest request %s tokens",
-			sizeOf(a.PoolBytes), Group(int64(a.Tokens)), Group(int64(a.Blocks)), a.MaxConcurrency, groupInt(p.Input.Limits.MaxSeqLen), Group(int64(a.MaxModelLen)))
+			sizeOf(a.PoolBytes), Group(int64(a.Tokens)), Group(int64(a.Blocks)), a.MaxConcurrency, groupInt(p.Input.Limits.MaxSeqLen), Group(int64(a.LongestRequest)))
 	}
 	return label, answer, e.Launch
 }

@@ -69,10 +69,10 @@ async function settledQuery(page, from) {
 
 const over = 'model=llama-3.3-70b-instruct-q4_k_m&gpu=rtx5090-wsl2-cuda13.3&engine=llama.cpp&batch=4&len=65536';
 
-test('the engine\'s notes are the CLI\'s: "fits with -ngl" server-rendered, after a slider move, in the embed and <vram-calculator>; a plan with none shows none', async () => {
+test('the engine\'s notes are the CLI\'s: "as asked, -ngl N does not fit" server-rendered, after a slider move, in the embed and <vram-calculator>; a plan with none shows none', async () => {
   const want = engineCLI(over).notes ?? [];
-  const fit = want.find((n) => n.startsWith('fits with -ngl '));
-  assert.match(fit ?? '', /^fits with -ngl \d+: llama-server /, 'the CLI names the -ngl that fits');
+  const fit = want.find((n) => n.startsWith('as asked, -ngl '));
+  assert.match(fit ?? '', /^as asked, -ngl 81 does not fit: the launch command is the one with -ngl \d+, /, 'the CLI names the -ngl asked and the one that fits');
   for (const path of ['', 'embed']) {
     const ctx = await chrome.newContext({ javaScriptEnabled: false });
     const noJS = await ctx.newPage();
@@ -92,7 +92,7 @@ test('the engine\'s notes are the CLI\'s: "fits with -ngl" server-rendered, afte
   const moved = await settledQuery(page, over);
   assert.notEqual(new URLSearchParams(moved).get('len'), '65536');
   const after = engineCLI(moved).notes ?? [];
-  assert.ok(after.some((n) => n.startsWith('fits with -ngl ')) && after.join() !== want.join(), `${moved}: the CLI's notes move with the length`);
+  assert.ok(after.some((n) => n.startsWith('as asked, -ngl ')) && after.join() !== want.join(), `${moved}: the CLI's notes move with the length`);
   assert.deepEqual(await notesOf(page), { shown: true, notes: after }, `after the slider move (${moved})`);
 
   await page.selectOption('[data-testid="engine-picker"]', '');

@@ -301,7 +301,7 @@ test('llama.cpp\'s -ngl across a split: the largest -ngl that fits is a lever, a
   const k = +/→ (\d+)/.exec(label)[1];
   const cli = planJSON([...cliFlags(offload), '--engine', 'llama.cpp']);
   const notes = cli.layout.ranks[0].plan.engine.notes.join('\n');
-  assert.match(notes, new RegExp(`the layout fits with -ngl ${k},`), `the lever's -ngl ${k} is the CLI's`);
+  assert.match(notes, new RegExp(`does not fit on every device of the layout: the launch command is the one with -ngl ${k},`), `the lever's -ngl ${k} is the CLI's`);
   assert.match(label, new RegExp(`layers 0-${80 - k} on the CPU$`));
   await lever.click();
   await page.waitForSelector('[data-testid="verdict"][data-fits="true"]');

@@ -13,6 +13,9 @@ import (
 type Scheme struct {
 	Dtype string // the dominant format, for display
 	pick  func(t *Tensor) Format
+	// converted is set for an override the engine applies as it loads
+	// the checkpoint (vLLM's --quantization fp8), not a GGUF file type.
+	converted bool
 }
 
 // Format reports the format of tensor t under s.
@@ -58,10 +61,12 @@ func Override(name string, base Format, ts []Tensor) (Scheme, error) {
 		return Scheme{}, fmt.Errorf("weights dtype %q is not known (want f32, f16, bf16, fp8, int4, int8, nvfp4, mxfp4 or a llama.cpp type such as q8_0, q6_k, q4_k_m)", name)
 	}
 	if isFloat(f) {
-		return Uniform(f), nil
+		u := Uniform(f)
+		u.converted = true
+		return u, nil
 	}
 	h := &hfQuant{base: base, q: f}
-	return Scheme{Dtype: f.Name, pick: h.pick}, nil
+	return Scheme{Dtype: f.Name, pick: h.pick, converted: true}, nil
 }
 
 // readScheme reads torch_dtype and quantization_config.

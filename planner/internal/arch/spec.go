@@ -105,6 +105,9 @@ func (s *Spec) Model(sc Scheme) planner.Model {
 	}
 	m.Weights = Summarize(s.Tensors, sc)
 	m.Weights.Source = planner.SourceFormula
+	if sc.converted {
+		m.Weights.Converted = sc.Dtype
+	}
 	if v := s.Vision; v != nil {
 		w := Summarize(v.Tensors, Uniform(s.Base))
 		m.Vision = &planner.Vision{Bytes: w.Bytes, Source: planner.SourceFormula,
