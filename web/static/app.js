@@ -546,14 +546,15 @@ function paintHints(s) {
 }
 
 // paintGPUs writes how many GPUs the layout controls add up to, and shows
-// llama.cpp's tensor-split field (calc.State.SplitShown) and -ngl field
-// (calc.State.OffloadShown) where they are planned.
+// the tensor-split field (calc.State.SplitShown) and -ngl field
+// (calc.State.OffloadShown) where the engine's profile plans them, as its
+// option's data-split and data-offload say.
 function paintGPUs() {
   const f = form.elements;
   const n = ['tp', 'pp', 'dp'].reduce((m, k) => m * Math.max(1, Math.trunc(+f[k].value) || 1), 1);
   setText(byTest('gpu-count'), n === 1 ? '1 GPU' : `${n} GPUs`);
-  const llama = f.engine.value === 'llama.cpp';
-  for (const [id, hide] of [['ts-field', !(llama && n > 1)], ['ngl-field', !llama]]) {
+  const engine = f.engine.selectedOptions[0]?.dataset ?? {};
+  for (const [id, hide] of [['ts-field', !('split' in engine && n > 1)], ['ngl-field', !('offload' in engine)]]) {
     const field = byTest(id);
     if (field.hidden !== hide) field.hidden = hide;
   }
