@@ -121,7 +121,7 @@ func (a *app) listObservations(c echo.Context) error {
 	q := store.ObservationQuery{Limit: store.DefaultLimit}
 	if e := c.QueryParam("engine"); e != "" {
 		if name := planner.EngineName(e); name == planner.EngineSeed || !name.Valid() {
-			return jsonError(c, http.StatusBadRequest, "engine", fmt.Errorf("engine=%q: want llama.cpp, vllm or sglang", e))
+			return jsonError(c, http.StatusBadRequest, "engine", fmt.Errorf("engine=%q: want one of %v", e, planner.Engines[1:]))
 		}
 		q.Engine = e
 	}
