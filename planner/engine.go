@@ -122,25 +122,16 @@ func (e EngineName) Valid() bool { return e.Profile() != nil }
 // ParseEngine returns the engine s names: a registered engine's name or
 // one of its aliases, in any case; "" is the seed's engine.
 func ParseEngine(s string) (EngineName, error) {
-	t := strings.TrimSpace(s)
-	if t == "" || strings.EqualFold(t, string(EngineSeed)) {
-		return EngineSeed, nil
-	}
+	e := EngineName(strings.ToLower(strings.TrimSpace(s)))
 	for _, p := range registry {
-		if strings.EqualFold(t, string(p.Name)) || slices.ContainsFunc(p.Aliases, func(a string) bool { return strings.EqualFold(t, a) }) {
+		if slices.Contains(p.Aliases, string(e)) {
 			return p.Name, nil
 		}
 	}
-	return "", bad("serving.engine", "unknown engine %q (want one of %s)", s, engineList())
-}
-
-// engineList names the registered engines, for a message.
-func engineList() string {
-	names := make([]string, len(registry))
-	for i, p := range registry {
-		names[i] = string(p.Name)
+	if !e.Valid() {
+		return "", bad("serving.engine", "unknown engine %q (want one of %v)", s, Engines[1:])
 	}
-	return strings.Join(names, ", ")
+	return e.normalize(), nil
 }
 
 // Range returns the range of p's releases that holds v, or an error naming

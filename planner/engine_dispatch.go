@@ -17,7 +17,10 @@ type Serving struct {
 var _ = [...]rules{llamaCpp{}, vllm{}, sglang{}}
 
 // profileOf returns the registered profile named e, nil for the seed's engine
-// and for a name not registered.
+// and for a name not registered. It is not inlined: a plan calls it from
+// many places, and inlined it costs the WebAssembly module a string switch at each.
+//
+//go:noinline
 func profileOf(e EngineName) *Profile {
 	switch e {
 	case EngineLlamaCpp:

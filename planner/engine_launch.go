@@ -51,11 +51,35 @@ func GGUFFile(m *Model) string {
 	if !ok {
 		return ""
 	}
-	typ := strings.ToUpper(m.Weights.Dtype)
+	typ := upper(m.Weights.Dtype)
 	if _, t, ok := strings.Cut(m.Name, " "); ok { // the catalog names a file type after the repository
 		typ = t
 	}
 	return repo[strings.LastIndexByte(repo, '/')+1:] + "-" + typ + ".gguf"
+}
+
+// upper is s with its ASCII letters in upper case (a dtype's name).
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
+
+// poolLayoutLaunch adds a layout's sizes to a pool engine's launch command
+// e by its flags for tensor, pipeline and data parallelism (each followed
+// by the size) and for expert parallelism: followed by the size when it
+// ends in a space, else a switch.
+func poolLayoutLaunch(e *EngineReport, p *Parallel, tp, pp, dp, ep string) {
+	e.Launch += flagIf(tp, p.tp()) + flagIf(pp, p.pp()) + flagIf(dp, p.dp())
+	if strings.HasSuffix(ep, " ") {
+		e.Launch += flagIf(ep, p.ep())
+	} else if p.ep() > 1 {
+		e.Launch += ep
+	}
 }
 
 // mmprojFile is the vision projector file llama.cpp loads for in's tower:

@@ -113,8 +113,7 @@ func (sglang) kvDtypeAllowed(in *Input, d KVDtype) bool { return true }
 // layoutLaunch adds --tp, --pp, --dp and --ep-size
 // (sglang/srt/server_args.py).
 func (sglang) layoutLaunch(e *EngineReport, rin *Input, m *Model) {
-	p := &rin.Rank.Layout
-	e.Launch += flagIf(" --tp ", p.tp()) + flagIf(" --pp ", p.pp()) + flagIf(" --dp ", p.dp()) + flagIf(" --ep-size ", p.ep())
+	poolLayoutLaunch(e, &rin.Rank.Layout, " --tp ", " --pp ", " --dp ", " --ep-size ")
 }
 
 func (sglang) budget(in *Input) Bytes {

@@ -319,12 +319,8 @@ func (vllm) kvDtypeAllowed(in *Input, d KVDtype) bool { return true }
 // --data-parallel-size and --enable-expert-parallel
 // (vllm/engine/arg_utils.py).
 func (vllm) layoutLaunch(e *EngineReport, rin *Input, m *Model) {
-	p := &rin.Rank.Layout
-	e.Launch += flagIf(" --tensor-parallel-size ", p.tp()) + flagIf(" --pipeline-parallel-size ", p.pp()) +
-		flagIf(" --data-parallel-size ", p.dp())
-	if p.ep() > 1 {
-		e.Launch += " --enable-expert-parallel"
-	}
+	poolLayoutLaunch(e, &rin.Rank.Layout, " --tensor-parallel-size ", " --pipeline-parallel-size ", " --data-parallel-size ",
+		" --enable-expert-parallel")
 }
 
 func poolName(c *charges, l limits) string {

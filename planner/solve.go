@@ -25,6 +25,8 @@ func totalAt(in *Input, s *shape, l limits, b, n int) Bytes {
 }
 
 // chargesAt returns the charges of in at batch b and length n.
+//
+//go:noinline
 func chargesAt(in *Input, s *shape, l limits, b, n int) charges {
 	l.batch, l.seqLen = b, n
 	l.prefill = min(orDefaultInt(in.Limits.MaxPrefillTokens, defaultPrefill), n)

@@ -98,9 +98,13 @@ type logReader struct {
 	figures, exact []string
 	// settings is the block of Log the engine's settings are read into.
 	settings settingsBlock
-	// version returns the engine release a log states, "" when none.
-	version func(log string) string
+	// versions are the lines that state the engine's release.
+	versions []versionLine
 }
+
+// versionLine is a line that states an engine's release: the release token
+// after marker (up to end when end is not empty), written with prefix.
+type versionLine struct{ marker, end, prefix string }
 
 // settingsBlock names where an engine's log states its configuration.
 type settingsBlock int
@@ -154,7 +158,13 @@ func Version(e planner.EngineName, log []byte) string {
 	if lr == nil {
 		return ""
 	}
-	return lr.version(string(log[:min(len(log), 1<<20)]))
+	s := string(log[:min(len(log), 1<<20)])
+	for _, vl := range lr.versions {
+		if v := after(s, vl.marker, vl.end); v != "" {
+			return vl.prefix + v
+		}
+	}
+	return ""
 }
 
 // after returns the release token after marker in s (digits, letters and
@@ -284,18 +294,9 @@ func (r *reader) done() (Log, error) {
 		l.Figures = append(l.Figures, *r.sums[k])
 	}
 	if l.Engine == "" || len(l.Figures) == 0 && l.Pool == nil {
-		return Log{}, printf.Errorf("no memory figures of %s in the log", readerEngines())
+		return Log{}, printf.Errorf("no memory figures of any of %v in the log", planner.Engines[1:])
 	}
 	return l, nil
-}
-
-// readerEngines names the engines whose logs are read, for a message.
-func readerEngines() string {
-	var names []string
-	for _, lr := range readers {
-		names = append(names, lr.engine.Profile().Label)
-	}
-	return strings.Join(names, ", ")
 }
 
 // number returns the number after marker in s, and the rest of s.

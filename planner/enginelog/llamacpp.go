@@ -18,12 +18,7 @@ var llamaCppLog = logReader{engine: planner.EngineLlamaCpp,
 	input:   llamaInput,
 	figures: []string{"weights", "kv", "compute_buffer"}, exact: []string{"weights", "kv"},
 	settings: settingsLlamaCpp,
-	version: func(log string) string {
-		if v := after(log, "build: ", " ("); v != "" {
-			return "b" + v
-		}
-		return ""
-	},
+	versions: []versionLine{{marker: "build: ", end: " (", prefix: "b"}}, // common/common.cpp, common_init
 }
 
 // llamaInput is the configuration of llama.cpp's context settings.

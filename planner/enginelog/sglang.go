@@ -17,7 +17,6 @@ var sglangLog = logReader{engine: planner.EngineSGLang,
 	input:    poolInput,
 	figures:  []string{"weights", "kv"},
 	settings: settingsPool,
-	version:  func(string) string { return "" },
 }
 
 // sglangLine reads SGLang's model-runner lines (model_runner.py): the

@@ -29,14 +29,7 @@ var vllmLog = logReader{engine: planner.EngineVLLM,
 	},
 	figures:  []string{"weights", "kv", "activation_peak", "non_torch"},
 	settings: settingsPool,
-	version: func(log string) string {
-		for _, m := range []string{"vLLM API server version ", "V1 LLM engine (v"} {
-			if v := after(log, m, ""); v != "" {
-				return v
-			}
-		}
-		return ""
-	},
+	versions: []versionLine{{marker: "vLLM API server version "}, {marker: "V1 LLM engine (v"}},
 }
 
 // vllmMarkers are what every line vllmLine reads holds one of.

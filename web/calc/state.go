@@ -8,7 +8,6 @@
 package calc
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 
@@ -134,13 +133,9 @@ func parseBool(q values, key string, dst *bool) error {
 
 // parseEngine reads the engine profile; vramplan's own is left empty.
 func parseEngine(q values, dst *planner.EngineName) error {
-	e, err := planner.ParseEngine(q.get("engine"))
-	if err != nil {
-		var ie *planner.InputError
-		if errors.As(err, &ie) {
-			return &FieldError{"engine", ie.Msg}
-		}
-		return &FieldError{"engine", err.Error()}
+	e := planner.EngineName(strings.ToLower(q.get("engine")))
+	if !e.Valid() {
+		return &FieldError{"engine", printf.Sprintf("unknown engine %q (want one of %v)", q.get("engine"), planner.Engines[1:])}
 	}
 	if e != planner.EngineSeed {
 		*dst = e

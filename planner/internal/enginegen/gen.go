@@ -291,7 +291,9 @@ type Serving struct {
 	}
 	b.WriteString("}\n\n")
 	b.WriteString("// profileOf returns the registered profile named e, nil for the seed's engine\n" +
-		"// and for a name not registered.\nfunc profileOf(e EngineName) *Profile {\n\tswitch e {\n")
+		"// and for a name not registered. It is not inlined: a plan calls it from\n" +
+		"// many places, and inlined it costs the WebAssembly module a string switch at each.\n" +
+		"//\n//go:noinline\nfunc profileOf(e EngineName) *Profile {\n\tswitch e {\n")
 	for _, e := range es {
 		fmt.Fprintf(&b, "\tcase %s:\n\t\treturn &%sProfile\n", e.name, e.stem)
 	}
