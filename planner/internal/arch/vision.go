@@ -1,5 +1,10 @@
 package arch
 
+import (
+	"maps"
+	"slices"
+)
+
 // This file reads a multimodal config's vision_config into the tower's
 // tensors: one reader per family, chosen by the config's own model_type.
 // The tower is counted apart from the language model (Spec.Vision), as the
@@ -36,9 +41,11 @@ func readVision(f *fields, textHidden int) *Vision {
 }
 
 // bounded reports whether every named dimension lies in [1, maxVisionDim]
-// (depths in [0, maxLayers]), failing on the first that does not.
+// (depths in [0, maxLayers]), failing on the first that does not in the
+// order of their names, so that the same config gives the same error.
 func bounded(vc *fields, dims map[string]int) bool {
-	for k, v := range dims {
+	for _, k := range slices.Sorted(maps.Keys(dims)) {
+		v := dims[k]
 		hi, lo := maxVisionDim, 1
 		if k == "depth" || k == "num_hidden_layers" || k == "num_global_layers" || k == "deepstack_visual_indexes" {
 			hi, lo = maxLayers, 0
