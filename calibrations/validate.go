@@ -129,6 +129,10 @@ func validateProvenance(c *planner.Calibration) error {
 		return fieldErr("provenance.runs", "%d out of range [0, 1000]", p.Runs)
 	case !(p.Spread >= 0 && p.Spread <= 100):
 		return fieldErr("provenance.spread", "%v out of range [0, 100]", p.Spread)
+	case p.Uncertainty < 0 || p.Uncertainty > c.DeviceTotal:
+		return fieldErr("provenance.uncertainty_bytes", "%d out of range [0, device_total_bytes]", p.Uncertainty)
+	case c.Kind() == planner.CalibrationEstimated && p.Uncertainty == 0:
+		return fieldErr("provenance.uncertainty_bytes", "missing: an estimated entry says how far off it can be")
 	}
 	return nil
 }

@@ -90,6 +90,11 @@ type Provenance struct {
 	Tool   string  `json:"tool,omitempty"`
 	Runs   int     `json:"runs,omitempty"`
 	Spread float64 `json:"spread,omitempty"`
+	// Uncertainty is how much less memory than the figures say the card
+	// may leave an engine, for an entry that is not its own measurement
+	// (CalibrationEstimated): a plan with less headroom than this may not
+	// fit on the card. Zero when it is not known.
+	Uncertainty Bytes `json:"uncertainty_bytes,omitempty"`
 }
 
 // context returns the context charge for the module-loading mode.
