@@ -74,7 +74,7 @@ node_modules/.package-lock.json: package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-check: templ-check ## gofmt, go vet, staticcheck, the module tidy, generated files (templ, engine dispatch, catalog, calibrations) fresh
+check: templ-check ## gofmt, go vet, staticcheck, the module tidy, generated files (templ, engine dispatch, catalog, calibrations, the page's view.js and component.js) fresh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags invariants ./...
@@ -83,6 +83,7 @@ check: templ-check ## gofmt, go vet, staticcheck, the module tidy, generated fil
 	$(GO) generate ./planner && git diff --exit-code -- planner/engine_dispatch.go planner/cmdline/dialects.go planner/enginelog/readers.go
 	$(GO) generate ./planner/catalog && git diff --exit-code -- planner/catalog
 	$(GO) generate ./calibrations && git diff --exit-code -- calibrations
+	$(GO) generate ./web/static && git diff --exit-code -- web/static/view.js web/static/component.js
 	$(MAKE) --no-print-directory lint
 
 # lint: staticcheck (go.mod's tool) under every build configuration that

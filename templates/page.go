@@ -5,6 +5,7 @@
 package templates
 
 import (
+	"github.com/a-h/templ"
 	"strconv"
 	"strings"
 
@@ -130,39 +131,77 @@ func pointClass(fits bool) string {
 	return "point nofit"
 }
 
-// The shape functions name the lists the browser's painter rebuilds when
-// their shape changes (static/app.js, paintList): the bar's tiers, the
-// line items' keys, the kinds of the lever links and the engine's notes. Rendering the shape
-// with the list lets the page's first repaint write into the server's
-// elements instead of rebuilding them.
+// The shape functions write a list's shape as static/bind.js computes it
+// (paintList): its items' data-key values, one a line, or their number.
+// Rendering the shape with the list lets the page's first repaint write
+// into the server's elements instead of rebuilding them.
 
-func barShape(v calc.View) string {
-	tiers := make([]string, len(v.Bars))
-	for i, b := range v.Bars {
+func count(n int) string { return strconv.Itoa(n) }
+
+func barShape(bars []calc.Bar) string {
+	tiers := make([]string, len(bars))
+	for i, b := range bars {
 		tiers[i] = string(b.Tier)
 	}
-	return strings.Join(tiers, ",")
+	return strings.Join(tiers, "\n")
 }
-
-func notesShape(v calc.View) string { return strings.Join(v.Notes, "\n") }
 
 func itemShape(v calc.View) string {
 	keys := make([]string, len(v.Items))
 	for i, it := range v.Items {
 		keys[i] = it.Key
 	}
-	return strings.Join(keys, ",")
+	return strings.Join(keys, "\n")
 }
 
-func leverShape(v calc.View) string {
-	kinds := make([]string, 0, len(v.Levers)+1)
-	for range v.Levers {
-		kinds = append(kinds, "lever")
+func tickShape(c calc.Chart) string {
+	labels := make([]string, len(c.YTicks))
+	for i, t := range c.YTicks {
+		labels[i] = t.Label
 	}
-	if v.Combination != nil {
-		kinds = append(kinds, "combination")
+	return strings.Join(labels, "\n")
+}
+
+// optional returns the attributes of name-value pairs whose value is not
+// empty: an SVG coordinate or a link of a view that planned nothing is
+// left out, not written empty (which the browser reports as an error).
+func optional(kv ...string) templ.Attributes {
+	a := templ.Attributes{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			a[kv[i]] = kv[i+1]
+		}
 	}
-	return strings.Join(kinds, ",")
+	return a
+}
+
+// comma is ", " and s, or "" for an empty s: the totals' "all 4 GPUs".
+func comma(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ", " + s
+}
+
+func layoutLabel(v calc.View) string {
+	if v.Layout == nil {
+		return ""
+	}
+	return v.Layout.Label
+}
+
+func ranks(v calc.View) []calc.RankView {
+	if v.Layout == nil {
+		return nil
+	}
+	return v.Layout.Ranks
+}
+
+func rankBarLabel(r calc.RankView) string {
+	if r.Label == "" {
+		return ""
+	}
+	return r.Label + ": memory by tier against the budget"
 }
 
 // tick is an axis label at a position in the chart's user units.
@@ -179,7 +218,7 @@ func ticks(at []int, pos func(int) string, label func(int) string) []tick {
 }
 
 func embedURL(model, gpu string) string {
-	return "/embed?" + (calc.State{Model: model, GPU: gpu, Batch: calc.DefaultBatch, Len: calc.DefaultLen}).Encode()
+	return "/embed?" + (calc.State{Model: model, GPU: gpu, Len: calc.DefaultLen}).Encode()
 }
 
 func iframeSnippet(model, gpu string) string {
@@ -204,19 +243,11 @@ func budgetValue(s calc.State) string {
 func defaultOf(name string) string {
 	switch name {
 	case "batch":
-		return itoa(calc.DefaultBatch)
+		return "0"
 	case "len":
 		return itoa(calc.DefaultLen)
 	}
 	return ""
-}
-
-// sourceLabel is a line item's source as the table's tag reads it.
-func sourceLabel(s planner.Source) string {
-	if s == planner.SourceUnmeasured {
-		return "not measured" // charged 0 bytes; the warnings say why
-	}
-	return string(s)
 }
 
 // sliderClass marks the budget slider, whose fitting side is the right.
@@ -274,13 +305,4 @@ func rankClass(r calc.RankView) string {
 		c += " nofit"
 	}
 	return c
-}
-
-// across follows the Total, Budget and Headroom labels of a layout, whose
-// figures are sums over its GPUs: ", all 4 GPUs".
-func across(v calc.View) string {
-	if v.Across == "" {
-		return ""
-	}
-	return ", " + v.Across
 }

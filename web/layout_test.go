@@ -94,12 +94,12 @@ func attrText(sel *goquery.Selection) []string {
 
 func TestPageLayoutErrors(t *testing.T) {
 	for q, want := range map[string]string{
-		"tp=two": "tp:", "pp=0": "pp:", "dp=2000": "dp:",
-		"tp=3":                            "parallel.tensor_parallel", // 64 query heads do not split 3 ways
-		"ep=2":                            "parallel.expert_parallel", // a dense model has no experts
-		"engine=llama.cpp&pp=2&ts=3,x":    "ts: share 1",
-		"engine=llama.cpp&pp=2&ts=1,1,1":  "ts: 3 shares for the layout's 2 GPUs",
-		"engine=llama.cpp&pp=2&ts=1,1e-9": "parallel.tensor_split: device 1 gets no layer", // llama.cpp would give it none
+		"tp=two": "Tensor parallel: ", "pp=0": "Pipeline stages: ", "dp=2000": "Data-parallel replicas: ",
+		"tp=3":                            "Tensor parallel: model.query_heads 64 is not divisible", // 64 query heads do not split 3 ways
+		"ep=2":                            "Expert parallel: 2, but the model has no experts",       // a dense model has no experts
+		"engine=llama.cpp&pp=2&ts=3,x":    "llama.cpp tensor split (-ts): share 1",
+		"engine=llama.cpp&pp=2&ts=1,1,1":  "llama.cpp tensor split (-ts): 3 shares for the layout's 2 GPUs",
+		"engine=llama.cpp&pp=2&ts=1,1e-9": "llama.cpp tensor split (-ts): device 1 gets no layer", // llama.cpp would give it none
 	} {
 		doc := page(t, "/?"+llamaTP2+"&"+q, http.StatusBadRequest)
 		if got := testid(doc, "error").Text(); !strings.Contains(got, want) {

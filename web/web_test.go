@@ -59,8 +59,12 @@ func page(t *testing.T, url string, status int) *goquery.Document {
 	return doc
 }
 
+// testid finds the elements with a data-testid in the page, leaving out
+// the lists' prototypes (templates.Protos), which are not shown.
 func testid(doc *goquery.Document, id string) *goquery.Selection {
-	return doc.Find(`[data-testid="` + id + `"]`)
+	return doc.Find(`[data-testid="` + id + `"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return s.Closest("template").Length() == 0
+	})
 }
 
 // b1Plan is the plan of b1Query, built without the web app's query code.
@@ -157,16 +161,19 @@ func TestPageControlsHoldState(t *testing.T) {
 
 func TestPageErrors(t *testing.T) {
 	doc := page(t, "/?len=lots", http.StatusBadRequest)
-	if !strings.Contains(testid(doc, "error").Text(), "len") {
-		t.Errorf("error = %q, want it to name len", testid(doc, "error").Text())
+	if got := testid(doc, "error").Text(); got != `Max sequence length: "lots" is not a whole number.` {
+		t.Errorf("error = %q, want it to name the length field", got)
 	}
 	doc = page(t, "/?model=nosuch", http.StatusNotFound)
 	if !strings.Contains(testid(doc, "error").Text(), `"nosuch"`) || testid(doc, "verdict").Text() != "" {
 		t.Errorf("unknown model: error %q, verdict %q; want the error and no plan", testid(doc, "error").Text(), testid(doc, "verdict").Text())
 	}
 	doc = page(t, "/?len=-4", http.StatusBadRequest) // one policy with /api/plan: a state the planner refuses is 400
-	if !strings.Contains(testid(doc, "error").Text(), "max_seq_len") {
-		t.Errorf("len=-4: error = %q", testid(doc, "error").Text())
+	if got := testid(doc, "error").Text(); got != "Max sequence length: -4 is too small: it takes 1 to 134,217,728 tokens." {
+		t.Errorf("len=-4: error = %q, want the length field and its range in words", got)
+	}
+	if got := doc.Find("head title").Text(); got != "vramplan · not planned: "+testid(doc, "error").Text() {
+		t.Errorf("len=-4: title %q, want it to say why nothing is planned", got)
 	}
 }
 

@@ -30,7 +30,7 @@ var (
 func calculate(args []js.Value) (any, error) {
 	s, err := state(args)
 	if err != nil {
-		return nil, err
+		return nil, said{err}
 	}
 	m, c, err := decoded(args)
 	if err != nil {
@@ -74,3 +74,11 @@ func decoded(args []js.Value) (*planner.Model, *planner.Calibration, error) {
 	}
 	return lastModel, lastCal, nil
 }
+
+// said is an error the page shows a person, in calc.Words' words; it
+// unwraps to the error, so the JavaScript Error still names its field.
+type said struct{ err error }
+
+func (e said) Error() string { return calc.Words(e.err) }
+
+func (e said) Unwrap() error { return e.err }

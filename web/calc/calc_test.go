@@ -47,7 +47,7 @@ func TestParseQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := State{Model: "a b", Batch: DefaultBatch, Len: DefaultLen, KV: planner.KVDtypeFP8, Vision: true, Budget: 30 * planner.GiB}
+	want := State{Model: "a b", Len: DefaultLen, KV: planner.KVDtypeFP8, Vision: true, Budget: 30 * planner.GiB}
 	if s != want {
 		t.Errorf("ParseQuery = %+v, want %+v", s, want)
 	}
@@ -145,8 +145,29 @@ func TestLeversLeadToFittingStates(t *testing.T) {
 func TestCalculateBadInput(t *testing.T) {
 	in := golden(t, "b1-qwen3-4b-fp8")
 	v := Calculate(State{Batch: 1, Len: -1}, in.Model, in.Calibration)
-	if !strings.Contains(v.Error, "max_seq_len") {
-		t.Errorf("Calculate(len -1).Error = %q, want it to name max_seq_len", v.Error)
+	if want := "Max sequence length: -1 is too small: it takes 1 to 134,217,728 tokens."; v.Error != want || v.Title != NotPlannedTitle(want) {
+		t.Errorf("Calculate(len -1) = error %q, title %q; want the length field in words, and a title that says so", v.Error, v.Title)
+	}
+}
+
+// TestWords checks what the page says of a state it cannot plan: the
+// control by its label, a range in the control's units, other errors as
+// they are.
+func TestWords(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&FieldError{"batch", `"lots" is not a whole number`}, `Max batch: "lots" is not a whole number.`},
+		{&planner.InputError{Field: "limits.max_batch", Msg: "9999999 is out of range [0, 65536]"}, "Max batch: 9,999,999 is too large: it takes 0 to 65,536 sequences."},
+		{&planner.InputError{Field: "features.spec_decode_k", Msg: "-1 is out of range [0, 64]"}, "Speculative decoding k: -1 is too small: it takes 0 to 64."},
+		{&planner.InputError{Field: "model.layers[0].count", Msg: "0 is out of range [1, 4096]"}, "model.layers[0].count: 0 is too small: it takes 1 to 4,096."},
+		{&FieldError{"model", `no model "x"; closest: a, b`}, `no model "x"; closest: a, b`},
+		{errors.New("is out of range [x, y]"), "Is out of range [x, y]."},
+	} {
+		if got := Words(c.err); got != c.want {
+			t.Errorf("Words(%v) = %q, want %q", c.err, got, c.want)
+		}
 	}
 }
 
@@ -206,13 +227,13 @@ func BenchmarkCalculate(b *testing.B) {
 // engine, answers in its terms and gives the launch command.
 func TestEngineState(t *testing.T) {
 	s, err := ParseQuery("model=x&gpu=y&engine=VLLM&len=32768")
-	if err != nil || s.Engine != planner.EngineVLLM || s.Encode() != "model=x&gpu=y&engine=vllm&batch=8&len=32768" {
+	if err != nil || s.Engine != planner.EngineVLLM || s.Encode() != "model=x&gpu=y&engine=vllm&batch=0&len=32768" {
 		t.Fatalf("ParseQuery(engine=VLLM) = %+v %q, %v", s, s.Encode(), err)
 	}
 	if _, err := ParseQuery("engine=ollama"); err == nil || !strings.Contains(err.Error(), "engine") {
 		t.Errorf("ParseQuery(engine=ollama) = %v, want an error naming engine", err)
 	}
-	if s, _ := ParseQuery("engine=vramplan"); s.Encode() != "batch=8&len=4096" {
+	if s, _ := ParseQuery("engine=vramplan"); s.Encode() != "batch=0&len=4096" {
 		t.Errorf("engine=vramplan encodes as %q, want the default left out", s.Encode())
 	}
 	in := golden(t, "engine-vllm-llama3-8b-h200")
@@ -227,9 +248,10 @@ func TestEngineState(t *testing.T) {
 	if v := Calculate(s, m, c); v.Error != "" || len(v.Warnings) == 0 || !strings.Contains(v.Warnings[len(v.Warnings)-1], "vllm offers no KV dtype q4_0") {
 		t.Errorf("vLLM with q4_0: error %q, warnings %q; want a plan that says the dtype was not offered", v.Error, v.Warnings)
 	}
-	s.Engine = planner.EngineLlamaCpp
-	if v := Calculate(s, m, c); !strings.Contains(v.Launch, "llama-server") || !strings.Contains(v.Answer, "-np 8") {
-		t.Errorf("llama.cpp view: launch %q, answer %q", v.Launch, v.Answer)
+	s.Engine = planner.EngineLlamaCpp // batch 0: llama-server's -np auto, 4 slots, as the CLI plans no --max-batch
+	if v := Calculate(s, m, c); !strings.Contains(v.Launch, "llama-server") || !strings.Contains(v.Answer, "-np 4") ||
+		!strings.Contains(v.Subject, " · batch 0: the engine's default, 4 · ") {
+		t.Errorf("llama.cpp view: launch %q, answer %q, subject %q", v.Launch, v.Answer, v.Subject)
 	}
 	s.Engine = ""
 	if v := Calculate(s, m, c); v.Launch != "" || !strings.Contains(v.Engine, "gpuagent") {

@@ -43,3 +43,14 @@ func sizeOf(b planner.Bytes) string { return Size(b.MiB()) }
 
 // groupInt is Group of an int.
 func groupInt(n int) string { return Group(int64(n)) }
+
+// plural returns one when n is 1 and many otherwise.
+func plural(n int64, one, many string) string {
+	if n == 1 || n == -1 {
+		return one
+	}
+	return many
+}
+
+// tokens names a number of tokens: "1 token", "16 tokens".
+func tokens(n int) string { return groupInt(n) + " " + plural(int64(n), "token", "tokens") }

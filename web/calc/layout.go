@@ -129,6 +129,9 @@ type RankView struct {
 	Bars        []Bar  `json:"bars"`
 	BudgetPct   string `json:"budget_pct"`
 	Figures     string `json:"figures"` // "28,026 of 32,607 MiB, 4,580 MiB to spare"
+	// Weights is what each of these ranks holds of the model's weights:
+	// "weights 34,646 MiB (33.8 GiB) on each GPU".
+	Weights string `json:"weights"`
 }
 
 // layoutView builds the view of a layout plan; bind is its binding rank's plan.
@@ -144,9 +147,10 @@ func layoutView(p *planner.Plan) *LayoutView {
 		q := &rp.Plan
 		rv := RankView{Label: rankLabel(rp), Binding: rp.Ranks[0] == l.Binding, Fits: q.Fits, TotalMiB: q.Total.MiB(),
 			BudgetMiB: q.Budget.MiB(), HeadroomMiB: q.Headroom.MiB(), BudgetPct: pct(float64(q.Budget) / float64(scale))}
-		rv.Figures = rankFigures(&rv)
+		rv.Figures, rv.Weights = rankFigures(&rv), rankWeights(rp)
 		for _, t := range q.Tiers {
-			rv.Bars = append(rv.Bars, Bar{Tier: t.Tier, Label: tierLabels[t.Tier], MiB: t.Bytes.MiB(), Pct: pct(float64(t.Bytes) / float64(scale))})
+			rv.Bars = append(rv.Bars, Bar{Tier: t.Tier, Label: tierLabels[t.Tier], MiB: t.Bytes.MiB(), Size: sizeOf(t.Bytes),
+				Pct: pct(float64(t.Bytes) / float64(scale))})
 		}
 		lv.Ranks = append(lv.Ranks, rv)
 	}
@@ -221,6 +225,21 @@ func rankFigures(r *RankView) string {
 		spare = "over by " + Group(-r.HeadroomMiB) + " MiB"
 	}
 	return Group(r.TotalMiB) + " of " + Group(r.BudgetMiB) + " MiB, " + spare
+}
+
+// rankWeights says what each GPU of a rank plan holds of the weights.
+func rankWeights(rp *planner.RankPlan) string {
+	var w planner.Bytes
+	for _, it := range rp.Plan.Items {
+		if it.Key == "weights" {
+			w += it.Bytes
+		}
+	}
+	each := " on each of its GPUs"
+	if len(rp.Ranks) == 1 {
+		each = " on its GPU"
+	}
+	return "weights " + sizeOf(w) + each
 }
 
 // layoutLeverLabel names a lever as a link; a layout lever says how many

@@ -21,7 +21,7 @@ func TestLayoutQuery(t *testing.T) {
 	if got := s.Encode(); got != q {
 		t.Errorf("Encode = %q, want %q", got, q)
 	}
-	if s, _ := ParseQuery("tp=1&pp=1"); s.Encode() != "batch=8&len=4096" {
+	if s, _ := ParseQuery("tp=1&pp=1"); s.Encode() != "batch=0&len=4096" {
 		t.Errorf("a 1×1 layout encodes as %q, want no layout keys", s.Encode())
 	}
 	for q, key := range map[string]string{"tp=two": "tp", "pp=0": "pp", "ep=-1": "ep", "dp=1025": "dp", "tp=1.5": "tp"} {
@@ -135,7 +135,7 @@ func TestWithLayoutLever(t *testing.T) {
 func TestLayoutInputError(t *testing.T) {
 	in := golden(t, "layout-llama-3.1-8b-tp2-h200")
 	v := Calculate(State{Batch: 1, Len: 1024, TP: 3}, in.Model, in.Calibration)
-	if !strings.Contains(v.Error, "parallel.tensor_parallel") {
-		t.Errorf("Calculate(tp 3).Error = %q, want it to name parallel.tensor_parallel", v.Error)
+	if !strings.HasPrefix(v.Error, "Tensor parallel: ") || !strings.Contains(v.Error, "not divisible by tensor_parallel 3") {
+		t.Errorf("Calculate(tp 3).Error = %q, want it to name the tensor-parallel field", v.Error)
 	}
 }

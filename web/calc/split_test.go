@@ -93,7 +93,7 @@ func TestSplitPlanned(t *testing.T) {
 	}
 	bad := s
 	bad.TS = "3,1,1"
-	if v := Calculate(bad, in.Model, in.Calibration); !strings.HasPrefix(v.Error, "ts: 3 shares for the layout's 2 GPUs") {
+	if v := Calculate(bad, in.Model, in.Calibration); !strings.HasPrefix(v.Error, "llama.cpp tensor split (-ts): 3 shares for the layout's 2 GPUs") {
 		t.Errorf("Calculate(ts %q).Error = %q, want the ts field's error", bad.TS, v.Error)
 	}
 }

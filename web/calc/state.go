@@ -16,10 +16,16 @@ import (
 )
 
 // State is what the calculator's URL holds: the model and calibration by
-// id, and every slider. Its zero fields take the defaults of Defaults.
+// id, and every slider. A zero field is the planner's default, as a flag
+// of `vramplan plan` left out is, except Len, which the CLI requires and
+// the page defaults to DefaultLen.
 type State struct {
-	Model   string              `json:"model"`
-	GPU     string              `json:"gpu"`
+	Model string `json:"model"`
+	GPU   string `json:"gpu"`
+	// Batch is limits.max_batch; 0, the default, is the planner's: as
+	// many sequences as fit, or under an engine that engine's own default
+	// (vLLM's max_num_seqs, llama-server's -np auto), as the CLI plans
+	// --max-batch left out.
 	Batch   int                 `json:"batch"`
 	Len     int                 `json:"len"`
 	KV      planner.KVDtype     `json:"kv,omitempty"`
@@ -46,11 +52,8 @@ type State struct {
 	NGL int `json:"ngl,omitempty"`
 }
 
-// Default limits of a state that names none.
-const (
-	DefaultBatch = 8
-	DefaultLen   = 4096
-)
+// DefaultLen is the length of a state that names none, in tokens.
+const DefaultLen = 4096
 
 // FieldError reports a query parameter that cannot be read.
 type FieldError struct {
@@ -66,9 +69,9 @@ func (e *FieldError) Error() string { return e.Key + ": " + e.Msg }
 func ParseQuery(query string) (State, error) {
 	q, err := parseValues(query)
 	if err != nil {
-		return State{Batch: DefaultBatch, Len: DefaultLen}, err
+		return State{Len: DefaultLen}, err
 	}
-	s := State{Model: q.get("model"), GPU: q.get("gpu"), Batch: DefaultBatch, Len: DefaultLen,
+	s := State{Model: q.get("model"), GPU: q.get("gpu"), Len: DefaultLen,
 		KV: planner.KVDtype(strings.ToLower(q.get("kv"))), Cache: planner.WeightCache(strings.ToLower(q.get("cache")))}
 	ints := []struct {
 		key string
@@ -235,6 +238,21 @@ func (s State) Apply(in *planner.Input) {
 			in.Limits.KVDtype = "" // the engine's 16-bit default; the view says so
 		}
 	}
+}
+
+// BlockShown reports whether the page shows the tokens-per-block field:
+// not under llama.cpp, whose KV cells are one token each.
+func (s State) BlockShown() bool { return s.Engine != planner.EngineLlamaCpp }
+
+// Fields says which of the page's engine-dependent fields the state plans.
+type Fields struct {
+	TS    bool `json:"ts"`    // llama.cpp's tensor split (SplitShown)
+	NGL   bool `json:"ngl"`   // llama.cpp's -ngl (OffloadShown)
+	Block bool `json:"block"` // tokens per block (BlockShown)
+}
+
+func (s State) fields() Fields {
+	return Fields{TS: s.SplitShown(), NGL: s.OffloadShown(), Block: s.BlockShown()}
 }
 
 // offers reports whether engine e stores a KV cache as d.

@@ -25,8 +25,14 @@ type View struct {
 	Subject string `json:"subject,omitempty"`
 	Title   string `json:"title,omitempty"`
 
-	Fits        bool   `json:"fits"`
-	Verdict     string `json:"verdict"`
+	Fits    bool   `json:"fits"`
+	Verdict string `json:"verdict"`
+	// Estimate says, beside the verdict, that the GPU's figures are
+	// estimated and how far off they can be, and whether the verdict rests
+	// on less headroom than that (Estimate); EstimateURL is how the entry
+	// was estimated. Both are empty for a measured or community GPU.
+	Estimate    string `json:"estimate,omitempty"`
+	EstimateURL string `json:"estimate_url,omitempty"`
 	BudgetMiB   int64  `json:"budget_mib"`
 	TotalMiB    int64  `json:"total_mib"`
 	HeadroomMiB int64  `json:"headroom_mib"`
@@ -40,18 +46,25 @@ type View struct {
 	BudgetNote string `json:"budget_note"`
 	// BarLabel is the stacked bar in words, for screen readers: every
 	// tier's figure and the total against the budget.
-	BarLabel    string   `json:"bar_label"`
-	Bars        []Bar    `json:"bars"`
-	BudgetPct   string   `json:"budget_pct"` // where the budget falls on the bar
-	Items       []Row    `json:"items"`
-	KV          string   `json:"kv"`
-	MaxSeqs     int      `json:"max_seqs"` // concurrent sequences at this length
-	MaxLen      int      `json:"max_len"`  // longest sequence at this batch
-	Levers      []Action `json:"levers,omitempty"`
-	Combination *Action  `json:"combination,omitempty"`
-	Warnings    []string `json:"warnings,omitempty"`
-	Chart       Chart    `json:"chart"`
-	Sliders     Sliders  `json:"sliders"`
+	BarLabel  string `json:"bar_label"`
+	Bars      []Bar  `json:"bars"`
+	BudgetPct string `json:"budget_pct"` // where the budget falls on the bar
+	// Items are the line items of one GPU: for a layout, its binding
+	// rank's, as ItemsCaption says; KV is that GPU's KV geometry.
+	Items        []Row    `json:"items"`
+	ItemsCaption string   `json:"items_caption"`
+	KV           string   `json:"kv"`
+	MaxSeqs      int      `json:"max_seqs"` // concurrent sequences at this length
+	MaxLen       int      `json:"max_len"`  // longest sequence at this batch
+	Levers       []Action `json:"levers,omitempty"`
+	Combination  *Action  `json:"combination,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
+	Chart        Chart    `json:"chart"`
+	Sliders      Sliders  `json:"sliders"`
+	// BatchHint says what a batch of 0, or an empty batch field, plans.
+	BatchHint string `json:"batch_hint"`
+	// Fields says which engine-dependent fields the page shows.
+	Fields Fields `json:"fields"`
 
 	// Engine names the rules the plan follows, with the version they were
 	// read from; Answer is the plan in that engine's terms and Launch the
@@ -90,13 +103,18 @@ type Row struct {
 	Tier   planner.Tier   `json:"tier"`
 	MiB    int64          `json:"mib"`
 	Source planner.Source `json:"source"`
-	Detail string         `json:"detail,omitempty"`
+	// Badge is the source as the table's tag reads it: "not measured" for
+	// an unmeasured charge, "estimated" for a calibrated one on a GPU whose
+	// calibration is estimated.
+	Badge  string `json:"badge"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // Action is a lever as a link: what it changes and the state it leads to.
 type Action struct {
 	Label string `json:"label"`
 	Query string `json:"query"`
+	Href  string `json:"href"` // "?" and Query
 	Fits  bool   `json:"fits"`
 }
 
@@ -129,19 +147,17 @@ type Calculator struct {
 func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration) View {
 	in := planner.Input{Model: *m, Calibration: *c}
 	s.Apply(&in)
-	v := View{Query: s.Encode(), State: s}
+	v := View{Query: s.Encode(), State: s, Fields: s.fields()}
 	if err := s.checkSplit(); err != nil {
-		v.Error = err.Error()
-		return v
+		return v.unplanned(err)
 	}
 	p, err := planner.Report(in)
 	var f *planner.Failure
 	if err != nil && !errors.As(err, &f) {
-		v.Error = err.Error()
-		return v
+		return v.unplanned(err)
 	}
-	v.fill(&p)
 	b := bindingPlan(&p)
+	v.fill(&p, b)
 	if p.Layout != nil {
 		v.Layout, v.Verdict = layoutView(&p), layoutVerdict(&p, b)
 	}
@@ -154,16 +170,32 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 		v.Warnings = append(v.Warnings, printf.Sprintf("%s offers no KV dtype %s (it offers %v); planned with %s",
 			s.Engine, s.KV, s.Engine.KVDtypes(), p.KV.Dtype))
 	}
-	v.Subject = subject(s, m, c, &p)
+	v.Estimate, v.EstimateURL = Estimate(&p), estimateURL(b)
+	v.Subject = subject(s, m, c, b)
 	v.Title = "vramplan · " + v.Subject + " · " + v.Verdict
 	v.Levers, v.Combination = actions(s, &p)
 	if a, ok := offloadAction(s, b); ok {
+		a.Href = "?" + a.Query
 		v.Levers = append([]Action{a}, v.Levers...)
 	}
-	v.Chart = chart(k.frontierOf(in, s, m, c), s, &p)
+	at := s
+	at.Batch = plannedBatch(s, b)
+	v.Chart = chart(k.frontierOf(in, s, m, c), at, &p)
 	v.Sliders = sliders(s, b)
+	v.BatchHint = batchHint(s, b)
 	return v
 }
+
+// unplanned is the view of a state that cannot be planned: the error in
+// words, and the title that says so.
+func (v View) unplanned(err error) View {
+	v.Error = Words(err)
+	v.Title = NotPlannedTitle(v.Error)
+	return v
+}
+
+// NotPlannedTitle is the title of a page whose state cannot be planned.
+func NotPlannedTitle(msg string) string { return "vramplan · not planned: " + msg }
 
 func (k *Calculator) frontierOf(in planner.Input, s State, m *planner.Model, c *planner.Calibration) []planner.Point {
 	key := s
@@ -174,7 +206,10 @@ func (k *Calculator) frontierOf(in planner.Input, s State, m *planner.Model, c *
 	return k.frontier
 }
 
-func (v *View) fill(p *planner.Plan) {
+// fill sets the figures of plan p, whose binding rank's plan is b (p
+// itself for one GPU): the totals and the bar are p's, over every GPU; the
+// line items and the KV geometry are b's, one GPU's.
+func (v *View) fill(p, b *planner.Plan) {
 	v.Fits, v.BudgetMiB, v.TotalMiB, v.HeadroomMiB = p.Fits, p.Budget.MiB(), p.Total.MiB(), p.Headroom.MiB()
 	v.TotalGiB, v.BudgetGiB, v.HeadroomGiB = GiB(v.TotalMiB), GiB(v.BudgetMiB), GiB(v.HeadroomMiB)
 	if p.Layout != nil {
@@ -189,12 +224,13 @@ func (v *View) fill(p *planner.Plan) {
 	}
 	v.BudgetPct = pct(float64(p.Budget) / float64(scale))
 	v.BarLabel = barLabel(v)
-	v.Items = make([]Row, 0, len(p.Items))
-	for _, it := range p.Items {
-		v.Items = append(v.Items, Row{it.Key, it.Name, it.Tier, it.Bytes.MiB(), it.Source, it.Detail})
+	v.Items = rows(b)
+	v.ItemsCaption = "Line items"
+	if p.Layout != nil {
+		v.ItemsCaption = "Line items of one GPU, the binding rank " + strconv.Itoa(p.Layout.Binding)
 	}
-	v.KV = printf.Sprintf("%s blocks of %d tokens, %s/token, %s, %s", Group(p.KV.Blocks), p.KV.BlockTokens,
-		p.KV.BytesPerToken, p.KV.Dtype, p.KV.Bytes)
+	v.KV = printf.Sprintf("%s %s of %s, %s/token, %s, %s", Group(b.KV.Blocks), plural(b.KV.Blocks, "block", "blocks"),
+		tokens(b.KV.BlockTokens), b.KV.BytesPerToken, b.KV.Dtype, b.KV.Bytes)
 	if p.Capacity != nil {
 		v.MaxSeqs, v.MaxLen = p.Capacity.MaxSeqsAtMaxLen, p.Capacity.MaxLenAtBatch
 	}
@@ -280,13 +316,18 @@ func decimalUnit(b planner.Bytes) (int64, string) {
 	return int64(b), ""
 }
 
-// subject names the model, the GPU and the limits of a plan in words.
+// subject names the model, the GPU and the limits of a plan in words; p
+// is the plan of one GPU (a layout's binding rank).
 func subject(s State, m *planner.Model, c *planner.Calibration, p *planner.Plan) string {
 	kv := p.KV.Dtype
 	batch := "batch " + groupInt(s.Batch)
-	if s.Batch == 0 && p.Capacity != nil && p.Capacity.MaxSeqsAtMaxLen > 0 {
-		batch = "batch 0: as many as fit, " + groupInt(p.Capacity.MaxSeqsAtMaxLen)
-	} else if s.Batch == 0 {
+	switch n := plannedBatch(s, p); {
+	case s.Batch != 0:
+	case engineDefault(p) > 0:
+		batch = "batch 0: the engine's default, " + groupInt(n)
+	case n > 0:
+		batch = "batch 0: as many as fit, " + groupInt(n)
+	default:
 		batch = "batch 0: as many as fit, none"
 	}
 	gpu := cmp.Or(c.GPU, c.ID)
@@ -329,7 +370,7 @@ func actions(s State, p *planner.Plan) ([]Action, *Action) {
 	var out []Action
 	for _, l := range p.Levers {
 		if t, ok := s.WithLever(l); ok {
-			out = append(out, Action{Label: layoutLeverLabel(l, t), Query: t.Encode(), Fits: l.Fits})
+			out = append(out, Action{Label: layoutLeverLabel(l, t), Query: t.Encode(), Href: "?" + t.Encode(), Fits: l.Fits})
 		}
 	}
 	if p.Combination == nil {
@@ -345,6 +386,7 @@ func actions(s State, p *planner.Plan) ([]Action, *Action) {
 		t, _ = t.WithLever(l)
 	}
 	combo.Query = t.Encode()
+	combo.Href = "?" + combo.Query
 	return out, combo
 }
 

@@ -271,7 +271,7 @@ test('the docs page embeds an iframe and a <vram-calculator> that match the CLI'
   for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowRight');
   const link = new URL(await wc.locator('[data-testid="wc-link"]').getAttribute('href'));
   const want = planFigures(planJSON(cliFlags(link.search.slice(1))));
-  assert.equal(new URLSearchParams(link.search).get('batch'), '12');
+  assert.equal(new URLSearchParams(link.search).get('batch'), '4'); // from the default, 0, the planner's (as many as fit)
   assert.equal(await wc.locator('[data-testid="wc-total"]').innerText(), want.total);
   assert.equal(await wc.locator('[data-testid="wc-max-seqs"]').innerText(), want.maxSeqs);
   assert.equal(await frame.locator('[data-testid="total-mib"]').innerText(), String(planFigures(planJSON(cliFlags(

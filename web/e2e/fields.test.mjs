@@ -99,7 +99,7 @@ test('the budget field takes a size with a unit, as the CLI does, and says how i
     }
   }
   await page.fill('[data-testid="budget"]', '1,5 GB');
-  assert.match(await shown(page, 'error'), /^budget: invalid size "1,5 GB"/);
+  assert.match(await shown(page, 'error'), /^Budget: invalid size "1,5 GB"/);
   assert.deepEqual(page.errors, []);
 });
 
@@ -126,26 +126,30 @@ test('the bar says its figures; the result announces the verdict once the input 
   assert.deepEqual(page.errors, []);
 });
 
-test('an empty batch field plans the default and says so; batch 0 is explained', async () => {
+test('an empty batch field plans the default, 0, as the CLI plans --max-batch left out, and says so', async () => {
   const page = await open(h200.replace('batch=8', 'batch=5'));
-  assert.equal(await page.getAttribute('[data-testid="batch"]', 'placeholder'), '8', 'an empty field shows the default it plans');
-  assert.match(await shown(page, 'batch-hint'), /^0 plans as many sequences as fit at this length; left empty, the default, 8\.$/);
+  assert.equal(await page.getAttribute('[data-testid="batch"]', 'placeholder'), '0', 'an empty field shows the default it plans');
+  assert.match(await shown(page, 'batch-hint'), /^0 or empty: as many sequences as fit at this length, [\d,]+ now\.$/);
   await page.fill('[data-testid="batch"]', '');
-  await page.waitForFunction(() => /^Empty: planned as the default, batch 8\./.test(document.querySelector('[data-testid="batch-hint"]').textContent));
-  let q = await settled(page);
-  assert.match(q, /batch=8&/);
-  assert.match(await shown(page, 'subject'), / · batch 8 · /);
-  assert.equal(await page.locator('[data-testid="batch-slider"]').inputValue(), '8', 'the slider shows the batch planned');
-  await matchesCLI(page, cliFlags(q), 'empty batch');
-  await page.fill('[data-testid="batch"]', '0');
   await page.waitForFunction(() => / · batch 0: as many as fit, /.test(document.querySelector('[data-testid="subject"]').textContent));
-  q = await settled(page);
-  const plan = planJSON(cliFlags(q));
+  let q = await settled(page);
+  assert.match(q, /batch=0&/);
+  const plan = planJSON(cliFlags(q).filter((f, i, all) => f !== '--max-batch' && all[i - 1] !== '--max-batch')); // the CLI's default
   assert.match(await shown(page, 'subject'), new RegExp(` · batch 0: as many as fit, ${group(plan.capacity.max_seqs_at_max_len)} · `));
-  assert.match(await shown(page, 'batch-hint'), /^0 plans as many sequences as fit/);
-  await matchesCLI(page, cliFlags(q), 'batch 0');
+  assert.equal(await shown(page, 'batch-hint'), `0 or empty: as many sequences as fit at this length, ${group(plan.capacity.max_seqs_at_max_len)} now.`);
+  assert.equal(await page.locator('[data-testid="batch-slider"]').inputValue(), '0', 'the slider shows the batch planned');
+  await matchesCLI(page, cliFlags(q), 'empty batch');
+  await page.fill('[data-testid="batch"]', '12');
+  await page.waitForFunction(() => / · batch 12 · /.test(document.querySelector('[data-testid="subject"]').textContent));
+  assert.match(await shown(page, 'batch-hint'), /^0 or empty: as many sequences as fit/, 'the hint says the same whatever the field holds');
+  await page.selectOption('[data-testid="engine-picker"]', 'vllm');
+  await page.fill('[data-testid="batch"]', '');
+  await page.waitForFunction(() => / · batch 0: the engine's default, 1,024 · /.test(document.querySelector('[data-testid="subject"]').textContent));
+  assert.equal(await shown(page, 'batch-hint'), "0 or empty: the engine's own default, 1,024 sequences.");
+  assert.match(await shown(page, 'launch-command'), / --max-num-seqs 1024 /, "vLLM's default, as the CLI writes it");
   await page.fill('[data-testid="len"]', '');
-  await page.waitForFunction(() => /^Empty: planned as the default, 4,096 tokens\.$/.test(document.querySelector('[data-testid="len-hint"]').textContent));
+  await page.waitForFunction(() => document.querySelector('[data-testid="subject"]').textContent.includes(' · 4,096 tokens · '));
+  assert.equal(await shown(page, 'len-hint'), 'Left empty, the default, 4,096 tokens.');
   assert.deepEqual(page.errors, []);
 });
 

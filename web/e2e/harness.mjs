@@ -86,10 +86,16 @@ export function figures(page) {
   });
 }
 
-/** planFigures is what figures should read for a plan document. */
+/** bindingPlan is the plan of a layout's binding rank, or p itself for one GPU. */
+export const bindingPlan = (p) => (p.layout ? p.layout.ranks.find((r) => r.ranks.includes(p.layout.binding_rank)).plan : p);
+
+/**
+ * planFigures is what figures should read for a plan document: the totals
+ * over every GPU, the line items of one (a layout's binding rank).
+ */
 export function planFigures(p) {
   const items = {};
-  for (const it of p.items) items[it.key] = group(mib(it.bytes));
+  for (const it of bindingPlan(p).items) items[it.key] = group(mib(it.bytes));
   return { fits: String(p.fits), total: group(mib(p.total_bytes)), budget: group(mib(p.budget_bytes)),
     headroom: group(mib(p.headroom_bytes)), maxSeqs: group(p.capacity.max_seqs_at_max_len),
     maxLen: group(p.capacity.max_len_at_batch), items, warnings: p.warnings ?? [] };

@@ -48,7 +48,7 @@ function ranksOf(page) {
   return page.evaluate(() => [...document.querySelectorAll('[data-testid="rank"]')].map((r) => ({
     label: r.querySelector('[data-testid="rank-label"]').textContent.trim(),
     figures: r.querySelector('[data-testid="rank-figures"]').textContent.trim(),
-    binding: r.dataset.binding === 'true', marked: !!r.querySelector('[data-testid="binding"]'),
+    binding: r.dataset.binding === 'true', marked: !!r.querySelector('[data-testid="binding"]:not([hidden])'),
     segs: r.querySelectorAll('.bar .seg').length })));
 }
 
@@ -160,7 +160,7 @@ test('under llama.cpp a pipeline layout is its layer split, in the launch comman
 });
 
 test('a bad layout is the 400 page, and in the page says what is wrong', async () => {
-  for (const [q, want] of [['tp=0', /^tp: /], ['pp=two', /^pp: /], ['tp=3', /parallel\.tensor_parallel/]]) {
+  for (const [q, want] of [['tp=0', /^Tensor parallel: /], ['pp=two', /^Pipeline stages: /], ['tp=3', /^Tensor parallel: model\.query_heads/]]) {
     const page = await open(`${llama}&${q}`, { javaScriptEnabled: false });
     assert.equal(page.response.status(), 400, q);
     assert.match(await text(page, 'error'), want, q);
@@ -169,7 +169,7 @@ test('a bad layout is the 400 page, and in the page says what is wrong', async (
   const page = await open(`${llama}&tp=2`);
   await page.fill('[data-testid="tp"]', '3');
   await page.waitForSelector('#result[data-planned="false"] [data-testid="error"]');
-  assert.match(await text(page, 'error'), /parallel\.tensor_parallel/);
+  assert.match(await text(page, 'error'), /^Tensor parallel: /);
   assert.match(await settled(page), /&tp=3$/);
   assert.deepEqual(page.errors, []);
 });
@@ -202,16 +202,16 @@ test('the iframe embed and <vram-calculator> carry the layout', async () => {
   const { page, wc, link, plan } = await component('layout-wc',
     { model: 'llama-3.3-70b-instruct-q4', gpu: 'rtx5090-wsl2', batch: '1', len: '8192', tp: '2', engine: 'vllm' });
   assert.equal(link.searchParams.get('tp'), '2');
-  assert.equal(await wc.locator('[data-testid="wc-rank"]').count(), plan.layout.ranks.length);
-  assert.equal(await wc.locator('[data-testid="wc-rank"][data-binding="true"]').count(), 1);
-  assert.match(await wc.locator('[data-testid="wc-rank"]').first().innerText(), /binding rank/);
+  assert.equal(await wc.locator('[data-testid="rank"]').count(), plan.layout.ranks.length);
+  assert.equal(await wc.locator('[data-testid="rank"][data-binding="true"]').count(), 1);
+  assert.match(await wc.locator('[data-testid="rank"]').first().innerText(), /binding rank/);
   assert.match(await wc.locator('[data-testid="wc-engine"]').innerText(), /--tensor-parallel-size 2/);
   await wc.evaluate((el) => el.setAttribute('tp', '1'));
-  await page.waitForFunction(() => document.getElementById('layout-wc').shadowRoot.querySelectorAll('[data-testid="wc-rank"]').length === 0);
+  await page.waitForFunction(() => document.getElementById('layout-wc').shadowRoot.querySelectorAll('[data-testid="rank"]').length === 0);
   assert.equal(await wc.locator('[data-testid="wc-total-label"]').innerText(), 'Total MiB');
   await wc.evaluate((el) => el.setAttribute('tp', '0'));
   await page.waitForFunction(() => document.getElementById('layout-wc').dataset.state === 'error');
-  assert.match(await wc.locator('[data-testid="wc-error"]').innerText(), /tp: /);
+  assert.match(await wc.locator('[data-testid="wc-error"]').innerText(), /^tp: /);
   await shot(page, 'layout-wc.png', { fullPage: true });
 });
 
@@ -241,9 +241,9 @@ test('llama.cpp\'s tensor split: the ts field re-plans each device as vramplan p
 
   await page.fill('[data-testid="ts"]', '3,x');
   await page.waitForSelector('#result[data-planned="false"] [data-testid="error"]');
-  assert.match(await text(page, 'error'), /^ts: share 1, "x", is not a number/);
+  assert.match(await text(page, 'error'), /^llama\.cpp tensor split \(-ts\): share 1, "x", is not a number/);
   await page.fill('[data-testid="ts"]', '3,1,1');
-  await page.waitForFunction(() => /^ts: 3 shares for the layout's 2 GPUs/.test(document.querySelector('[data-testid="error"]')?.textContent));
+  await page.waitForFunction(() => /^llama\.cpp tensor split \(-ts\): 3 shares for the layout's 2 GPUs/.test(document.querySelector('[data-testid="error"]')?.textContent));
   await page.fill('[data-testid="ts"]', '');
   await page.waitForSelector('#result[data-planned="true"]');
   assert.deepEqual(await rankLayers(page), ['layers 0-16', 'layers 17-31'], 'empty: equal shares again');
@@ -264,8 +264,8 @@ test('a shared tensor split: the server renders it, a bad one is the 400 page na
   const live = await open(`${split}&ts=3,1`);
   assert.deepEqual(await ranksOf(noJS), await ranksOf(live), 'the server and the page agree');
   await assertLayoutMatchesCLI(live, 'the shared -ts 3,1', ['--engine', 'llama.cpp']);
-  for (const [ts, want] of [['3,x', /^ts: share 1, "x", is not a number/], ['0,1', /^ts: share 0 is 0: want a positive number/],
-    ['1,1,1', /^ts: 3 shares for the layout's 2 GPUs/]]) {
+  for (const [ts, want] of [['3,x', /^llama\.cpp tensor split \(-ts\): share 1, "x", is not a number/], ['0,1', /^llama\.cpp tensor split \(-ts\): share 0 is 0: want a positive number/],
+    ['1,1,1', /^llama\.cpp tensor split \(-ts\): 3 shares for the layout's 2 GPUs/]]) {
     const bad = await open(`${split}&ts=${ts}`, { javaScriptEnabled: false });
     assert.equal(bad.response.status(), 400, ts);
     assert.match(await text(bad, 'error'), want, ts);
@@ -278,9 +278,9 @@ test('a shared tensor split: the server renders it, a bad one is the 400 page na
   const { page, wc, link, plan } = await component('split-wc',
     { model: 'llama-3.1-8b-instruct-q8_0', gpu: 'h200-linux-cuda13.0', batch: '4', len: '8192', engine: 'llama.cpp', pp: '2', ts: '3,1' });
   assert.equal(link.searchParams.get('ts'), '3,1');
-  const figs = await wc.locator('[data-testid="wc-rank"] p').allInnerTexts();
-  assert.deepEqual(figs.map((f) => f.split(': ').at(-1)), wantRanks(plan).map((r) => r.figures), 'each device\'s figures');
-  assert.match(figs[0], /layers 0-24/);
+  const figs = await wc.locator('[data-testid="rank-figures"]').allInnerTexts();
+  assert.deepEqual(figs, wantRanks(plan).map((r) => r.figures), 'each device\'s figures');
+  assert.match(await wc.locator('[data-testid="rank-label"]').first().innerText(), /layers 0-24/);
   assert.match(await wc.locator('[data-testid="wc-engine"]').innerText(), /-sm layer -ts 3,1$/);
   await wc.evaluate((el) => el.setAttribute('ts', '1,x'));
   await page.waitForFunction(() => document.getElementById('split-wc').dataset.state === 'error');
@@ -328,7 +328,7 @@ test('llama.cpp\'s -ngl across a split: the largest -ngl that fits is a lever, a
 
   await page.fill('[data-testid="ngl"]', '2'); // fewer than one repeating layer per device
   await page.waitForSelector('#result[data-planned="false"] [data-testid="error"]');
-  assert.match(await text(page, 'error'), /parallel\.tensor_split.*-ngl 2/);
+  assert.match(await text(page, 'error'), /^llama\.cpp tensor split \(-ts\): .*-ngl 2/);
   await page.fill('[data-testid="ngl"]', '');
   await page.waitForSelector('[data-testid="verdict"][data-fits="false"]');
   assert.doesNotMatch(await settled(page), /ngl=/, 'empty: every layer');
@@ -350,7 +350,7 @@ test('a shared -ngl: the server renders it, a bad one is the 400 page naming ngl
   const live = await open(q);
   assert.deepEqual(await ranksOf(noJS), await ranksOf(live), 'the server and the page agree');
   await assertLayoutMatchesCLI(live, 'the shared -ngl 30', ['--engine', 'llama.cpp']);
-  for (const [ngl, want] of [['-1', /^ngl: -1 is not a layer count/], ['all', /^ngl: "all" is not a whole number/], ['2', /parallel\.tensor_split.*-ngl 2/]]) {
+  for (const [ngl, want] of [['-1', /^llama\.cpp GPU layers \(-ngl\): -1 is not a layer count/], ['all', /^llama\.cpp GPU layers \(-ngl\): "all" is not a whole number/], ['2', /^llama\.cpp tensor split \(-ts\): .*-ngl 2/]]) {
     const bad = await open(`${offload}&ngl=${ngl}`, { javaScriptEnabled: false });
     assert.equal(bad.response.status(), 400, ngl);
     assert.match(await text(bad, 'error'), want, ngl);
@@ -407,7 +407,7 @@ test('a shared split mode: the server renders it, a bad one is the 400 page nami
   const live = await open(q);
   assert.deepEqual(await ranksOf(noJS), await ranksOf(live), 'the server and the page agree');
   await assertLayoutMatchesCLI(live, 'the shared -sm tensor', ['--engine', 'llama.cpp']);
-  for (const [sm, want] of [['row', /^sm: row: llama\.cpp b12072 .* has no row split on CUDA/], ['columns', /^sm: "columns" is not a split mode/]]) {
+  for (const [sm, want] of [['row', /^llama\.cpp split mode \(-sm\): row: llama\.cpp b12072 .* has no row split on CUDA/], ['columns', /^llama\.cpp split mode \(-sm\): "columns" is not a split mode/]]) {
     const bad = await open(`${split}&sm=${sm}`, { javaScriptEnabled: false });
     assert.equal(bad.response.status(), 400, sm);
     assert.match(await text(bad, 'error'), want, sm);

@@ -3,8 +3,9 @@
 // server rendered it from. Without it the page is a plain GET form.
 
 import { load } from './bridge.js';
+import { paint as bind, get, group, words } from './bind.js';
+import { readModel, plainWords, summary, ignoredNote, isMmproj } from './files.js';
 import { attach as attachLogCheck, attachObserve } from './logcheck.js';
-import { loadReader } from './reader.js';
 
 const root = document.getElementById('calc');
 const form = document.getElementById('controls');
@@ -56,7 +57,7 @@ async function boot() {
     fetchModel(form.elements.model.value).catch(() => {})]);
   api = bridge;
   for (const c of cs) cals.set(c.id, JSON.stringify(c));
-  attachLogCheck(root, api, logDocs);
+  attachLogCheck(root, api, logDocs, () => form.elements.engine.value);
   attachObserve(root, logDocs);
   root.dataset.ready = 'true';
   performance.mark('vramplan:interactive');
@@ -176,9 +177,7 @@ export function update() {
     unplanned(words(err), p);
     return;
   }
-  if (!view) return;
-  paint(view);
-  remember(view);
+  if (view) paint(view);
 }
 
 // calculate plans the state in the query parameters p in WebAssembly and
@@ -227,13 +226,11 @@ function resolved(p, key, docs, ids, quiet) {
   return undefined;
 }
 
-// words strips the bridge's "vramplan.fn: " from an error's message.
-const words = (err) => String(err?.message ?? err).replace(/^vramplan\.\w+: /, '');
-
 // unplanned shows why the form's state cannot be planned and hides the
 // figures of the last plan, which are not its answer; the URL and title
-// follow, so a shared link says the same.
-function unplanned(msg, p) {
+// follow, so a shared link says the same. title is the view's, for a
+// state the planner refused; the page's own words otherwise.
+function unplanned(msg, p, title = `vramplan · not planned: ${msg}`) {
   const r = document.getElementById('result');
   const shown = byTest('error', r);
   if (shown) setText(shown, msg); // an alert is announced when it changes, not on every keystroke
@@ -241,7 +238,7 @@ function unplanned(msg, p) {
   setAttr(r, 'data-planned', 'false');
   announce('');
   if (root.dataset.stale) delete root.dataset.stale;
-  remember({ query: p.toString(), title: `vramplan · not planned: ${msg}` });
+  remember(p.toString(), title);
 }
 
 // Warm-up. Browsers compile WebAssembly lazily, a function on its first
@@ -295,11 +292,11 @@ const idle = (f) => (globalThis.requestIdleCallback ? requestIdleCallback(f, { t
 // fires many inputs, and each title change is work for the browser's own
 // process too.
 let pending;
-function remember(v) {
+function remember(q, title) {
   clearTimeout(pending);
   pending = setTimeout(() => {
-    history.replaceState(null, '', `?${v.query}`);
-    if (v.title && v.title !== document.title) document.title = v.title;
+    history.replaceState(null, '', `?${q}`);
+    if (title !== document.title) document.title = title;
   }, 100);
 }
 
@@ -311,9 +308,10 @@ function onLever(e) {
   update();
 }
 
-// applyState sets every control from a state.
-function applyState(s) {
+// applyState sets every control from a state (a calc.State).
+function applyState(state) {
   const f = form.elements;
+  const s = new Proxy({}, { get: (_, k) => get({ state }, `state.${k}`) }); // each key checked against view.js
   f.model.value = s.model; f.gpu.value = s.gpu;
   f.batch.value = s.batch; f.len.value = s.len;
   f.kv.value = s.kv || 'f16'; f.block.value = s.block || 16;
@@ -332,6 +330,7 @@ function status(msg) {
   if (p) p.textContent = msg;
 }
 
+
 // pick reads local model files, chosen or dropped, in the page; nothing
 // is uploaded. The GGUF and config.json readers load on the first pick.
 async function pick(list, dtype = '') {
@@ -340,7 +339,7 @@ async function pick(list, dtype = '') {
   const names = files.map((f) => f.name).join(', ');
   try {
     status(`Opening ${names} in this browser…`);
-    const [m, ignored] = await readModel(files, dtype);
+    const [m, ignored] = await readModel(files, dtype, api);
     picked = { files, dtype, id: `file:${m.id}`, config: ignored.config };
     m.id = `file:${m.id}`; // names.LocalPrefix: a link to it says the file must be picked again
     models.set(m.id, JSON.stringify(m));
@@ -356,70 +355,20 @@ async function pick(list, dtype = '') {
     update();
   } catch (err) {
     document.getElementById('file').value = ''; // the picker no longer names a file that was not read
-    fileError(names, files, words(err));
+    fileError(names, files, err);
   }
 }
 
 // fileError says in a reader's words why the files could not be read, with
 // the reader's own message one click away, and that the plan shown is still
 // for the model in the form.
-function fileError(names, files, detail) {
+function fileError(names, files, err) {
   const box = byTest('file-status');
   const shown = form.elements.model.value;
-  box.replaceChildren(el('strong', {}, `Could not read ${names}: `), `${plainWords(files, detail)}. `,
+  const detail = words(err);
+  box.replaceChildren(el('strong', {}, `Could not read ${names}: `), `${plainWords(files, err, detail)}. `,
     shown ? `The plan shown is still for ${shown}. ` : '',
     el('details', {}, el('summary', {}, 'Details'), el('code', { 'data-testid': 'file-detail' }, detail)));
-}
-
-// plainWords turns a reader's message into what is wrong with the file.
-// Messages that already say what to pick are kept as they are.
-function plainWords(files, detail) {
-  if (/\bpick\b|not picked|split/i.test(detail)) return detail.replace(/^[^:]*\.(gguf|json): /i, '');
-  if (files.some(isGGUF)) return 'it is not a GGUF model file this planner can read (it is cut short, damaged, or not GGUF)';
-  if (/JSON|unexpected (token|end)|invalid character/i.test(detail)) return 'it is not valid JSON';
-  return 'it is not a config.json or model-shape file this planner can read';
-}
-
-// summary describes a model shape in a few words.
-function summary(m) {
-  const layers = m.layers.reduce((n, l) => n + l.count, 0);
-  const mib = Math.floor(m.weights.bytes / 2 ** 20);
-  const kind = m.weights.dtype ? `${m.weights.dtype}, ${m.weights.source}` : m.weights.source;
-  return `${m.arch || m.id}, ${layers} layers, ${group(mib)} MiB of weights (${kind})${m.vision ? ', a vision tower' : ''}`;
-}
-
-const lower = (f) => f.name.toLowerCase();
-const isGGUF = (f) => lower(f).endsWith('.gguf');
-const isMmproj = (f) => isGGUF(f) && lower(f).includes('mmproj');
-const isTensors = (f) => lower(f).endsWith('.safetensors') || lower(f).endsWith('.safetensors.index.json');
-
-// readModel reads what was picked: GGUF files (the splits of one model and
-// an optional mmproj), a config.json with optional safetensors files (one,
-// or an index and its shards), or a planner model-shape .json. It returns
-// the shape, the files it did not use and why: a GGUF holds the whole
-// shape, so a config.json or safetensors picked beside it is not read.
-async function readModel(files, dtype) {
-  const others = (used, why) => ({ files: files.filter((f) => !used.includes(f)), why });
-  if (files.some(isGGUF)) {
-    const mmproj = files.filter(isMmproj);
-    const parts = files.filter((f) => isGGUF(f) && !isMmproj(f));
-    if (mmproj.length > 1 || !parts.length) throw new Error('pick one GGUF model (or all its splits) and at most one mmproj file');
-    const m = JSON.parse(await (await loadReader()).read(parts, mmproj[0]));
-    return [m, others([...parts, ...mmproj], files.some((f) => lower(f).endsWith('.json') || isTensors(f))
-      ? "the GGUF holds the whole shape, with its tensors' exact sizes; pick the config.json alone to plan from it instead"
-      : 'not a model file')];
-  }
-  const tensors = files.filter(isTensors);
-  const docs = files.filter((f) => lower(f).endsWith('.json') && !isTensors(f));
-  if (docs.length !== 1) throw new Error(tensors.length ? 'pick the config.json together with the safetensors files' : 'pick one .json file');
-  const doc = JSON.parse(await docs[0].text());
-  if (doc.layers) return [JSON.parse(api.parseModel(JSON.stringify(doc))), others(docs, 'a model-shape file carries its own weights')];
-  if (doc.model_type || doc.architectures) {
-    const m = JSON.parse(await (await loadReader()).readConfig(docs[0], tensors.length ? tensors : undefined,
-      dtype ? { weights_dtype: dtype } : undefined));
-    return [m, { ...others([...docs, ...tensors], 'not a model file'), config: true }];
-  }
-  throw new Error('not a model-shape document or a config.json');
 }
 
 // Weights. The control offers another storage format for the weights:
@@ -473,115 +422,42 @@ function onWeights(e) {
   if (api) update();
 }
 
-// ignoredNote says which picked files the plan does not use, and why.
-function ignoredNote(ignored) {
-  return ignored.files.length ? ` Not used: ${ignored.files.map((f) => f.name).join(', ')} (${ignored.why}).` : '';
-}
-
-// paint writes a calc.View into the result, element by element, exactly
-// as templates/result.templ renders it. It writes only what changed and
-// rebuilds a list only when its shape changed: a slider move usually
-// changes a few numbers.
+// paint writes a calc.View into the page: every element the server
+// rendered with a data-v binding, and every list (static/bind.js), then
+// what belongs to the form (the sliders, the weights) and the settled
+// state (the URL and title, the announced verdict).
 function paint(v) {
   const r = document.getElementById('result');
-  if (v.error) {
-    unplanned(v.error, new URLSearchParams(v.query));
+  if (get(v, 'error')) {
+    unplanned(get(v, 'error'), new URLSearchParams(get(v, 'query')), get(v, 'title'));
     return;
   }
   byTest('error', r)?.remove();
   setAttr(r, 'data-planned', 'true');
   if (root.dataset.stale) delete root.dataset.stale;
-  setText(byTest('subject', r), v.subject);
-  const verdict = byTest('verdict', r);
-  setText(verdict, v.verdict);
-  setAttr(verdict, 'class', v.fits ? 'verdict fits' : 'verdict nofit');
-  setAttr(verdict, 'data-fits', String(v.fits));
-  const texts = { 'total-mib': group(v.total_mib), 'budget-mib': group(v.budget_mib), 'headroom-mib': group(v.headroom_mib),
-    'total-gib': v.total_gib ?? '', 'budget-gib': v.budget_gib ?? '', 'headroom-gib': v.headroom_gib ?? '',
-    'max-seqs': group(v.max_seqs), 'max-len': group(v.max_len), kv: v.kv };
-  for (const [id, t] of Object.entries(texts)) setText(byTest(id, r), t);
-  const across = v.across ? `, ${v.across}` : ''; // the totals of a layout are sums over its GPUs
-  r.vramplanAcross ??= [...r.querySelectorAll('[data-testid="across"]')];
-  for (const span of r.vramplanAcross) setText(span, across);
-  setText(byTest('budget-note'), v.budget_note);
-  const bar = byTest('bar', r);
-  setAttr(bar, 'aria-label', v.bar_label);
-  paintList(bar, v.bars.map((b) => b.tier).join(), () => [...v.bars.map((b) => el('span', {
-    class: `seg ${b.tier}`, 'data-testid': `bar-${b.tier}` })), el('span', { class: 'budget-mark', title: 'budget', 'data-testid': 'budget-mark' })]);
-  const segs = bar.children;
-  v.bars.forEach((b, i) => { setAttr(segs[i], 'style', `width:${b.pct};`); setAttr(segs[i], 'title', `${b.label} ${b.size}`); });
-  setAttr(segs[v.bars.length], 'style', `left:${v.budget_pct};`);
-  paintList(byTest('legend', r), v.bars.map((b) => b.tier).join(), () => v.bars.map((b) => el('li', { class: b.tier })));
-  v.bars.forEach((b, i) => setText(byTest('legend', r).children[i], `${b.label} ${b.size}`));
-  const body = byTest('items-body', r);
-  paintList(body, v.items.map((it) => it.key).join(), () => v.items.map(row));
-  v.items.forEach((it, i) => paintRow(body.children[i], it));
-  paintLevers(byTest('levers', r), v);
-  const warnings = v.warnings ?? [];
-  paintList(byTest('warnings', r), warnings.join('\n'), () => warnings.map((w) => el('p', { class: 'warning', 'data-testid': 'warning' }, w)));
-  paintChart(v.chart);
+  bind(root, v);
   paintSliders(v);
-  paintEngine(r, v);
-  paintRanks(r, v.layout);
-  paintHints(v.state);
-  paintWeights(v.state.model);
-  announce(v.verdict);
+  paintBlank(get(v, 'state'));
+  paintWeights(get(v, 'state.model'));
+  announce(get(v, 'verdict'));
+  remember(get(v, 'query'), get(v, 'title'));
 }
 
-// paintHints says, under the batch and length fields, that an empty field
-// plans the default, when it is empty.
-function paintHints(s) {
-  const empty = { batch: `Empty: planned as the default, batch ${group(s.batch)}. 0 plans as many sequences as fit at this length.`,
-    len: `Empty: planned as the default, ${group(s.len)} tokens.` };
-  for (const [name, text] of Object.entries(empty)) {
-    const hint = byTest(`${name}-hint`);
-    if (!hint) continue;
-    hint.vramplanIdle ??= hint.textContent; // the server's words, for a field that holds a value
-    const blank = form.elements[name].value === '';
-    setText(hint, blank ? text : hint.vramplanIdle);
+// paintBlank moves an empty batch or length field's slider to what is planned.
+function paintBlank(s) {
+  for (const name of ['batch', 'len']) {
+    if (form.elements[name].value !== '') continue;
     const slider = document.getElementById(`${name}-slider`);
-    const at = name === 'len' ? api.lenIndex(s.len) : s.batch;
-    if (blank && +slider.value !== at) slider.value = at; // the slider shows what is planned
+    const at = name === 'len' ? api.lenIndex(get({ state: s }, 'state.len')) : get({ state: s }, 'state.batch');
+    if (+slider.value !== at) slider.value = at;
   }
 }
 
-// paintGPUs writes how many GPUs the layout controls add up to, and shows
-// the tensor-split field (calc.State.SplitShown) and -ngl field
-// (calc.State.OffloadShown) where the engine's profile plans them, as its
-// option's data-split and data-offload say.
+// paintGPUs writes how many GPUs the layout controls add up to.
 function paintGPUs() {
   const f = form.elements;
   const n = ['tp', 'pp', 'dp'].reduce((m, k) => m * Math.max(1, Math.trunc(+f[k].value) || 1), 1);
   setText(byTest('gpu-count'), n === 1 ? '1 GPU' : `${n} GPUs`);
-  const engine = f.engine.selectedOptions[0]?.dataset ?? {};
-  for (const [id, hide] of [['ts-field', !('split' in engine && n > 1)], ['ngl-field', !('offload' in engine)]]) {
-    const field = byTest(id);
-    if (field.hidden !== hide) field.hidden = hide;
-  }
-}
-
-// paintRanks writes a layout's bar per distinct rank, as
-// templates/parallel.templ renders it, and hides the section for one GPU.
-// It rebuilds the ranks only when their view changed.
-function paintRanks(r, l) {
-  const box = byTest('ranks', r);
-  if (box.hidden !== !l) box.hidden = !l;
-  const key = l ? JSON.stringify(l) : '';
-  if (box.vramplanKey === key) return;
-  box.vramplanKey = key;
-  box.replaceChildren(el('h2', {}, 'Per GPU'), ...(l ? [el('p', { class: 'layout-label', 'data-testid': 'layout-label' }, l.label),
-    ...l.ranks.map(rankBox)] : []));
-}
-
-function rankBox(k) {
-  const bar = el('div', { class: 'bar', role: 'img', 'aria-label': `${k.label}: memory by tier against the budget` },
-    ...k.bars.map((b) => el('span', { class: `seg ${b.tier}`, style: `width:${b.pct}`, title: `${b.label} ${b.mib} MiB` })),
-    el('span', { class: 'budget-mark', style: `left:${k.budget_pct}`, title: 'budget' }));
-  const tag = k.binding ? [' ', el('strong', { class: 'binding-tag', 'data-testid': 'binding' }, 'binding rank')] : [];
-  return el('div', { class: `rank${k.binding ? ' binding' : ''}${k.fits ? '' : ' nofit'}`, 'data-testid': 'rank',
-    'data-binding': String(k.binding), 'data-fits': String(k.fits) },
-  el('p', { class: 'rank-label' }, el('span', { 'data-testid': 'rank-label' }, k.label), ...tag),
-  bar, el('p', { class: 'rank-figures', 'data-testid': 'rank-figures' }, k.figures));
 }
 
 // announce tells a screen reader the verdict once the input settles: the
@@ -598,22 +474,6 @@ function announce(verdict) {
   }, ANNOUNCE_MS);
 }
 
-// paintEngine writes the engine the plan follows, its answer, its notes
-// and the launch command that pins the plan.
-function paintEngine(r, v) {
-  setText(byTest('engine', r), v.engine ?? '');
-  setText(byTest('answer', r), v.answer ?? '');
-  const host = byTest('host-memory', r);
-  setText(host, v.host ?? '');
-  if (host.hidden !== !v.host) host.hidden = !v.host;
-  const notes = v.notes ?? [], list = byTest('engine-notes', r);
-  paintList(list, notes.join('\n'), () => notes.map((n) => el('li', { 'data-testid': 'engine-note' }, n)));
-  if (list.hidden !== !notes.length) list.hidden = !notes.length;
-  setText(byTest('launch-command', r), v.launch ?? '');
-  const box = byTest('launch', r);
-  if (box.hidden !== !v.launch) box.hidden = !v.launch;
-}
-
 // onCopy copies the launch command to the clipboard.
 function onCopy(e) {
   const b = e.target.closest?.('[data-testid="copy-launch"]');
@@ -623,26 +483,12 @@ function onCopy(e) {
     () => { b.textContent = 'Select and copy'; });
 }
 
-// paintList replaces a list's children when its shape (a key) changed.
-function paintList(box, shape, build) {
-  if (box.dataset.shape === shape) return;
-  box.replaceChildren(...build());
-  box.dataset.shape = shape;
-}
-
-// setText and setAttr write only what changed. Each remembers on the
-// element what it last wrote, so a slider move compares strings in
-// JavaScript rather than reading back the DOM; the first write to an
-// element compares with what the server rendered.
+// setText and setAttr write only what changed, remembering on the element
+// what they last wrote.
 function setText(e, t) {
   if (e.vramplanText === t) return;
   e.vramplanText = t;
-  const n = e.firstChild;
-  if (n && n === e.lastChild && n.nodeType === Node.TEXT_NODE) {
-    if (n.data !== t) n.data = t; // only the line is laid out again; a new node would be restyled too
-  } else if (e.textContent !== t) {
-    e.textContent = t;
-  }
+  if (e.textContent !== t) e.textContent = t;
 }
 
 function setAttr(e, k, v) {
@@ -652,77 +498,15 @@ function setAttr(e, k, v) {
   if (e.getAttribute(k) !== v) e.setAttribute(k, v);
 }
 
-function row(it) {
-  return el('tr', { 'data-testid': `item-${it.key}` }, el('th', { scope: 'row' }),
-    el('td', { class: 'num', 'data-testid': 'item-mib' }), el('td', {}), el('td', {}, el('span', {})));
-}
-
-function paintRow(tr, it) {
-  const [name, mib, tier, source] = tr.children;
-  setText(name, it.name); setAttr(name, 'title', it.detail || '');
-  setText(mib, group(it.mib)); setText(tier, it.tier);
-  setText(source.firstChild, sourceLabel(it.source)); setAttr(source.firstChild, 'class', `tag ${it.source}`);
-}
-
-// sourceLabel is templates.sourceLabel: an unmeasured charge (0 bytes) says so.
-const sourceLabel = (s) => (s === 'unmeasured' ? 'not measured' : s);
-
-// paintLevers rebuilds the lever links only when their number or kinds
-// change; a slider move usually changes only their queries and labels,
-// which are written in place.
-function paintLevers(box, v) {
-  const levers = v.levers ?? [];
-  const all = [...levers.map((l) => [l, 'lever']), ...(v.combination ? [[v.combination, 'combination']] : [])];
-  paintList(box, all.map(([, kind]) => kind).join(), () => [
-    ...(levers.length ? [el('h2', {}, 'Levers')] : []),
-    ...all.map(([, kind]) => el('a', { class: 'lever', 'data-testid': kind }))]);
-  const links = box.querySelectorAll('a');
-  all.forEach(([l], i) => {
-    setAttr(links[i], 'class', l.fits ? 'lever fits' : 'lever');
-    setAttr(links[i], 'href', `?${l.query}`);
-    setAttr(links[i], 'data-query', l.query);
-    setText(links[i], l.label);
-  });
-}
-
-function paintChart(c) {
-  paintList(byTest('chart-yticks'), String(c.top), () => c.y_ticks.flatMap((t) => [
-    svg('text', { x: 40, y: t.at, 'text-anchor': 'end', 'dominant-baseline': 'middle' }, t.label),
-    svg('line', { class: 'grid', x1: 44, y1: t.at, x2: 312, y2: t.at })]));
-  setAttr(byTest('frontier-path'), 'd', c.path);
-  const pt = byTest('frontier-point');
-  setAttr(pt, 'cx', c.point_x);
-  setAttr(pt, 'cy', c.point_y);
-  setAttr(pt, 'class', c.fits ? 'point fits' : 'point nofit');
-  setText(byTest('chart-summary'), c.summary);
-  setText(byTest('chart-note'), c.note ?? '');
-  const trained = byTest('chart-trained');
-  setAttr(trained, 'y1', c.trained_y); setAttr(trained, 'y2', c.trained_y);
-  const label = byTest('chart-trained-label');
-  setAttr(label, 'y', c.trained_y); setText(label, c.trained_label);
-}
-
+// paintSliders sets the budget slider from the view: its top, and its
+// position when the field holds a size with a unit.
 function paintSliders(v) {
-  const s = v.sliders;
-  const set = (name, cliff) => setAttr(byTest(`${name}-group`), 'style', `--cliff:${cliff};`);
-  set('batch', s.batch_cliff); set('len', s.len_cliff); set('budget', s.budget_cliff);
   const b = document.getElementById('budget-slider');
-  setAttr(b, 'max', String(s.budget_max_mib));
-  if (+b.value !== s.budget_mib) b.value = s.budget_mib; // the field may hold a size with a unit: the view says its MiB
-  setAttr(b, 'aria-valuetext', `${group(s.budget_mib)} MiB`);
-  if (form.elements.budget.value === '') setAttr(form.elements.budget, 'placeholder', String(s.budget_mib));
-}
-
-// group writes a whole number as calc.Group does: "143,771".
-const grouping = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const group = (n) => grouping.format(n);
-
-// svg makes an SVG element, as el makes an HTML one.
-function svg(tag, attrs, ...kids) {
-  const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  e.append(...kids);
-  return e;
+  const mib = get(v, 'sliders.budget_mib');
+  setAttr(b, 'max', String(get(v, 'sliders.budget_max_mib')));
+  if (+b.value !== mib) b.value = mib;
+  setAttr(b, 'aria-valuetext', `${group(mib)} MiB`);
+  if (form.elements.budget.value === '') setAttr(form.elements.budget, 'placeholder', String(mib));
 }
 
 function el(tag, attrs, ...kids) {

@@ -5,7 +5,8 @@
 // model and gpu take what the CLI's --model and --gpu take for the catalog
 // and the calibration table: an id, in any case, or an unambiguous prefix
 // ("rtx5090"). Optional attributes: batch, len, kv, budget (MiB, or with a
-// unit: 24GiB), engine (llama.cpp, vllm or sglang: plan as that engine
+// unit: 24GiB), theme (light, dark, or auto, the default: the reader's
+// prefers-color-scheme), engine (llama.cpp, vllm or sglang: plan as that engine
 // allocates, and show its launch command and notes), tp, pp, ep and dp (a parallel
 // layout: a bar per distinct rank, the binding rank marked; the total is
 // then summed over its GPUs and says so), ts (llama.cpp's tensor split,
@@ -18,6 +19,8 @@
 // the element never shows a plan of something its author did not ask for.
 
 import { load } from './bridge.js';
+import { paint as bind, get, group, words } from './bind.js';
+import { markup } from './component.js';
 
 const base = new URL('..', import.meta.url);
 let shared;
@@ -25,7 +28,7 @@ const shapes = new Map(); // "models/name", "calibrations/name" → the server's
 
 // get fetches a JSON document; an error answer becomes an Error with the
 // server's words (the API answers {"error": "…"}).
-async function get(p) {
+async function fetchJSON(p) {
   const r = await fetch(new URL(p, base));
   const body = await r.json().catch(() => ({}));
   if (!r.ok) throw new Error(body.error || `${p}: the server answered ${r.status}`);
@@ -43,43 +46,46 @@ function fetchShared() {
 // unambiguous prefix) and says which ids are near when none matches.
 function named(kind, name) {
   const k = `${kind}/${name}`;
-  if (!shapes.has(k)) shapes.set(k, get(`api/${kind}/${encodeURIComponent(name)}`));
+  if (!shapes.has(k)) shapes.set(k, fetchJSON(`api/${kind}/${encodeURIComponent(name)}`));
   return shapes.get(k);
 }
 
-// words strips the bridge's "vramplan.fn: " from an error: a reader wants
-// what is wrong, not where.
-const words = (err) => String(err?.message ?? err).replace(/^vramplan\.\w+: /, '');
-
-// group writes a whole number as the view's figures are written (calc.Group): "143,771".
-const grouping = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const group = (n) => grouping.format(n);
-
+// The attributes that make the plan's state, in order; theme only paints.
 const attrs = ['model', 'gpu', 'batch', 'len', 'kv', 'budget', 'engine', 'tp', 'pp', 'ep', 'dp', 'ts', 'sm', 'ngl'];
+const themes = ['light', 'dark', 'auto'];
+
+// The colours of a theme; auto is light unless the reader's system prefers dark.
+const light = '--fg: #1b1f24; --muted: #5b6570; --bg: #fff; --line: #d9dde1; --fits-bg: #e3f4ea; --fits: #145c33; --nofit-bg: #fbe5e3; --nofit: #8a231c; --warn: #8a5a00; --error-bg: #fff3cd; --error-line: #e6c86a; --track: #eee; --link: #2f5fd0;';
+const dark = '--fg: #e6e8eb; --muted: #a3acb5; --bg: #16191d; --line: #3a4148; --fits-bg: #143524; --fits: #8fe0b0; --nofit-bg: #3d1a18; --nofit: #ffb4ab; --warn: #f0c36a; --error-bg: #3a300f; --error-line: #8a7230; --track: #2a2f35; --link: #8ab4ff;';
 
 const css = `
-:host { display: block; font: 14px/1.4 system-ui, sans-serif; color: #1b1f24; border: 1px solid #d9dde1; border-radius: 8px; padding: .8rem; max-width: 34rem; background: #fff; }
+:host { ${light} display: block; font: 14px/1.4 system-ui, sans-serif; color: var(--fg); border: 1px solid var(--line); border-radius: 8px; padding: .8rem; max-width: 34rem; background: var(--bg); color-scheme: light; }
+:host([theme="dark"]) { ${dark} color-scheme: dark; }
+@media (prefers-color-scheme: dark) { :host(:not([theme="light"])) { ${dark} color-scheme: dark; } }
+a { color: var(--link); }
 .verdict { font-weight: 600; padding: .4rem .6rem; border-radius: 6px; margin: .4rem 0; }
-.fits { background: #e3f4ea; color: #145c33; } .nofit { background: #fbe5e3; color: #8a231c; }
-.error { background: #fff3cd; border: 1px solid #e6c86a; padding: .4rem .6rem; border-radius: 6px; margin: .4rem 0; }
-.subject { color: #5b6570; margin: .2rem 0; }
-.bar { display: flex; height: 1rem; border-radius: 4px; overflow: hidden; background: #eee; }
-.bar span { height: 100%; } .driver { --c: #8a939c; } .T2 { --c: #8e5bd0; } .T1 { --c: #2f6fd0; } .T3 { --c: #1f9a6a; } .T4 { --c: #e08a1e; }
-.bar span { background: var(--c); }
+.fits { background: var(--fits-bg); color: var(--fits); } .nofit { background: var(--nofit-bg); color: var(--nofit); }
+.estimate { font-size: .85rem; margin: .2rem 0; color: var(--warn); } [hidden] { display: none !important; }
+.error { background: var(--error-bg); border: 1px solid var(--error-line); padding: .4rem .6rem; border-radius: 6px; margin: .4rem 0; }
+.subject { color: var(--muted); margin: .2rem 0; }
+.bar { position: relative; display: flex; height: 1rem; border-radius: 4px; overflow: hidden; background: var(--track); }
+.list { display: contents; } .budget-mark { position: absolute; top: 0; bottom: 0; border-left: 2px dashed var(--fg); }
+.seg { height: 100%; background: var(--c); }
+[data-tier="driver"] { --c: #8a939c; } [data-tier="T2"] { --c: #8e5bd0; } [data-tier="T1"] { --c: #2f6fd0; } [data-tier="T3"] { --c: #1f9a6a; } [data-tier="T4"] { --c: #e08a1e; }
 .legend { list-style: none; display: flex; flex-wrap: wrap; gap: .1rem .8rem; padding: 0; margin: .3rem 0; font-size: .8rem; }
 .legend li::before { content: ""; display: inline-block; width: .6rem; height: .6rem; border-radius: 2px; margin-right: .25rem; background: var(--c); }
-.notes { margin: .2rem 0; padding-left: 1.2rem; font-size: .85rem; overflow-wrap: anywhere; } .notes:empty { display: none; }
-.warning { color: #8a5a00; font-size: .85rem; margin: .2rem 0; }
-label { display: block; margin-top: .5rem; color: #5b6570; } input { width: 100%; }
-dl { display: flex; gap: 1.2rem; margin: .5rem 0; } dt { font-size: .8rem; color: #5b6570; } dd { margin: 0; font-weight: 600; }
+.notes { margin: .2rem 0; padding-left: 1.2rem; font-size: .85rem; overflow-wrap: anywhere; }
+.warning { color: var(--warn); font-size: .85rem; margin: .2rem 0; }
+label { display: block; margin-top: .5rem; color: var(--muted); } input { width: 100%; }
+dl { display: flex; gap: 1.2rem; margin: .5rem 0; } dt { font-size: .8rem; color: var(--muted); } dd { margin: 0; font-weight: 600; }
 .rank { margin: .3rem 0; } .rank .bar { height: .7rem; } .rank p { margin: .1rem 0; font-size: .8rem; }
-.rank.binding p { font-weight: 600; }
+.rank.binding .rank-label { font-weight: 600; } .binding-tag { font-weight: 400; margin-left: .3rem; }
 :host([data-state="error"]) .plan, :host([data-state="loading"]) .plan { display: none; }
 :host(:not([data-state="error"])) .error { display: none; }
 `;
 
 class VramCalculator extends HTMLElement {
-  static observedAttributes = attrs;
+  static observedAttributes = [...attrs, 'theme'];
 
   connectedCallback() {
     if (!this.shadowRoot) this.build();
@@ -92,28 +98,7 @@ class VramCalculator extends HTMLElement {
 
   build() {
     const root = this.attachShadow({ mode: 'open' });
-    root.innerHTML = `<style>${css}</style>
-      <strong data-testid="wc-model"></strong> <span data-testid="wc-gpu"></span>
-      <p class="verdict" data-testid="wc-status" role="status">Loading the planner…</p>
-      <p class="error" data-testid="wc-error" role="alert"></p>
-      <div class="plan">
-        <p class="subject" data-testid="wc-subject"></p>
-        <p class="subject" data-testid="wc-engine"></p>
-        <ul class="notes" data-testid="wc-notes"></ul>
-        <p class="verdict" data-testid="wc-verdict"></p>
-        <div class="bar" data-testid="wc-bar" role="img"></div>
-        <ul class="legend" data-testid="wc-legend"></ul>
-        <div data-testid="wc-ranks"></div>
-        <div data-testid="wc-warnings"></div>
-        <label>Max batch: <output data-testid="wc-batch-value"></output>
-          <input type="range" min="1" max="256" data-testid="wc-batch" aria-label="Max batch"></label>
-        <label>Max sequence length: <output data-testid="wc-len-value"></output>
-          <input type="range" min="0" max="48" data-testid="wc-len" aria-label="Max sequence length"></label>
-        <dl><div><dt data-testid="wc-total-label">Total MiB</dt><dd data-testid="wc-total"></dd></div>
-          <div><dt>Sequences at this length</dt><dd data-testid="wc-max-seqs"></dd></div>
-          <div><dt>Longest at this batch</dt><dd data-testid="wc-max-len"></dd></div></dl>
-        <a data-testid="wc-link" target="_blank" rel="noopener">Open in vramplan</a>
-      </div>`;
+    root.innerHTML = `<style>${css}</style>${markup}`;
     this.$('wc-batch').addEventListener('input', (e) => { if (this.state) { this.state.batch = +e.target.value; this.paint(); } });
     this.$('wc-len').addEventListener('input', (e) => { if (this.state) { this.state.len = this.api.lenAt(+e.target.value); this.paint(); } });
   }
@@ -138,6 +123,8 @@ class VramCalculator extends HTMLElement {
   async start(run) {
     const missing = ['model', 'gpu'].filter((k) => !this.getAttribute(k)?.trim());
     if (missing.length) throw new Error(`set the ${missing.join(' and ')} attribute${missing.length > 1 ? 's' : ''} (a catalog id and a GPU calibration id, as vramplan plan --model and --gpu take them)`);
+    const theme = this.getAttribute('theme');
+    if (theme !== null && !themes.includes(theme)) throw new Error(`theme "${theme}" is not one of ${themes.join(', ')}`);
     const [api, model, cal] = await Promise.all([fetchShared(), named('models', this.getAttribute('model').trim()),
       named('calibrations', this.getAttribute('gpu').trim())]);
     if (run !== this.run) return; // the attributes changed meanwhile
@@ -149,8 +136,8 @@ class VramCalculator extends HTMLElement {
     this.query = new URLSearchParams(api.encodeState(JSON.stringify(this.state))); // checked and complete
     this.$('wc-model').textContent = model.name || model.id;
     this.$('wc-gpu').textContent = `on ${cal.gpu}`;
-    this.$('wc-batch').value = this.state.batch;
-    this.$('wc-len').value = api.lenIndex(this.state.len);
+    this.$('wc-batch').value = get({ state: this.state }, 'state.batch');
+    this.$('wc-len').value = api.lenIndex(get({ state: this.state }, 'state.len'));
     if (this.paint()) this.dataset.ready = 'true';
   }
 
@@ -163,77 +150,28 @@ class VramCalculator extends HTMLElement {
     this.dataset.ready = 'true';
   }
 
-  // paint plans the element's state and writes the result; the bridge
-  // passes the model and calibration to the module only when another
-  // calculator on the page used it last. It reports whether it planned.
+  // paint plans the element's state and paints the shadow root from the
+  // view (static/bind.js); the bridge passes the model and calibration to
+  // the module only when another calculator on the page used it last. It
+  // reports whether it planned.
   paint() {
     this.query.set('batch', this.state.batch);
     this.query.set('len', this.state.len);
     const v = JSON.parse(this.api.calculate(this.query.toString(), ...this.json));
-    if (v.error) {
-      this.fail(v.error);
+    if (get(v, 'error')) {
+      this.fail(get(v, 'error'));
       return false;
     }
     this.dataset.state = 'planned';
     this.$('wc-status').textContent = '';
-    this.$('wc-subject').textContent = v.subject;
-    this.$('wc-engine').textContent = v.launch ? `${v.engine}: ${v.launch}` : v.engine;
-    this.$('wc-notes').replaceChildren(...(v.notes ?? []).map((n) => {
-      const li = document.createElement('li');
-      li.textContent = n;
-      return li;
-    }));
-    this.$('wc-verdict').textContent = v.verdict;
-    this.$('wc-verdict').className = `verdict ${v.fits ? 'fits' : 'nofit'}`;
-    const bars = v.bars ?? [];
-    this.$('wc-bar').setAttribute('aria-label', v.bar_label);
-    this.$('wc-bar').replaceChildren(...bars.map((b) => {
-      const s = document.createElement('span');
-      s.className = b.tier; s.style.width = b.pct; s.title = `${b.label} ${b.size}`;
-      return s;
-    }));
-    this.$('wc-legend').replaceChildren(...bars.map((b) => {
-      const li = document.createElement('li');
-      li.className = b.tier; li.textContent = `${b.label} ${b.size}`;
-      return li;
-    }));
-    this.$('wc-warnings').replaceChildren(...(v.warnings ?? []).map((w) => {
-      const p = document.createElement('p');
-      p.className = 'warning'; p.textContent = w;
-      return p;
-    }));
-    this.$('wc-ranks').replaceChildren(...(v.layout?.ranks ?? []).map((k) => rank(k)));
-    this.$('wc-batch-value').textContent = group(this.state.batch);
-    this.$('wc-len-value').textContent = group(this.state.len);
-    this.$('wc-total').textContent = group(v.total_mib);
-    this.$('wc-total-label').textContent = v.across ? `Total MiB, ${v.across}` : 'Total MiB';
-    this.$('wc-max-seqs').textContent = group(v.max_seqs);
-    this.$('wc-max-len').textContent = group(v.max_len);
-    this.$('wc-link').href = new URL(`?${v.query}`, base).href;
+    bind(this.shadowRoot, v);
+    const link = this.$('estimate-link'); // the view's links are this server's, not the embedding page's
+    if (get(v, 'estimate_url')) link.href = new URL(get(v, 'estimate_url'), base).href;
+    this.$('wc-batch-value').textContent = group(get(v, 'state.batch'));
+    this.$('wc-len-value').textContent = group(get(v, 'state.len'));
+    this.$('wc-link').href = new URL(`?${get(v, 'query')}`, base).href;
     return true;
   }
-}
-
-// rank is one distinct rank of a layout: its ranks, its bar on the
-// layout's scale, its figures; the binding rank says so.
-function rank(k) {
-  const box = document.createElement('div');
-  box.className = k.binding ? 'rank binding' : 'rank';
-  box.dataset.testid = 'wc-rank';
-  box.dataset.binding = String(k.binding);
-  const label = document.createElement('p');
-  label.textContent = `${k.label}${k.binding ? ' · binding rank' : ''}: ${k.figures}`;
-  const bar = document.createElement('div');
-  bar.className = 'bar';
-  bar.setAttribute('role', 'img');
-  bar.setAttribute('aria-label', `${k.label}: ${k.figures}`);
-  bar.replaceChildren(...k.bars.map((b) => {
-    const s = document.createElement('span');
-    s.className = b.tier; s.style.width = b.pct; s.title = `${b.label} ${b.mib} MiB`;
-    return s;
-  }));
-  box.append(label, bar);
-  return box;
 }
 
 customElements.define('vram-calculator', VramCalculator);
