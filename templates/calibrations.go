@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/web/calc"
 )
 
 // CalibrationsPage is everything the calibrations page renders: every
@@ -87,6 +88,22 @@ func kindTitle(c *planner.Calibration) string {
 }
 
 func mib(b planner.Bytes) string { return strconv.FormatInt(int64(b.MiB()), 10) }
+
+// uncertainty says how much less than planned an estimated card may leave.
+func uncertainty(c *planner.Calibration) string {
+	if u := c.Provenance.Uncertainty; u > 0 {
+		return "It may leave up to " + calc.Size(u.MiB()) + " less than its figures say: a plan with less to spare may not fit."
+	}
+	return "How far off its figures are is not known."
+}
+
+// plural is one when n is 1, many otherwise.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
 
 // planURL is the calculator on a calibration.
 func planURL(id string) string { return "/?gpu=" + id }

@@ -57,10 +57,13 @@ export interface Vramplan {
    * configuration it states for the model on the calibration and returns
    * what `vramplan check --log --json` compares: the log as read, one row
    * per charge (plan_bytes, log_bytes, residual_bytes, within_resolution),
-   * the engine version and launch command. The model and calibration that
+   * the engine version and launch command, and `conflicts`: what the log
+   * contradicts of the model, the calibration and the engine selected
+   * (its weights, its charges against the GPU's memory, its engine), each
+   * a sentence to say before the rows. The model and calibration that
    * calculate keeps are left alone.
    */
-  checkLog(log: string, model: ModelJSON, calibration: CalibrationJSON): string;
+  checkLog(log: string, model: ModelJSON, calibration: CalibrationJSON, engine?: string): string;
 }
 
 /** Raw exports: each returns its result or a BridgeError. */
@@ -116,9 +119,11 @@ export interface VramplanGGUF {
    * and calibration the page has picked (their JSON), and checks it: the
    * JSON of an ObservationCheck whose document is what an upload sends. The
    * version defaults to the one the log states (llama.cpp's build line).
+   * A log that contradicts the model, the calibration or the engine
+   * selected builds no observation: ok is false and the reasons say what.
    */
   observeLog(log: string, model: string, calibration: string,
-    options?: { version?: string; day?: string; catalog?: string }): string | Error;
+    options?: { version?: string; day?: string; catalog?: string; engine?: string }): string | Error;
 }
 
 /** checkObservation's and observeLog's answer. */

@@ -106,7 +106,7 @@ func TestCalibrationsUploadForm(t *testing.T) {
 	group := "h200-140gib-linux-r580-cuda13.0"
 	row := doc.Find(`[data-testid="cal-` + group + `"]`)
 	if k := row.Find(`[data-testid="cal-kind"]`).Text(); k != "community" ||
-		!strings.Contains(row.Find(`[data-testid="cal-count"]`).Text(), "median of 1 uploads") ||
+		!strings.Contains(row.Find(`[data-testid="cal-count"]`).Text(), "median of 1 upload ·") ||
 		row.Find(`[data-testid="stat-context_bytes"]`).Length() != 1 {
 		t.Errorf("community row: kind %q, %q", k, row.Text())
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/templates"
 	"github.com/vramplan/vramplan/web/calc"
 )
@@ -99,9 +100,20 @@ func modelOptions(k *catalog) []templates.Option {
 func gpuOptions(k *catalog) []templates.Option {
 	out := make([]templates.Option, len(k.cals))
 	for i, c := range k.cals {
-		out[i] = templates.Option{ID: c.ID, Label: c.GPU + " · " + c.Platform + " · driver " + c.Driver + " · " + kindLabel(&c)}
+		out[i] = templates.Option{ID: c.ID, Label: gpuLabel(&c)}
 	}
 	return out
+}
+
+// gpuLabel is a calibration as the GPU picker names it: the card, then
+// where its figures come from, so a closed picker that cuts the label short
+// still says "estimated"; an estimated entry names no driver, since it
+// measured none.
+func gpuLabel(c *planner.Calibration) string {
+	if c.Kind() == planner.CalibrationEstimated {
+		return c.GPU + " · " + kindLabel(c) + " · " + c.Platform
+	}
+	return c.GPU + " · " + kindLabel(c) + " · " + c.Platform + " · driver " + c.Driver
 }
 
 // docs renders the embedding guide, with a live iframe and a live

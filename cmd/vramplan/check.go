@@ -11,6 +11,7 @@ import (
 	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
+	"github.com/vramplan/vramplan/web/calc"
 )
 
 // cmdCheck reads an engine's start-up log, plans the configuration it
@@ -31,23 +32,16 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vramplan check: --%s: %v\n", flag, err)
 		return exitBadInput
 	}
-	data, err := readLog(*logPath)
-	if err != nil {
-		return fail("log", err)
-	}
-	l, err := enginelog.Parse(data)
-	if err != nil {
-		return fail("log", err)
-	}
-	if *model == "" && l.LlamaCpp != nil {
-		*model = l.LlamaCpp.Model
+	l, data, missing := readCheckFlags(*logPath, model, *gpu)
+	if len(missing) > 0 {
+		for _, m := range missing {
+			fmt.Fprintf(stderr, "vramplan check: %s\n", m)
+		}
+		return exitBadInput
 	}
 	m, err := loadModel(*model, "", "")
 	if err != nil {
 		return fail("model", err)
-	}
-	if *gpu == "" {
-		return fail("gpu", fmt.Errorf("required"))
 	}
 	cal, err := calibrations.Lookup(*gpu)
 	if err != nil {
@@ -62,6 +56,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return fail("log", err)
 	}
 	rows := enginelog.Compare(&l, &p)
+	conflicts := calc.LogConflicts(&l, &p, "")
+	if obs.path != "" && len(conflicts) > 0 {
+		for _, c := range conflicts {
+			fmt.Fprintf(stderr, "vramplan check: --observation: %s\n", c)
+		}
+		return exitBadInput
+	}
 	if obs.path != "" {
 		if err := obs.write(data, &l, m, cal, stderr); err != nil {
 			return fail(err.flag, errors.New(err.msg))
@@ -76,6 +77,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s\n", b)
 		return exitFits
 	}
+	for _, c := range conflicts {
+		fmt.Fprintf(stdout, "contradiction: %s\n", c)
+	}
 	fmt.Fprintf(stdout, "%s log, planned as %s for %s on %s\n\n", l.Engine, engineVersion(&p), m.ID, cal.ID)
 	fmt.Fprintf(stdout, "  %-28s %12s %12s %12s\n", "charge", "plan MiB", "log MiB", "residual")
 	for _, r := range rows {
@@ -89,6 +93,31 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\n  launch: %s\n", e.Launch)
 	}
 	return exitFits
+}
+
+// readCheckFlags reads the log and says every flag that is missing or
+// cannot be read at once: the log, the model (which a llama.cpp log names
+// itself) and the GPU.
+func readCheckFlags(logPath string, model *string, gpu string) (enginelog.Log, []byte, []string) {
+	var l enginelog.Log
+	var missing []string
+	data, err := readLog(logPath)
+	if err == nil {
+		l, err = enginelog.Parse(data)
+	}
+	if err != nil {
+		missing = append(missing, "--log: "+err.Error())
+	}
+	if *model == "" && l.LlamaCpp != nil {
+		*model = l.LlamaCpp.Model
+	}
+	if *model == "" {
+		missing = append(missing, "--model: required: the model the log loaded (a catalog name, a .gguf, a config.json or a model directory)")
+	}
+	if gpu == "" {
+		missing = append(missing, "--gpu: required: the GPU the log ran on (an id or prefix of vramplan calibrations)")
+	}
+	return l, data, missing
 }
 
 func mib(b planner.Bytes) float64 { return float64(b) / float64(planner.MiB) }

@@ -259,4 +259,38 @@ func TestCheck(t *testing.T) {
 			t.Errorf("%v = exit %d, %q; want 2 and %q", tc.args, code, errs, tc.want)
 		}
 	}
+	// What is missing is said at once, not one flag a run.
+	if code, _, errs := runCLI("check"); code != 2 || !strings.Contains(errs, "--log: required") ||
+		!strings.Contains(errs, "--model: required") || !strings.Contains(errs, "--gpu: required") {
+		t.Errorf("check with no flags = exit %d, %q; want 2 and --log, --model and --gpu all named", code, errs)
+	}
+	// A log checked against another model says so first, and builds no observation.
+	code, out, errs = runCLI("check", "--log", log, "--model", "qwen3-8b-bf16", "--gpu", "h200")
+	if code != 0 || !strings.HasPrefix(out, "contradiction: The log's model weights are ") || !strings.Contains(out, "the log is of another model") {
+		t.Errorf("check against another model = exit %d\n%s%s; want the contradiction first", code, out, errs)
+	}
+	obs := filepath.Join(dir, "obs.json")
+	if code, _, errs := runCLI("check", "--log", log, "--model", "qwen3-8b-bf16", "--gpu", "h200", "--observation", obs); code != 2 ||
+		!strings.Contains(errs, "--observation: The log's model weights") {
+		t.Errorf("check --observation of a contradiction = exit %d, %q; want 2 and the contradiction", code, errs)
+	}
+	if _, err := os.Stat(obs); err == nil {
+		t.Error("an observation was written from a contradiction")
+	}
+}
+
+// TestPlanEstimated: a plan on an estimated GPU says so under its verdict,
+// in the page's words, and when its headroom is less than the estimate's
+// uncertainty, that it may not fit.
+func TestPlanEstimated(t *testing.T) {
+	code, out, _ := runCLI("plan", "--model", "qwen3-8b-q8_0", "--gpu", "est-rtx4090", "--max-seq-len", "4096")
+	lines := strings.SplitN(out, "\n", 3)
+	if code != 0 || len(lines) < 3 || !strings.HasPrefix(lines[0], "Fits ") ||
+		!strings.HasPrefix(lines[1], "Estimated, not measured: est-rtx4090-linux copies its figures from a measured card, and this card may leave up to 615 MiB less than planned.") ||
+		!strings.HasSuffix(lines[1], "is less than that: it may not fit.") {
+		t.Errorf("plan on est-rtx4090 = exit %d\n%s", code, out)
+	}
+	if _, out, _ := runCLI("plan", "--model", "qwen3-8b-q8_0", "--gpu", "h200", "--max-seq-len", "4096"); strings.Contains(out, "Estimated") {
+		t.Errorf("a measured GPU's plan says it is estimated:\n%s", out)
+	}
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/web/calc"
 )
 
 func cmdPlan(args []string, stdout, stderr io.Writer) int {
@@ -39,7 +41,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		stdout.Write(p.JSON())
 	} else {
-		fmt.Fprint(stdout, p.Text())
+		fmt.Fprint(stdout, withEstimate(p.Text(), calc.Estimate(&p)))
 	}
 	if !p.Fits {
 		return exitNoFit
@@ -70,4 +72,17 @@ func parseInput(fs *flag.FlagSet, in *inputFlags, args []string, stderr io.Write
 		return input, exitBadInput
 	}
 	return input, -1
+}
+
+// withEstimate puts the sentence that says a plan's GPU figures are
+// estimated (calc.Estimate, the page's words) under the verdict, the
+// report's first paragraph.
+func withEstimate(text, estimate string) string {
+	if estimate == "" {
+		return text
+	}
+	if i := strings.Index(text, "\n\n"); i >= 0 {
+		return text[:i+1] + estimate + "\n" + text[i+1:]
+	}
+	return text + estimate + "\n"
 }

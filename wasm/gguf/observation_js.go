@@ -20,6 +20,7 @@ import (
 	"github.com/vramplan/vramplan/calibrations/observation"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
+	"github.com/vramplan/vramplan/web/calc"
 )
 
 // observed is the answer of checkObservation and observeLog
@@ -50,9 +51,12 @@ func checkObservation(_ js.Value, args []js.Value) (result any) {
 
 // observeLog(logText, modelJSON, calibrationJSON, options) builds the
 // observation of an engine's start-up log for the model and the GPU the
-// page has picked, and checks it. options: {version, day, catalog}; the
-// version defaults to the one the log states. It returns the JSON of an
-// observed, or an Error when an argument is missing or the log is unreadable.
+// page has picked, and checks it. options: {version, day, catalog, engine};
+// the version defaults to the one the log states, engine is the one the
+// page has selected. A log that contradicts the model, the GPU or the
+// engine (calc.LogConflicts) builds no observation: its reasons say why.
+// It returns the JSON of an observed, or an Error when an argument is
+// missing or the log is unreadable.
 func observeLog(_ js.Value, args []js.Value) (result any) {
 	defer recovered("observeLog", &result)
 	for i, what := range []string{"the log text", "the model JSON", "the calibration JSON"} {
@@ -66,31 +70,47 @@ func observeLog(_ js.Value, args []js.Value) (result any) {
 		}
 		return args[3].Get(k).String()
 	}
-	doc, err := observe([]byte(args[0].String()), []byte(args[1].String()), []byte(args[2].String()), opt("version"), opt("day"), opt("catalog"))
+	doc, conflicts, err := observe([]byte(args[0].String()), []byte(args[1].String()), []byte(args[2].String()), opt("version"), opt("day"),
+		opt("catalog"), planner.EngineName(opt("engine")))
 	if err != nil {
 		return jsError(fmt.Errorf("vramplanGGUF.observeLog: %w", err))
+	}
+	if len(conflicts) > 0 {
+		o := observed{}
+		for _, c := range conflicts {
+			o.Reasons = append(o.Reasons, community.Reason{Msg: c})
+		}
+		return answer(o)
 	}
 	return answer(checkObserved(doc))
 }
 
-func observe(text, modelJSON, calJSON []byte, version, day, catalog string) ([]byte, error) {
+// observe builds the observation of a log, or returns what the log
+// contradicts of the model, the calibration and the engine selected.
+func observe(text, modelJSON, calJSON []byte, version, day, catalog string, engine planner.EngineName) ([]byte, []string, error) {
 	l, err := enginelog.Parse(text)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m, err := planner.ParseModel(modelJSON)
 	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
+		return nil, nil, fmt.Errorf("model: %w", err)
 	}
 	var c planner.Calibration
 	if err := json.Unmarshal(calJSON, &c); err != nil {
-		return nil, fmt.Errorf("calibration: %w", err)
+		return nil, nil, fmt.Errorf("calibration: %w", err)
+	}
+	if in, err := l.Input(m, c); err == nil {
+		p, _ := planner.Report(in)
+		if conflicts := calc.LogConflicts(&l, &p, engine); len(conflicts) > 0 {
+			return nil, conflicts, nil
+		}
 	}
 	if version == "" {
 		version = observation.Version(l.Engine, text)
 	}
 	o := observation.FromLog(&l, m, observation.GPU{Name: c.GPU, TotalMiB: int64(c.DeviceTotal / planner.MiB)}, version, day, catalog)
-	return observation.Format(&o), nil
+	return observation.Format(&o), nil, nil
 }
 
 func checkObserved(data []byte) observed {

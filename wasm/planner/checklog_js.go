@@ -9,6 +9,7 @@ import (
 	"github.com/vramplan/vramplan/internal/jsonlite"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
+	"github.com/vramplan/vramplan/web/calc"
 )
 
 // This file is the page's log paste box: what `vramplan check --log`
@@ -25,12 +26,16 @@ type LogCheck struct {
 	Launch  string          `json:"launch,omitempty"`
 	Model   string          `json:"model"`
 	GPU     string          `json:"gpu"`
+	// Conflicts are what the log contradicts in the model, GPU or engine
+	// it was checked against (calc.LogConflicts), said before the rows.
+	Conflicts []string `json:"conflicts,omitempty"`
 }
 
-// checkLog(logText, modelJSON, calibrationJSON) reads an engine's start-up
-// log, plans what it states for the model on the calibration and returns
-// the LogCheck as JSON. It leaves alone the model and calibration that
-// calculate keeps.
+// checkLog(logText, modelJSON, calibrationJSON, engine?) reads an engine's
+// start-up log, plans what it states for the model on the calibration and
+// returns the LogCheck as JSON, with what the log contradicts of the model,
+// the calibration and the engine selected. It leaves alone the model and
+// calibration that calculate keeps.
 func checkLog(args []js.Value) (any, error) {
 	text, err := arg(args, 0, "log text")
 	if err != nil {
@@ -53,7 +58,12 @@ func checkLog(args []js.Value) (any, error) {
 	if errors.As(err, &ie) {
 		return nil, err
 	}
-	out := LogCheck{Log: l, Rows: enginelog.Compare(&l, &p), Version: "vramplan", Model: m.ID, GPU: c.ID}
+	var engine planner.EngineName
+	if len(args) > 3 && args[3].Type() == js.TypeString {
+		engine = planner.EngineName(args[3].String())
+	}
+	out := LogCheck{Log: l, Rows: enginelog.Compare(&l, &p), Version: "vramplan", Model: m.ID, GPU: c.ID,
+		Conflicts: calc.LogConflicts(&l, &p, engine)}
 	if p.Engine != nil {
 		out.Version, out.Launch = p.Engine.Version, p.Engine.Launch
 	}

@@ -101,3 +101,54 @@ test('the checked log is uploaded from the page as the observation the CLI write
   await shot(page, 'logcheck-upload.png', { fullPage: true });
   assert.deepEqual(errors, []);
 });
+
+test('a log checked against another model, or under another engine, says so first and offers no upload', async () => {
+  const log = ['logs/swa/load.log', 'logs/swa/32768_4_1_f16_f16_0_512_0.log'].map((f) => readFileSync(join(grid, f), 'utf8')).join('');
+  const page = await chrome.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  // The page's default model, not the Gemma 3 4B the log loaded.
+  await page.goto(`${server.url}?gpu=${gpu}&engine=llama.cpp`);
+  await page.waitForSelector('#calc[data-ready="true"]');
+  await page.click('[data-testid="log-check"] summary');
+  await page.fill('[data-testid="log-text"]', log);
+  await page.click('[data-testid="log-check-button"]');
+  await page.waitForSelector('[data-testid="log-rows"]:not([hidden])');
+  const conflicts = await page.locator('[data-testid="log-conflicts"] li').allInnerTexts();
+  assert.equal(conflicts.length, 1, `conflicts: ${conflicts}`);
+  assert.match(conflicts[0], /^The log's model weights are [\d,]+ MiB, and .+'s are [\d,]+ MiB( \([\d.]+ GiB\))?: the log is of another model\. It loaded swa-gemma3-4b\.gguf; pick that model\.$/);
+  const [first, status] = await page.evaluate(() => {
+    const box = document.querySelector('[data-testid="log-check"]');
+    const shown = [...box.querySelectorAll('[data-testid="log-conflicts"], [data-testid="log-status"], [data-testid="log-rows"]')];
+    return [shown[0].dataset.testid, box.querySelector('[data-testid="log-status"]').textContent];
+  });
+  assert.equal(first, 'log-conflicts', 'the contradiction is said before the rows');
+  assert.match(status, /^Not the selected setup: /);
+  assert.equal(await page.isHidden('[data-testid="log-observe"]'), true, 'no upload is offered from a contradiction');
+  await shot(page, 'logcheck-conflict.png', { fullPage: true });
+
+  // The reader module refuses to build one, whatever the page shows.
+  const refused = JSON.parse(await page.evaluate(async (text) => {
+    const { loadReader } = await import('/static/reader.js');
+    const m = document.getElementById('boot').textContent;
+    const { model, calibrations } = JSON.parse(m);
+    return (await loadReader()).observeLog(text, JSON.stringify(model), JSON.stringify(calibrations.find((c) => c.id === 'h200-linux-cuda13.0')),
+      { version: 'b12072', day: '2026-12-01', engine: 'llama.cpp' });
+  }, log));
+  assert.equal(refused.ok, false);
+  assert.match(refused.reasons[0].reason, /^The log's model weights are /);
+  assert.equal(refused.document, undefined, 'no document to send');
+
+  // The model the log loaded, under another engine: the engine is the contradiction.
+  await page.setInputFiles('[data-testid="file"]', model);
+  await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent.startsWith('Read'));
+  await page.selectOption('[data-testid="engine-picker"]', 'vllm');
+  await page.click('[data-testid="log-check-button"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="log-conflicts"] li').length === 1 &&
+    document.querySelector('[data-testid="log-conflicts"] li').textContent.startsWith("The log is llama.cpp's"));
+  await page.selectOption('[data-testid="engine-picker"]', 'llama.cpp');
+  await page.click('[data-testid="log-check-button"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="log-conflicts"] li').length === 0);
+  assert.equal(await page.isHidden('[data-testid="log-observe"]'), false, 'the log\'s own setup: an upload is offered');
+  assert.deepEqual(errors, []);
+});

@@ -58,7 +58,7 @@ async function boot() {
   api = bridge;
   for (const c of cs) cals.set(c.id, JSON.stringify(c));
   attachLogCheck(root, api, logDocs, () => form.elements.engine.value);
-  attachObserve(root, logDocs);
+  attachObserve(root, logDocs, () => form.elements.engine.value);
   root.dataset.ready = 'true';
   performance.mark('vramplan:interactive');
   paintWeights(form.elements.model.value);

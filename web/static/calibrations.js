@@ -7,6 +7,11 @@
 
 import { loadReader } from './reader.js';
 
+// A link to an entry (/calibrations#est-rtx4090-linux, from an estimated
+// plan's verdict) opens how the entry was estimated.
+const target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+target?.querySelector('details')?.setAttribute('open', '');
+
 const form = document.getElementById('upload-form');
 if (form) {
   document.documentElement.classList.add('js');

@@ -10,31 +10,45 @@ const signed = (b) => (b >= 0 ? '+' : '') + mib(b); // as the CLI's %+.2f
 
 /**
  * attach wires the box under root to api.checkLog; docs() returns the
- * [model, calibration] JSON the page plans with, or undefined.
+ * [model, calibration] JSON the page plans with, or undefined, engine()
+ * the engine selected.
  */
-export function attach(root, api, docs) {
+export function attach(root, api, docs, engine) {
   const box = root.querySelector('[data-testid="log-check"]');
   if (!box) return; // the embedded page has no box
-  box.querySelector('#log-check').addEventListener('click', () => check(box, api, docs()));
+  box.querySelector('#log-check').addEventListener('click', () => check(box, api, docs(), engine()));
 }
 
-function check(box, api, d) {
+// check checks the log against the selection. What the log contradicts of
+// the model, the GPU or the engine selected is said first, above the
+// rows, and marks the box (data-conflicts), which builds no observation.
+function check(box, api, d, engine) {
   const status = box.querySelector('[data-testid="log-status"]');
   const table = box.querySelector('[data-testid="log-rows"]');
   const launch = box.querySelector('[data-testid="log-launch"]');
+  const conflicts = box.querySelector('[data-testid="log-conflicts"]');
   table.hidden = launch.parentElement.hidden = true;
+  conflicts.replaceChildren();
+  box.dataset.conflicts = '0';
   if (!d) {
     status.textContent = 'Pick a model and a GPU first.';
     return;
   }
   let r;
   try {
-    r = JSON.parse(api.checkLog(box.querySelector('#log-text').value, d[0], d[1]));
+    r = JSON.parse(api.checkLog(box.querySelector('#log-text').value, d[0], d[1], engine));
   } catch (e) {
     status.textContent = `Could not check the log: ${e.message.replace(/^vramplan\.\w+: /, '')}`;
     return;
   }
-  status.textContent = `${r.log.engine} log, planned as ${r.version} for ${r.model} on ${r.gpu}`;
+  conflicts.replaceChildren(...(r.conflicts ?? []).map((c) => {
+    const li = document.createElement('li');
+    li.textContent = c;
+    return li;
+  }));
+  box.dataset.conflicts = String(r.conflicts?.length ?? 0);
+  status.textContent = `${r.conflicts ? 'Not the selected setup: the rows below compare two different ones. ' : ''}` +
+    `${r.log.engine} log, planned as ${r.version} for ${r.model} on ${r.gpu}`;
   table.tBodies[0].replaceChildren(...r.rows.map(row));
   table.hidden = false;
   if (r.launch) {
@@ -60,18 +74,21 @@ function row(r) {
 // /api/observations only when the user asks; the server's answer is shown.
 
 
-/** attachObserve wires the upload part of the box; docs() as for attach. */
-export function attachObserve(root, docs, post = fetch) {
+/**
+ * attachObserve wires the upload part of the box; docs() and engine() as
+ * for attach. A log that contradicts the selection is offered no upload.
+ */
+export function attachObserve(root, docs, engine, post = fetch) {
   const box = root.querySelector('[data-testid="log-check"]');
   if (!box) return;
   const part = box.querySelector('[data-testid="log-observe"]');
   let doc = '';
   box.querySelector('#log-check').addEventListener('click', () => {
-    part.hidden = box.querySelector('[data-testid="log-rows"]').hidden;
+    part.hidden = box.querySelector('[data-testid="log-rows"]').hidden || box.dataset.conflicts !== '0';
     reset(part);
   });
   part.querySelector('#log-observe').addEventListener('click', async () => {
-    doc = await observe(part, box.querySelector('#log-text').value, docs());
+    doc = await observe(part, box.querySelector('#log-text').value, docs(), engine());
   });
   part.querySelector('#log-upload').addEventListener('click', () => upload(part, doc, post));
 }
@@ -85,7 +102,7 @@ function reset(part) {
 
 // observe builds and checks the observation; it returns the document to
 // send, or '' when there is none.
-async function observe(part, text, d) {
+async function observe(part, text, d, engine) {
   reset(part);
   const reasons = part.querySelector('[data-testid="log-observe-reasons"]');
   const say = (lines) => reasons.replaceChildren(...lines.map(([field, msg]) => {
@@ -100,7 +117,7 @@ async function observe(part, text, d) {
   }
   const id = JSON.parse(d[0]).id ?? '';
   const options = { version: part.querySelector('#log-version').value.trim(), day: new Date().toISOString().slice(0, 10),
-    catalog: id.startsWith('file:') ? '' : id };
+    catalog: id.startsWith('file:') ? '' : id, engine };
   let r;
   try {
     r = (await loadReader()).observeLog(text, d[0], d[1], options);
@@ -111,7 +128,7 @@ async function observe(part, text, d) {
     return '';
   }
   if (!r.ok) {
-    say([[null, 'The server would refuse it:'], ...r.reasons.map((x) => [x.field, x.reason])]);
+    say([[null, r.document ? 'The server would refuse it:' : 'No observation:'], ...r.reasons.map((x) => [x.field, x.reason])]);
     return '';
   }
   const pre = part.querySelector('[data-testid="log-observe-document"]');

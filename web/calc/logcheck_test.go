@@ -1,0 +1,71 @@
+package calc
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/enginelog"
+)
+
+// TestLogConflicts checks what a llama-server log of Gemma 3 4B on an H200
+// contradicts: nothing when checked against that model and GPU, the model
+// when checked against another, the GPU when the GPU holds less than the
+// log's charges, and the engine when another is selected.
+func TestLogConflicts(t *testing.T) {
+	const grid = "../../planner/testdata/engines/llamacpp-h200/"
+	var data []byte
+	for _, f := range []string{"logs/swa/load.log", "logs/swa/32768_4_1_f16_f16_0_512_0.log"} {
+		b, err := os.ReadFile(grid + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, b...)
+	}
+	l, err := enginelog.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdata, err := os.ReadFile(grid + "models/swa-gemma3-4b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gemma, err := planner.ParseModel(mdata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h200 := golden(t, "layout-llama-3.1-8b-tp2-h200").Calibration
+	other := golden(t, "layout-llama-3.1-8b-tp2-h200").Model
+	small := h200
+	small.DeviceTotal = 2 * planner.GiB
+	for _, c := range []struct {
+		name   string
+		m      planner.Model
+		cal    planner.Calibration
+		engine planner.EngineName
+		want   []string
+	}{
+		{"the log's setup", gemma, h200, planner.EngineLlamaCpp, nil},
+		{"vramplan's own engine", gemma, h200, "", nil},
+		{"another model", other, h200, planner.EngineLlamaCpp, []string{"The log's model weights are "}},
+		{"a smaller GPU", gemma, small, planner.EngineLlamaCpp, []string{"The log's charges add up to "}},
+		{"another engine", gemma, h200, planner.EngineVLLM, []string{"The log is llama.cpp's, and the engine selected is vllm"}},
+	} {
+		in, err := l.Input(c.m, c.cal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := planner.Report(in)
+		got := LogConflicts(&l, &p, c.engine)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: LogConflicts = %q, want %d", c.name, got, len(c.want))
+			continue
+		}
+		for i, w := range c.want {
+			if !strings.HasPrefix(got[i], w) {
+				t.Errorf("%s: LogConflicts[%d] = %q, want it to start %q", c.name, i, got[i], w)
+			}
+		}
+	}
+}
