@@ -6,6 +6,7 @@ package templates
 
 import (
 	"github.com/a-h/templ"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -215,6 +216,44 @@ func ticks(at []int, pos func(int) string, label func(int) string) []tick {
 		out[i] = tick{pos(v), label(v)}
 	}
 	return out
+}
+
+// An Attribute is one attribute of <vram-calculator>: what it takes and
+// what it does. ComponentAttributes is the element's whole list: /docs
+// shows it, and go generate ./web/static writes the names into
+// static/component.js, which the element observes.
+type Attribute struct {
+	Name, Takes, Does string
+}
+
+// ComponentAttributes are <vram-calculator>'s attributes, in the order the
+// element reads them; every one but theme is the calculator URL's key of
+// the same name.
+var ComponentAttributes = []Attribute{
+	{"model", "a catalog id in any case, or an unambiguous prefix (as vramplan plan --model takes it)", "the model planned; required"},
+	{"gpu", "a calibration id in any case, or an unambiguous prefix (as --gpu takes it)", "the GPU planned; required"},
+	{"batch", "a whole number; 0 or absent is the default", "concurrent sequences: 0 plans as many as fit, or under an engine that engine's own default"},
+	{"len", "tokens", "the longest sequence; absent, 4,096"},
+	{"kv", oneOf(planner.KVDtypes), "the KV cache's dtype"},
+	{"budget", "MiB, or a size with a unit: 24GiB, 24 GB", "the memory to plan in; absent, the whole GPU"},
+	{"engine", oneOf(slices.DeleteFunc(slices.Clone(planner.Engines), func(e planner.EngineName) bool { return e == planner.EngineSeed })), "plans as that engine allocates, with its launch command and notes; absent, vramplan's own"},
+	{"tp", "1 to 1024", "tensor-parallel size: a bar per distinct rank, the binding one marked; the total is summed over the GPUs and says so"},
+	{"pp", "1 to 1024", "pipeline stages"},
+	{"ep", "1 to 1024", "expert-parallel size"},
+	{"dp", "1 to 1024", "data-parallel replicas"},
+	{"ts", `one share per GPU: "3,1"`, `llama.cpp's tensor split (-ts), under engine="llama.cpp" with more than one GPU`},
+	{"sm", "layer or tensor", `llama.cpp's split mode (-sm), under engine="llama.cpp": how the layout's GPUs split the model`},
+	{"ngl", "a layer count", `llama.cpp's -ngl, the layers on the GPUs counted over all of them, under engine="llama.cpp"`},
+	{"theme", "light, dark or auto", "the element's colours; auto, the default, follows the reader's prefers-color-scheme"},
+}
+
+// oneOf lists values as a choice: "a, b or c".
+func oneOf[T ~string](values []T) string {
+	s := make([]string, len(values))
+	for i, v := range values {
+		s[i] = string(v)
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
 func embedURL(model, gpu string) string {

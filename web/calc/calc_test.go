@@ -272,3 +272,32 @@ func TestChartTrainedContext(t *testing.T) {
 		t.Errorf("Chart of a model without a trained context marks it at %q %q", v.Chart.TrainedY, v.Chart.TrainedLabel)
 	}
 }
+
+// TestEstimate checks the sentence beside an estimated GPU's verdict: the
+// uncertainty, the warning on less headroom than it, a pool engine's pool
+// that shrinks instead, and nothing on a measured GPU.
+func TestEstimate(t *testing.T) {
+	in := golden(t, "b1-qwen3-4b-fp8")
+	m, c := in.Model, in.Calibration
+	if v := Calculate(State{Batch: 8, Len: 4096}, m, c); v.Estimate != "" || v.EstimateURL != "" {
+		t.Errorf("measured GPU: estimate %q %q", v.Estimate, v.EstimateURL)
+	}
+	c.ID, c.Source, c.Provenance.Uncertainty = "est-x", planner.CalibrationEstimated, 615*planner.MiB
+	const head = "Estimated, not measured: est-x copies its figures from a measured card, and this card may leave up to 615 MiB less than planned."
+	v := Calculate(State{Batch: 8, Len: 4096}, m, c)
+	if v.Estimate != head || v.EstimateURL != "/calibrations#est-x" {
+		t.Errorf("estimated GPU with room: %q %q", v.Estimate, v.EstimateURL)
+	}
+	c.DeviceTotal = planner.Bytes(v.TotalMiB+100) * planner.MiB // 100 MiB to spare
+	if v := Calculate(State{Batch: 8, Len: 4096}, m, c); !strings.HasPrefix(v.Estimate, head+" The ") ||
+		!strings.HasSuffix(v.Estimate, " MiB to spare is less than that: it may not fit.") {
+		t.Errorf("estimated GPU, 100 MiB to spare: %q", v.Estimate)
+	}
+	if v := Calculate(State{Batch: 8, Len: 4096, Engine: planner.EngineVLLM}, m, c); !strings.HasSuffix(v.Estimate, "may be that much smaller.") {
+		t.Errorf("estimated GPU under vLLM: %q, want the pool said to shrink", v.Estimate)
+	}
+	c.Provenance.Uncertainty = 0
+	if v := Calculate(State{Batch: 8, Len: 4096}, m, c); !strings.HasSuffix(v.Estimate, "how far off they are is not known.") {
+		t.Errorf("estimated GPU of no stated uncertainty: %q", v.Estimate)
+	}
+}

@@ -25,7 +25,11 @@ func Estimate(p *planner.Plan) string {
 		return s + ", and how far off they are is not known."
 	}
 	s += ", and this card may leave up to " + sizeOf(u) + " less than planned."
-	if b.Fits && b.Headroom < u {
+	switch {
+	case b.Engine != nil && b.Engine.Pool != nil && b.Engine.Pool.PoolBytes > 0:
+		// The engine sizes its KV pool from what the card has: it shrinks.
+		s += " The engine's KV pool, sized from what the card has, may be that much smaller."
+	case b.Fits && b.Headroom < u:
 		s += " The " + sizeOf(b.Headroom) + " to spare is less than that: it may not fit."
 	}
 	return s

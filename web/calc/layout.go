@@ -245,7 +245,7 @@ func rankWeights(rp *planner.RankPlan) string {
 // layoutLeverLabel names a lever as a link; a layout lever says how many
 // GPUs the layout it leads to (t) uses.
 func layoutLeverLabel(l planner.Lever, t State) string {
-	gpus := strconv.Itoa(t.GPUs()) + " GPUs"
+	gpus := strconv.Itoa(t.GPUs()) + " " + plural(int64(t.GPUs()), "GPU", "GPUs")
 	switch l.Knob {
 	case planner.KnobGPUs:
 		return gpus + ": " + t.parallel().String()

@@ -445,8 +445,9 @@ func engineOf(p *planner.Plan) (label, answer, launch string) {
 		answer = printf.Sprintf("-c %d -np %d: %d of %d layers fit on the %s", a.CtxSize, a.Parallel, a.LayersThatFit, a.Layers, gpuNoun(p))
 	case e.Pool != nil:
 		a := e.Pool
-		answer = printf.Sprintf("KV pool %s: %s tokens in %s blocks; %.2f× concurrency at %s tokens; the longest request %s tokens",
-			sizeOf(a.PoolBytes), Group(int64(a.Tokens)), Group(int64(a.Blocks)), a.MaxConcurrency, groupInt(p.Input.Limits.MaxSeqLen), Group(int64(a.LongestRequest)))
+		answer = printf.Sprintf("KV pool %s: %s in %s %s; %.2f× concurrency at %s; the longest request %s",
+			sizeOf(a.PoolBytes), tokens(int(a.Tokens)), Group(a.Blocks), plural(a.Blocks, "block", "blocks"), a.MaxConcurrency,
+			tokens(p.Input.Limits.MaxSeqLen), tokens(a.LongestRequest))
 	}
 	return label, answer, e.Launch
 }

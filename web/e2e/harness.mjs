@@ -82,7 +82,7 @@ export function figures(page) {
     const warnings = [...document.querySelectorAll('[data-testid="warning"]')].map((w) => w.textContent.trim());
     return { fits: document.querySelector('[data-testid="verdict"]').dataset.fits, verdict: t('verdict'),
       total: t('total-mib'), budget: t('budget-mib'), headroom: t('headroom-mib'),
-      maxSeqs: t('max-seqs'), maxLen: t('max-len'), kv: t('kv'), items, warnings };
+      maxSeqs: t('max-seqs'), maxLen: t('max-len'), kv: document.querySelector('.items caption [data-testid="kv"]').textContent.trim(), items, warnings };
   });
 }
 

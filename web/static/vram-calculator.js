@@ -2,25 +2,16 @@
 // calculator documentation pages embed. It plans in the reader's browser
 // with the same WebAssembly as the full page, loaded from this server.
 //
-// model and gpu take what the CLI's --model and --gpu take for the catalog
-// and the calibration table: an id, in any case, or an unambiguous prefix
-// ("rtx5090"). Optional attributes: batch, len, kv, budget (MiB, or with a
-// unit: 24GiB), theme (light, dark, or auto, the default: the reader's
-// prefers-color-scheme), engine (llama.cpp, vllm or sglang: plan as that engine
-// allocates, and show its launch command and notes), tp, pp, ep and dp (a parallel
-// layout: a bar per distinct rank, the binding rank marked; the total is
-// then summed over its GPUs and says so), ts (llama.cpp's tensor split,
-// one share per GPU: "3,1", under engine="llama.cpp"), sm (llama.cpp's
-// split mode, layer or tensor: how the layout's GPUs split the model,
-// under engine="llama.cpp"), ngl (llama.cpp's
-// -ngl, the layers on the GPUs, counted over all of them, under
-// engine="llama.cpp"). Changing any attribute re-plans. A name that matches
-// nothing, or a value that cannot be read, shows what is wrong and no plan:
-// the element never shows a plan of something its author did not ask for.
+// Its attributes are templates.ComponentAttributes (their names come in
+// component.js), which /docs lists: model and gpu, required, take the
+// CLI's names; the others are the calculator URL's keys, and theme.
+// Changing any attribute re-plans. A name that matches nothing, or a value
+// that cannot be read, shows what is wrong and no plan: the element never
+// shows a plan of something its author did not ask for.
 
 import { load } from './bridge.js';
 import { paint as bind, get, group, words } from './bind.js';
-import { markup } from './component.js';
+import { markup, attributes } from './component.js';
 
 const base = new URL('..', import.meta.url);
 let shared;
@@ -50,8 +41,8 @@ function named(kind, name) {
   return shapes.get(k);
 }
 
-// The attributes that make the plan's state, in order; theme only paints.
-const attrs = ['model', 'gpu', 'batch', 'len', 'kv', 'budget', 'engine', 'tp', 'pp', 'ep', 'dp', 'ts', 'sm', 'ngl'];
+// The attributes that make the plan's state: all but theme, which only paints.
+const attrs = attributes.filter((a) => a !== 'theme');
 const themes = ['light', 'dark', 'auto'];
 
 // The colours of a theme; auto is light unless the reader's system prefers dark.
@@ -85,7 +76,7 @@ dl { display: flex; gap: 1.2rem; margin: .5rem 0; } dt { font-size: .8rem; color
 `;
 
 class VramCalculator extends HTMLElement {
-  static observedAttributes = [...attrs, 'theme'];
+  static observedAttributes = attributes;
 
   connectedCallback() {
     if (!this.shadowRoot) this.build();

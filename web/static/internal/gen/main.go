@@ -1,7 +1,8 @@
 // Command gen writes the two browser modules that are generated from Go:
 // view.js, calc.View's keys as a tree (web/internal/viewschema), which the
 // binder checks every path against, and component.js, the shadow root of
-// <vram-calculator> as templates.Component renders it. Run it through
+// <vram-calculator> as templates.Component renders it, with the names of
+// its attributes (templates.ComponentAttributes). Run it through
 // go generate ./web/static; make check fails while either is stale.
 package main
 
@@ -44,7 +45,17 @@ func run() error {
 	if err := enc.Encode(b.String()); err != nil {
 		return err
 	}
+	names := make([]string, len(templates.ComponentAttributes))
+	for i, a := range templates.ComponentAttributes {
+		names[i] = a.Name
+	}
+	attrs, err := json.Marshal(names)
+	if err != nil {
+		return err
+	}
 	component := header + "// markup is the shadow root of <vram-calculator> (templates/component.templ).\n" +
-		"export const markup = " + string(bytes.TrimSpace(markup.Bytes())) + ";\n"
+		"export const markup = " + string(bytes.TrimSpace(markup.Bytes())) + ";\n\n" +
+		"// attributes are the element's attributes (templates.ComponentAttributes), as /docs lists them.\n" +
+		"export const attributes = " + string(attrs) + ";\n"
 	return os.WriteFile("component.js", []byte(component), 0o644)
 }
