@@ -103,3 +103,24 @@ test('checkObservation checks an engine observation as the server does', async (
   assert.ok(reader.checkObservation(42) instanceof TypeError);
   assert.equal(JSON.parse(reader.observeLog(log, model, cal, {})).reasons[0].field, 'engine_version');
 });
+
+test('parseLog reads a log for the planner module; checkConflicts says what it contradicts of the selection', async () => {
+  const grid = new URL('planner/testdata/engines/llamacpp-h200/', root);
+  const log = (await Promise.all(['logs/dense/load.log', 'logs/dense/4096_1_0_f16_f16_1_512_0.log']
+    .map((f) => readFile(new URL(f, grid), 'utf8')))).join('');
+  const model = await readFile(new URL('models/dense-llama3-8b.json', grid), 'utf8');
+  const cal = await readFile(new URL('calibrations/h200-linux-cuda13.0.json', root), 'utf8');
+  const parsed = JSON.parse(reader.parseLog(log));
+  assert.equal(parsed.engine, 'llama.cpp');
+  assert.ok(parsed.figures.some((f) => f.key === 'weights'));
+  assert.match(reader.parseLog('nothing an engine printed\n').message, /^vramplanGGUF\.parseLog: no memory figures/);
+  assert.ok(reader.parseLog(42) instanceof TypeError);
+  const check = JSON.stringify({ rows: [] }); // no plan: only the engine and the GPU can be judged
+  assert.deepEqual(JSON.parse(reader.checkConflicts(log, model, cal, 'llama.cpp', check)), []);
+  assert.match(JSON.parse(reader.checkConflicts(log, model, cal, 'sglang', check))[0], /^The log is llama\.cpp's, and the engine selected is sglang/);
+  const rows = JSON.stringify({ rows: [{ key: 'weights', plan_bytes: 40 * 2 ** 30, log_bytes: 15 * 2 ** 30 }] });
+  assert.match(JSON.parse(reader.checkConflicts(log, model, cal, '', rows))[0], /^The log's model weights are 15,360 MiB \(15 GiB\), and .* the log is of another model/);
+  const refused = JSON.parse(reader.observeLog(log, model, cal, { version: 'b12072', day: '2026-11-30', check: rows }));
+  assert.equal(refused.ok, false);
+  assert.match(refused.reasons[0].reason, /^The log's model weights/);
+});

@@ -14,6 +14,8 @@ export type PlanJSON = string;
 export type InputJSON = string;
 /** A model shape (planner.Model), the planner's own model format. */
 export type ModelJSON = string;
+/** An engine's start-up log as vramplanGGUF.parseLog reads it (enginelog.Log), as JSON. */
+export type LogJSON = string;
 /** A calibration document (planner.Calibration). */
 export type CalibrationJSON = string;
 /** A calculator state (calc.State): model, gpu, batch, len, kv, block, prefill, cache, vision, spec, graphs, budget (bytes). */
@@ -53,17 +55,16 @@ export interface Vramplan {
   /** The length slider's position nearest to a length in tokens. */
   lenIndex(tokens: number): number;
   /**
-   * Reads an engine's start-up log (llama.cpp, vLLM, SGLang), plans the
-   * configuration it states for the model on the calibration and returns
+   * Takes an engine's start-up log (llama.cpp, vLLM, SGLang) as the
+   * model-file reader's parseLog read it, plans the configuration it
+   * states for the model on the calibration and returns
    * what `vramplan check --log --json` compares: the log as read, one row
    * per charge (plan_bytes, log_bytes, residual_bytes, within_resolution),
-   * the engine version and launch command, and `conflicts`: what the log
-   * contradicts of the model, the calibration and the engine selected
-   * (its weights, its charges against the GPU's memory, its engine), each
-   * a sentence to say before the rows. The model and calibration that
-   * calculate keeps are left alone.
+   * the engine version and launch command (what the log contradicts of the
+   * selection is the reader's checkConflicts, from this answer). The model
+   * and calibration that calculate keeps are left alone.
    */
-  checkLog(log: string, model: ModelJSON, calibration: CalibrationJSON, engine?: string): string;
+  checkLog(log: LogJSON, model: ModelJSON, calibration: CalibrationJSON): string;
 }
 
 /** Raw exports: each returns its result or a BridgeError. */
@@ -120,10 +121,21 @@ export interface VramplanGGUF {
    * JSON of an ObservationCheck whose document is what an upload sends. The
    * version defaults to the one the log states (llama.cpp's build line).
    * A log that contradicts the model, the calibration or the engine
-   * selected builds no observation: ok is false and the reasons say what.
+   * selected (checkConflicts; `check` is checkLog's answer for the same
+   * log) builds no observation: ok is false and the reasons say what.
    */
   observeLog(log: string, model: string, calibration: string,
-    options?: { version?: string; day?: string; catalog?: string; engine?: string }): string | Error;
+    options?: { version?: string; day?: string; catalog?: string; engine?: string; check?: string }): string | Error;
+  /**
+   * What a pasted start-up log contradicts of the model, the calibration
+   * and the engine selected, as a JSON list of sentences: its weights
+   * against the model's (from `check`, the planner module's checkLog
+   * answer), its charges against the GPU's memory, its engine against the
+   * one selected. Empty when they agree as far as the log says.
+   */
+  checkConflicts(log: string, model: string, calibration: string, engine: string, check: string): string | Error;
+  /** Reads an engine's start-up log as checkLog takes it (the LogJSON), or returns an Error naming what is missing. */
+  parseLog(log: string): string | Error;
 }
 
 /** checkObservation's and observeLog's answer. */

@@ -11,7 +11,7 @@ import (
 	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
-	"github.com/vramplan/vramplan/web/calc"
+	"github.com/vramplan/vramplan/web/calc/logcheck"
 )
 
 // cmdCheck reads an engine's start-up log, plans the configuration it
@@ -56,7 +56,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return fail("log", err)
 	}
 	rows := enginelog.Compare(&l, &p)
-	conflicts := calc.LogConflicts(&l, &p, "")
+	conflicts := logcheck.Conflicts(&l, rows, &m, &cal, "")
 	if obs.path != "" && len(conflicts) > 0 {
 		for _, c := range conflicts {
 			fmt.Fprintf(stderr, "vramplan check: --observation: %s\n", c)

@@ -34,6 +34,8 @@ func main() {
 	api.Set("checkCalibration", js.FuncOf(checkCalibration))
 	api.Set("checkObservation", js.FuncOf(checkObservation))
 	api.Set("observeLog", js.FuncOf(observeLog))
+	api.Set("checkConflicts", js.FuncOf(checkConflicts))
+	api.Set("parseLog", js.FuncOf(parseLog))
 	api.Set("version", planner.PlanSchema)
 	js.Global().Set("vramplanGGUF", api)
 	select {}

@@ -20,7 +20,7 @@ import (
 	"github.com/vramplan/vramplan/calibrations/observation"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
-	"github.com/vramplan/vramplan/web/calc"
+	"github.com/vramplan/vramplan/web/calc/logcheck"
 )
 
 // observed is the answer of checkObservation and observeLog
@@ -51,10 +51,11 @@ func checkObservation(_ js.Value, args []js.Value) (result any) {
 
 // observeLog(logText, modelJSON, calibrationJSON, options) builds the
 // observation of an engine's start-up log for the model and the GPU the
-// page has picked, and checks it. options: {version, day, catalog, engine};
-// the version defaults to the one the log states, engine is the one the
-// page has selected. A log that contradicts the model, the GPU or the
-// engine (calc.LogConflicts) builds no observation: its reasons say why.
+// page has picked, and checks it. options: {version, day, catalog, engine,
+// check}; the version defaults to the one the log states, engine is the one
+// the page has selected and check the planner module's checkLog answer for
+// the same log. A log that contradicts the model, the GPU or the engine
+// (logcheck.Conflicts) builds no observation: its reasons say why.
 // It returns the JSON of an observed, or an Error when an argument is
 // missing or the log is unreadable.
 func observeLog(_ js.Value, args []js.Value) (result any) {
@@ -71,7 +72,7 @@ func observeLog(_ js.Value, args []js.Value) (result any) {
 		return args[3].Get(k).String()
 	}
 	doc, conflicts, err := observe([]byte(args[0].String()), []byte(args[1].String()), []byte(args[2].String()), opt("version"), opt("day"),
-		opt("catalog"), planner.EngineName(opt("engine")))
+		opt("catalog"), planner.EngineName(opt("engine")), opt("check"))
 	if err != nil {
 		return jsError(fmt.Errorf("vramplanGGUF.observeLog: %w", err))
 	}
@@ -87,24 +88,21 @@ func observeLog(_ js.Value, args []js.Value) (result any) {
 
 // observe builds the observation of a log, or returns what the log
 // contradicts of the model, the calibration and the engine selected.
-func observe(text, modelJSON, calJSON []byte, version, day, catalog string, engine planner.EngineName) ([]byte, []string, error) {
-	l, err := enginelog.Parse(text)
+func observe(text, modelJSON, calJSON []byte, version, day, catalog string, engine planner.EngineName, check string) ([]byte, []string, error) {
+	l, m, c, err := documents(text, modelJSON, calJSON)
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := planner.ParseModel(modelJSON)
-	if err != nil {
-		return nil, nil, fmt.Errorf("model: %w", err)
+	var checked struct {
+		Rows []enginelog.Row `json:"rows"`
 	}
-	var c planner.Calibration
-	if err := json.Unmarshal(calJSON, &c); err != nil {
-		return nil, nil, fmt.Errorf("calibration: %w", err)
-	}
-	if in, err := l.Input(m, c); err == nil {
-		p, _ := planner.Report(in)
-		if conflicts := calc.LogConflicts(&l, &p, engine); len(conflicts) > 0 {
-			return nil, conflicts, nil
+	if check != "" {
+		if err := json.Unmarshal([]byte(check), &checked); err != nil {
+			return nil, nil, fmt.Errorf("check: %w", err)
 		}
+	}
+	if conflicts := logcheck.Conflicts(&l, checked.Rows, &m, &c, engine); len(conflicts) > 0 {
+		return nil, conflicts, nil
 	}
 	if version == "" {
 		version = observation.Version(l.Engine, text)
@@ -135,4 +133,68 @@ func recovered(name string, result *any) {
 	if r := recover(); r != nil {
 		*result = jsError(fmt.Errorf("vramplanGGUF.%s: panic: %v", name, r))
 	}
+}
+
+// documents reads a log and decodes the model and calibration it is
+// checked against.
+func documents(text, modelJSON, calJSON []byte) (enginelog.Log, planner.Model, planner.Calibration, error) {
+	var c planner.Calibration
+	l, err := enginelog.Parse(text)
+	if err != nil {
+		return l, planner.Model{}, c, err
+	}
+	m, err := planner.ParseModel(modelJSON)
+	if err != nil {
+		return l, m, c, fmt.Errorf("model: %w", err)
+	}
+	if err := json.Unmarshal(calJSON, &c); err != nil {
+		return l, m, c, fmt.Errorf("calibration: %w", err)
+	}
+	return l, m, c, nil
+}
+
+// checkConflicts(logText, modelJSON, calibrationJSON, engine, check) returns,
+// as a JSON list of sentences, what the log contradicts of the model, the
+// calibration and the engine the page has selected (logcheck.Conflicts),
+// check being the planner module's checkLog answer for the same log. The
+// page shows them before the check's rows.
+func checkConflicts(_ js.Value, args []js.Value) (result any) {
+	defer recovered("checkConflicts", &result)
+	for i, what := range []string{"the log text", "the model JSON", "the calibration JSON", "the engine", "the check's JSON"} {
+		if len(args) <= i || args[i].Type() != js.TypeString {
+			return js.Global().Get("TypeError").New(fmt.Sprintf("vramplanGGUF.checkConflicts: argument %d (%s) is not a string", i+1, what))
+		}
+	}
+	l, m, c, err := documents([]byte(args[0].String()), []byte(args[1].String()), []byte(args[2].String()))
+	if err != nil {
+		return jsError(fmt.Errorf("vramplanGGUF.checkConflicts: %w", err))
+	}
+	var checked struct {
+		Rows []enginelog.Row `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(args[4].String()), &checked); err != nil {
+		return jsError(fmt.Errorf("vramplanGGUF.checkConflicts: check: %w", err))
+	}
+	out := logcheck.Conflicts(&l, checked.Rows, &m, &c, planner.EngineName(args[3].String()))
+	b, _ := json.Marshal(append([]string{}, out...))
+	return string(b)
+}
+
+// parseLog(logText) reads an engine's start-up log (enginelog.Parse) and
+// returns it as JSON, for the planner module's checkLog; an unreadable log
+// returns an Error.
+func parseLog(_ js.Value, args []js.Value) (result any) {
+	defer recovered("parseLog", &result)
+	if len(args) == 0 || args[0].Type() != js.TypeString {
+		return js.Global().Get("TypeError").New("vramplanGGUF.parseLog: argument 1 (the log text) is not a string")
+	}
+	l, err := enginelog.Parse([]byte(args[0].String()))
+	if err != nil {
+		return jsError(fmt.Errorf("vramplanGGUF.parseLog: %w", err))
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return jsError(fmt.Errorf("vramplanGGUF.parseLog: %w", err))
+	}
+	return string(b)
 }

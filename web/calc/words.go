@@ -12,30 +12,53 @@ import (
 // at fault by its label, not its query key or the input's JSON path, and
 // a range as the control takes it ("1 to 134,217,728 tokens").
 
-// labels name the state's query keys as the page's controls do.
-var labels = map[string]string{
-	"engine": "Engine", "batch": "Max batch", "len": "Max sequence length",
-	"kv": "KV dtype", "block": "Tokens per block", "prefill": "Prefill chunk", "cache": "Weight cache",
-	"vision": "Vision tower", "spec": "Speculative decoding k", "graphs": "CUDA-graph pool", "budget": "Budget",
-	"tp": "Tensor parallel", "pp": "Pipeline stages", "ep": "Expert parallel", "dp": "Data-parallel replicas",
-	"ts": "llama.cpp tensor split (-ts)", "sm": "llama.cpp split mode (-sm)", "ngl": "llama.cpp GPU layers (-ngl)",
-	"query": "The link",
+// controls is a line per query key: the key, the control's label, what
+// its numbers count, and the planner input field the key sets. It is text,
+// searched when a message is written, rather than maps: map literals are
+// code that runs at start, and the planner's WebAssembly is at its budget.
+const controls = `
+engine|Engine||serving.engine
+batch|Max batch|sequences|limits.max_batch
+len|Max sequence length|tokens|limits.max_seq_len
+kv|KV dtype||limits.kv_dtype
+block|Tokens per block|tokens|limits.block_tokens
+prefill|Prefill chunk|tokens|limits.max_prefill_tokens
+cache|Weight cache||features.weight_cache
+vision|Vision tower||
+spec|Speculative decoding k||features.spec_decode_k
+graphs|CUDA-graph pool||
+budget|Budget||budget_bytes
+tp|Tensor parallel||parallel.tensor_parallel
+pp|Pipeline stages||parallel.pipeline_parallel
+ep|Expert parallel||parallel.expert_parallel
+dp|Data-parallel replicas||parallel.data_parallel
+ts|llama.cpp tensor split (-ts)||parallel.tensor_split
+sm|llama.cpp split mode (-sm)||
+ngl|llama.cpp GPU layers (-ngl)|layers|serving.llama_cpp.gpu_layers
+query|The link||
+`
+
+// control returns the line of controls whose column col is v, split
+// into its columns, or nil.
+func control(col int, v string) []string {
+	for _, line := range strings.Split(controls, "\n") {
+		if f := strings.Split(line, "|"); len(f) == 4 && v != "" && f[col] == v {
+			return f
+		}
+	}
+	return nil
 }
 
-// units are what the numbers of a key count.
-var units = map[string]string{"batch": "sequences", "len": "tokens", "prefill": "tokens", "block": "tokens", "ngl": "layers"}
-
-// inputKeys are the query keys of the planner's input fields the state sets.
-var inputKeys = map[string]string{
-	"limits.max_seq_len": "len", "limits.max_batch": "batch", "limits.max_prefill_tokens": "prefill",
-	"limits.block_tokens": "block", "limits.kv_dtype": "kv", "features.weight_cache": "cache",
-	"features.spec_decode_k": "spec", "budget_bytes": "budget", "serving.engine": "engine",
-	"parallel.tensor_parallel": "tp", "parallel.pipeline_parallel": "pp", "parallel.expert_parallel": "ep",
-	"parallel.data_parallel": "dp", "parallel.tensor_split": "ts", "serving.llama_cpp.gpu_layers": "ngl",
+// column returns column col of the line whose key is key, or "".
+func column(key string, col int) string {
+	if f := control(0, key); f != nil {
+		return f[col]
+	}
+	return ""
 }
 
 // Label returns the label of the control that sets a query key.
-func Label(key string) string { return labels[key] }
+func Label(key string) string { return column(key, 1) }
 
 // Words says what is wrong with a state that cannot be planned in a
 // person's words: a query key's or an input field's error names the
@@ -44,12 +67,12 @@ func Words(err error) string {
 	var fe *FieldError
 	var ie *planner.InputError
 	switch {
-	case errors.As(err, &fe) && labels[fe.Key] == "":
+	case errors.As(err, &fe) && Label(fe.Key) == "":
 		return fe.Msg // a model or GPU not found names itself and the near ids
 	case errors.As(err, &fe):
 		return sentence(fe.Key, fe.Msg)
-	case errors.As(err, &ie) && inputKeys[ie.Field] != "":
-		return sentence(inputKeys[ie.Field], ie.Msg)
+	case errors.As(err, &ie) && control(3, ie.Field) != nil:
+		return sentence(control(3, ie.Field)[0], ie.Msg)
 	case errors.As(err, &ie): // a field of the model or calibration document
 		return ie.Field + ": " + ranged("", ie.Msg) + "."
 	}
@@ -59,10 +82,10 @@ func Words(err error) string {
 // sentence is a message about key's control, by its label.
 func sentence(key, msg string) string {
 	msg = strings.TrimSuffix(ranged(key, msg), ".") + "."
-	if labels[key] == "" {
+	if Label(key) == "" {
 		return capitalize(msg)
 	}
-	return labels[key] + ": " + msg
+	return Label(key) + ": " + msg
 }
 
 // ranged says the planner's "%d is out of range [%d, %d]" as the control
@@ -77,7 +100,7 @@ func ranged(key, msg string) string {
 		size = "too small"
 	}
 	msg = Group(v) + " is " + size + ": it takes " + Group(lo) + " to " + Group(hi)
-	if u := units[key]; u != "" {
+	if u := column(key, 2); u != "" {
 		msg += " " + u
 	}
 	return msg

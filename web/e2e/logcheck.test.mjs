@@ -114,6 +114,7 @@ test('a log checked against another model, or under another engine, says so firs
   await page.fill('[data-testid="log-text"]', log);
   await page.click('[data-testid="log-check-button"]');
   await page.waitForSelector('[data-testid="log-rows"]:not([hidden])');
+  await page.waitForSelector('[data-testid="log-conflicts"] li');
   const conflicts = await page.locator('[data-testid="log-conflicts"] li').allInnerTexts();
   assert.equal(conflicts.length, 1, `conflicts: ${conflicts}`);
   assert.match(conflicts[0], /^The log's model weights are [\d,]+ MiB, and .+'s are [\d,]+ MiB( \([\d.]+ GiB\))?: the log is of another model\. It loaded swa-gemma3-4b\.gguf; pick that model\.$/);
@@ -132,8 +133,9 @@ test('a log checked against another model, or under another engine, says so firs
     const { loadReader } = await import('/static/reader.js');
     const m = document.getElementById('boot').textContent;
     const { model, calibrations } = JSON.parse(m);
+    const check = document.querySelector('[data-testid="log-check"]').vramplanCheck; // what the page sends: the check's answer
     return (await loadReader()).observeLog(text, JSON.stringify(model), JSON.stringify(calibrations.find((c) => c.id === 'h200-linux-cuda13.0')),
-      { version: 'b12072', day: '2026-12-01', engine: 'llama.cpp' });
+      { version: 'b12072', day: '2026-12-01', engine: 'llama.cpp', check });
   }, log));
   assert.equal(refused.ok, false);
   assert.match(refused.reasons[0].reason, /^The log's model weights are /);

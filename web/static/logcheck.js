@@ -1,7 +1,10 @@
 // logcheck.js is the calculator's log paste box (templates/logcheck.templ):
 // the pasted start-up log is read and planned by the planner module's
-// checkLog for the model and GPU the page has picked, and its rows are the
-// ones `vramplan check --log` prints.
+// checkLog for the model and GPU the page has picked (the model-file
+// reader's parseLog reads it first), and its rows are the ones `vramplan
+// check --log` prints. What the log contradicts of the selection comes
+// first, from the reader's checkConflicts (the planner's module is at its
+// size budget), and builds no observation.
 
 import { loadReader } from './reader.js';
 
@@ -21,8 +24,10 @@ export function attach(root, api, docs, engine) {
 
 // check checks the log against the selection. What the log contradicts of
 // the model, the GPU or the engine selected is said first, above the
-// rows, and marks the box (data-conflicts), which builds no observation.
-function check(box, api, d, engine) {
+// rows, and marks the box (data-conflicts), which builds no observation;
+// the box then says it was checked (the event vramplan:checked).
+async function check(box, api, d, engine) {
+  const run = (box.vramplanRun = (box.vramplanRun ?? 0) + 1); // a later check wins
   const status = box.querySelector('[data-testid="log-status"]');
   const table = box.querySelector('[data-testid="log-rows"]');
   const launch = box.querySelector('[data-testid="log-launch"]');
@@ -30,31 +35,56 @@ function check(box, api, d, engine) {
   table.hidden = launch.parentElement.hidden = true;
   conflicts.replaceChildren();
   box.dataset.conflicts = '0';
+  box.vramplanCheck = '';
   if (!d) {
     status.textContent = 'Pick a model and a GPU first.';
-    return;
+    return checked(box);
   }
-  let r;
+  let r, reader;
+  const text = box.querySelector('#log-text').value;
   try {
-    r = JSON.parse(api.checkLog(box.querySelector('#log-text').value, d[0], d[1], engine));
+    reader = await loadReader(); // reads the log: the planner's module plans it
+    r = JSON.parse(api.checkLog(unwrap(reader.parseLog(text)), d[0], d[1]));
   } catch (e) {
-    status.textContent = `Could not check the log: ${e.message.replace(/^vramplan\.\w+: /, '')}`;
-    return;
+    if (run === box.vramplanRun) status.textContent = `Could not check the log: ${e.message.replace(/^vramplan(GGUF)?\.\w+: /, '')}`;
+    return checked(box);
   }
-  conflicts.replaceChildren(...(r.conflicts ?? []).map((c) => {
+  if (run !== box.vramplanRun) return undefined;
+  const said = `${r.log.engine} log, planned as ${r.version} for ${r.model} on ${r.gpu}`;
+  status.textContent = said;
+  box.vramplanCheck = JSON.stringify(r);
+  let found = [];
+  try {
+    found = JSON.parse(unwrap(reader.checkConflicts(text, d[0], d[1], engine, box.vramplanCheck)));
+  } catch (e) {
+    found = [`Whether the log is of this setup could not be checked: ${e.message.replace(/^vramplanGGUF\.\w+: /, '')}`];
+  }
+  if (run !== box.vramplanRun) return undefined;
+  conflicts.replaceChildren(...found.map((c) => {
     const li = document.createElement('li');
     li.textContent = c;
     return li;
   }));
-  box.dataset.conflicts = String(r.conflicts?.length ?? 0);
-  status.textContent = `${r.conflicts ? 'Not the selected setup: the rows below compare two different ones. ' : ''}` +
-    `${r.log.engine} log, planned as ${r.version} for ${r.model} on ${r.gpu}`;
+  box.dataset.conflicts = String(found.length);
+  if (found.length) status.textContent = `Not the selected setup: the rows below compare two different ones. ${said}`;
   table.tBodies[0].replaceChildren(...r.rows.map(row));
   table.hidden = false;
   if (r.launch) {
     launch.textContent = r.launch;
     launch.parentElement.hidden = false;
   }
+  return checked(box);
+}
+
+// checked tells the upload part that a check is done.
+function checked(box) {
+  box.dispatchEvent(new Event('vramplan:checked'));
+}
+
+// unwrap throws a reader export's Error result.
+function unwrap(r) {
+  if (r instanceof Error) throw r;
+  return r;
 }
 
 function row(r) {
@@ -83,12 +113,12 @@ export function attachObserve(root, docs, engine, post = fetch) {
   if (!box) return;
   const part = box.querySelector('[data-testid="log-observe"]');
   let doc = '';
-  box.querySelector('#log-check').addEventListener('click', () => {
+  box.addEventListener('vramplan:checked', () => {
     part.hidden = box.querySelector('[data-testid="log-rows"]').hidden || box.dataset.conflicts !== '0';
     reset(part);
   });
   part.querySelector('#log-observe').addEventListener('click', async () => {
-    doc = await observe(part, box.querySelector('#log-text').value, docs(), engine());
+    doc = await observe(part, box.querySelector('#log-text').value, docs(), engine(), box.vramplanCheck);
   });
   part.querySelector('#log-upload').addEventListener('click', () => upload(part, doc, post));
 }
@@ -102,7 +132,7 @@ function reset(part) {
 
 // observe builds and checks the observation; it returns the document to
 // send, or '' when there is none.
-async function observe(part, text, d, engine) {
+async function observe(part, text, d, engine, check) {
   reset(part);
   const reasons = part.querySelector('[data-testid="log-observe-reasons"]');
   const say = (lines) => reasons.replaceChildren(...lines.map(([field, msg]) => {
@@ -117,7 +147,7 @@ async function observe(part, text, d, engine) {
   }
   const id = JSON.parse(d[0]).id ?? '';
   const options = { version: part.querySelector('#log-version').value.trim(), day: new Date().toISOString().slice(0, 10),
-    catalog: id.startsWith('file:') ? '' : id, engine };
+    catalog: id.startsWith('file:') ? '' : id, engine, check };
   let r;
   try {
     r = (await loadReader()).observeLog(text, d[0], d[1], options);

@@ -1,11 +1,13 @@
-package calc
+package logcheck
 
 import (
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/catalog"
 	"github.com/vramplan/vramplan/planner/enginelog"
 )
 
@@ -14,7 +16,7 @@ import (
 // when checked against another, the GPU when the GPU holds less than the
 // log's charges, and the engine when another is selected.
 func TestLogConflicts(t *testing.T) {
-	const grid = "../../planner/testdata/engines/llamacpp-h200/"
+	const grid = "../../../planner/testdata/engines/llamacpp-h200/"
 	var data []byte
 	for _, f := range []string{"logs/swa/load.log", "logs/swa/32768_4_1_f16_f16_0_512_0.log"} {
 		b, err := os.ReadFile(grid + f)
@@ -35,8 +37,14 @@ func TestLogConflicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h200 := golden(t, "layout-llama-3.1-8b-tp2-h200").Calibration
-	other := golden(t, "layout-llama-3.1-8b-tp2-h200").Model
+	h200, err := calibrations.Lookup("h200-linux-cuda13.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := catalog.Lookup("llama-3.1-8b-instruct-bf16")
+	if err != nil {
+		t.Fatal(err)
+	}
 	small := h200
 	small.DeviceTotal = 2 * planner.GiB
 	for _, c := range []struct {
@@ -57,7 +65,7 @@ func TestLogConflicts(t *testing.T) {
 			t.Fatal(err)
 		}
 		p, _ := planner.Report(in)
-		got := LogConflicts(&l, &p, c.engine)
+		got := Conflicts(&l, enginelog.Compare(&l, &p), &c.m, &c.cal, c.engine)
 		if len(got) != len(c.want) {
 			t.Errorf("%s: LogConflicts = %q, want %d", c.name, got, len(c.want))
 			continue
