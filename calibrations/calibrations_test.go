@@ -55,6 +55,10 @@ func TestTableIsValidAndCanonical(t *testing.T) {
 		if want := Format(&c); !bytes.Equal(data, want) {
 			t.Errorf("%s.json is not canonical; want:\n%s", c.ID, want)
 		}
+		// An estimate says how far off it can be: the page and the CLI say it beside the verdict.
+		if c.Kind() == planner.CalibrationEstimated && c.Provenance.Uncertainty <= 0 {
+			t.Errorf("%s: an estimated entry without provenance.uncertainty_bytes", c.ID)
+		}
 	}
 }
 

@@ -131,8 +131,6 @@ func validateProvenance(c *planner.Calibration) error {
 		return fieldErr("provenance.spread", "%v out of range [0, 100]", p.Spread)
 	case p.Uncertainty < 0 || p.Uncertainty > c.DeviceTotal:
 		return fieldErr("provenance.uncertainty_bytes", "%d out of range [0, device_total_bytes]", p.Uncertainty)
-	case c.Kind() == planner.CalibrationEstimated && p.Uncertainty == 0:
-		return fieldErr("provenance.uncertainty_bytes", "missing: an estimated entry says how far off it can be")
 	}
 	return nil
 }

@@ -134,6 +134,10 @@ func ParseEngine(s string) (EngineName, error) {
 	return e.normalize(), nil
 }
 
+// Cells reports whether the engine keeps its KV cache in cells of one
+// token (llama.cpp), where a block size has no meaning.
+func (p *Profile) Cells() bool { return p.cells }
+
 // Range returns the range of p's releases that holds v, or an error naming
 // the ranges p covers.
 func (p *Profile) Range(v Version) (VersionRange, error) {

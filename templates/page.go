@@ -314,19 +314,6 @@ func engineChoices() []Option {
 	return os
 }
 
-// offloads and splits report whether engine id's profile plans -ngl and a
-// tensor split: the page shows those fields under it (static/app.js reads
-// the option's data-offload and data-split).
-func offloads(id string) bool {
-	p := planner.EngineName(id).Profile()
-	return p != nil && p.LayerOffload
-}
-
-func splits(id string) bool {
-	p := planner.EngineName(id).Profile()
-	return p != nil && p.TensorSplit
-}
-
 // gpuCount names a number of GPUs.
 func gpuCount(n int) string {
 	if n == 1 {

@@ -241,8 +241,11 @@ func (s State) Apply(in *planner.Input) {
 }
 
 // BlockShown reports whether the page shows the tokens-per-block field:
-// not under llama.cpp, whose KV cells are one token each.
-func (s State) BlockShown() bool { return s.Engine != planner.EngineLlamaCpp }
+// not under an engine whose KV cells are one token each (llama.cpp).
+func (s State) BlockShown() bool {
+	p := s.Engine.Profile()
+	return p == nil || !p.Cells()
+}
 
 // Fields says which of the page's engine-dependent fields the state plans.
 type Fields struct {
