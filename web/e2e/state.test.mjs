@@ -42,6 +42,19 @@ test('a length out of range says so in the title and in the page\'s words', asyn
   assert.deepEqual(page.problems, []);
 });
 
+test('an estimated GPU says so under the verdict, and its link opens how it was estimated', async () => {
+  const page = await open('?model=qwen3-8b-q8_0&gpu=est-rtx4090-linux&batch=0&len=4096');
+  await page.waitForSelector('#calc[data-ready="true"]');
+  assert.match(await page.innerText('[data-testid="estimate"]'), /^Estimated, not measured: est-rtx4090-linux .* up to 615 MiB less than planned\. The [\d,]+ MiB to spare is less than that: it may not fit\. How it was estimated$/);
+  await page.fill('[data-testid="len"]', '2048'); // the wasm's repaint says it too
+  await page.waitForFunction(() => document.querySelector('[data-testid="subject"]').textContent.includes('2,048 tokens'));
+  assert.match(await page.innerText('[data-testid="estimate-text"]'), /^Estimated, not measured: /);
+  await Promise.all([page.waitForURL(/\/calibrations#est-rtx4090-linux$/), page.click('[data-testid="estimate-link"]')]);
+  assert.equal(await page.getAttribute('#est-rtx4090-linux [data-testid="cal-estimate"]', 'open'), '', 'how it was estimated is open');
+  await shot(page, 'estimate-link.png');
+  assert.deepEqual(page.problems, []);
+});
+
 test('a JSON file that is not a model says what it is not', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'state-'));
   const files = { 'settings.json': '{"theme": "dark", "fontSize": 14}', 'broken.json': '{"model_type": "llama",' };

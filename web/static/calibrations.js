@@ -9,7 +9,7 @@ import { loadReader } from './reader.js';
 
 // A link to an entry (/calibrations#est-rtx4090-linux, from an estimated
 // plan's verdict) opens how the entry was estimated.
-const target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+const target = location.hash ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
 target?.querySelector('details')?.setAttribute('open', '');
 
 const form = document.getElementById('upload-form');
