@@ -4,7 +4,9 @@
 //
 // model and gpu take what the CLI's --model and --gpu take for the catalog
 // and the calibration table: an id, in any case, or an unambiguous prefix
-// ("rtx5090"). Optional attributes: batch, len, kv, budget (MiB, or with a
+// ("qwen3-8b-q8"); for gpu also the card as people name it ("4090",
+// "RTX 4090": its Linux entry). A gpu that fits several cards ("h100")
+// shows them as buttons that set it. Optional attributes: batch, len, kv, budget (MiB, or with a
 // unit: 24GiB), engine (llama.cpp, vllm or sglang: plan as that engine
 // allocates, and show its launch command and notes), tp, pp, ep and dp (a parallel
 // layout: a bar per distinct rank, the binding rank marked; the total is
@@ -23,13 +25,16 @@ const base = new URL('..', import.meta.url);
 let shared;
 const shapes = new Map(); // "models/name", "calibrations/name" → the server's answer, once per page
 
-// get fetches a JSON document; an error answer becomes an Error with the
-// server's words (the API answers {"error": "…"}).
+// get fetches a JSON document and the server's note on it (the
+// Vramplan-Note header: what a GPU name resolved to, and why); an error
+// answer becomes an Error with the server's words (the API answers
+// {"error": "…"}) and, for a GPU name that fits several cards, the
+// choices ({id, label}).
 async function get(p) {
   const r = await fetch(new URL(p, base));
   const body = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(body.error || `${p}: the server answered ${r.status}`);
-  return body;
+  if (!r.ok) throw Object.assign(new Error(body.error || `${p}: the server answered ${r.status}`), { choices: body.choices });
+  return { doc: body, note: decodeURIComponent(r.headers.get('vramplan-note') ?? '') };
 }
 
 // fetchShared loads the wasm once per page.
@@ -39,8 +44,9 @@ function fetchShared() {
 }
 
 // named asks the server for the model or calibration a name names: it
-// resolves the name as the CLI does (names.Resolve: an id in any case or an
-// unambiguous prefix) and says which ids are near when none matches.
+// resolves the name as the CLI does (a model's id or unambiguous prefix; a
+// GPU's id or the card as people name it, calibrations.Resolve) and says
+// which ids are near when none matches, or which cards a GPU name fits.
 function named(kind, name) {
   const k = `${kind}/${name}`;
   if (!shapes.has(k)) shapes.set(k, get(`api/${kind}/${encodeURIComponent(name)}`));
@@ -62,6 +68,9 @@ const css = `
 .verdict { font-weight: 600; padding: .4rem .6rem; border-radius: 6px; margin: .4rem 0; }
 .fits { background: #e3f4ea; color: #145c33; } .nofit { background: #fbe5e3; color: #8a231c; }
 .error { background: #fff3cd; border: 1px solid #e6c86a; padding: .4rem .6rem; border-radius: 6px; margin: .4rem 0; }
+.choices { list-style: none; padding: 0; margin: .3rem 0 0; display: flex; flex-wrap: wrap; gap: .3rem; } .choices:empty { display: none; }
+.choices button { font: inherit; font-size: .85rem; padding: .2rem .5rem; border: 1px solid #b9c0c7; border-radius: 4px; background: #fff; cursor: pointer; }
+.gpu-note { color: #5b6570; font-size: .8rem; margin: .2rem 0; } .gpu-note:empty { display: none; }
 .subject { color: #5b6570; margin: .2rem 0; }
 .bar { display: flex; height: 1rem; border-radius: 4px; overflow: hidden; background: #eee; }
 .bar span { height: 100%; } .driver { --c: #8a939c; } .T2 { --c: #8e5bd0; } .T1 { --c: #2f6fd0; } .T3 { --c: #1f9a6a; } .T4 { --c: #e08a1e; }
@@ -75,7 +84,7 @@ dl { display: flex; gap: 1.2rem; margin: .5rem 0; } dt { font-size: .8rem; color
 .rank { margin: .3rem 0; } .rank .bar { height: .7rem; } .rank p { margin: .1rem 0; font-size: .8rem; }
 .rank.binding p { font-weight: 600; }
 :host([data-state="error"]) .plan, :host([data-state="loading"]) .plan { display: none; }
-:host(:not([data-state="error"])) .error { display: none; }
+:host(:not([data-state="error"])) .error, :host(:not([data-state="error"])) .choices { display: none; }
 `;
 
 class VramCalculator extends HTMLElement {
@@ -96,6 +105,8 @@ class VramCalculator extends HTMLElement {
       <strong data-testid="wc-model"></strong> <span data-testid="wc-gpu"></span>
       <p class="verdict" data-testid="wc-status" role="status">Loading the planner…</p>
       <p class="error" data-testid="wc-error" role="alert"></p>
+      <ul class="choices" data-testid="wc-choices"></ul>
+      <p class="gpu-note" data-testid="wc-gpu-note"></p>
       <div class="plan">
         <p class="subject" data-testid="wc-subject"></p>
         <p class="subject" data-testid="wc-engine"></p>
@@ -131,14 +142,14 @@ class VramCalculator extends HTMLElement {
       this.run = run;
       this.dataset.state = 'loading';
       delete this.dataset.ready;
-      this.start(run).catch((err) => { if (run === this.run) this.fail(words(err)); });
+      this.start(run).catch((err) => { if (run === this.run) this.fail(words(err), err?.choices); });
     });
   }
 
   async start(run) {
     const missing = ['model', 'gpu'].filter((k) => !this.getAttribute(k)?.trim());
     if (missing.length) throw new Error(`set the ${missing.join(' and ')} attribute${missing.length > 1 ? 's' : ''} (a catalog id and a GPU calibration id, as vramplan plan --model and --gpu take them)`);
-    const [api, model, cal] = await Promise.all([fetchShared(), named('models', this.getAttribute('model').trim()),
+    const [api, { doc: model }, { doc: cal, note }] = await Promise.all([fetchShared(), named('models', this.getAttribute('model').trim()),
       named('calibrations', this.getAttribute('gpu').trim())]);
     if (run !== this.run) return; // the attributes changed meanwhile
     this.api = api;
@@ -149,15 +160,26 @@ class VramCalculator extends HTMLElement {
     this.query = new URLSearchParams(api.encodeState(JSON.stringify(this.state))); // checked and complete
     this.$('wc-model').textContent = model.name || model.id;
     this.$('wc-gpu').textContent = `on ${cal.gpu}`;
+    this.$('wc-gpu-note').textContent = note;
     this.$('wc-batch').value = this.state.batch;
     this.$('wc-len').value = api.lenIndex(this.state.len);
     if (this.paint()) this.dataset.ready = 'true';
   }
 
-  // fail shows what is wrong and no plan.
-  fail(msg) {
+  // fail shows what is wrong and no plan; for a GPU name of several cards,
+  // a button per card that sets the gpu attribute to it.
+  fail(msg, choices = []) {
     this.state = undefined;
-    this.$('wc-error').textContent = msg;
+    this.$('wc-error').textContent = choices.length ? `"${this.getAttribute('gpu')}" fits ${choices.length} GPUs; choose one:` : msg;
+    this.$('wc-choices').replaceChildren(...choices.map((c) => {
+      const li = document.createElement('li');
+      const b = document.createElement('button');
+      b.type = 'button'; b.textContent = c.label; b.title = c.id; b.dataset.id = c.id; b.dataset.testid = 'wc-choice';
+      b.addEventListener('click', () => this.setAttribute('gpu', c.id));
+      li.append(b);
+      return li;
+    }));
+    this.$('wc-gpu-note').textContent = '';
     this.$('wc-status').textContent = 'Not planned.';
     this.dataset.state = 'error';
     this.dataset.ready = 'true';
