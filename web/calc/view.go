@@ -156,6 +156,11 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 	}
 	v.Subject = subject(s, m, c, &p)
 	v.Title = "vramplan · " + v.Subject + " · " + v.Verdict
+	// The platform decides the driver's charges (WSL2's are ten times
+	// Linux's on the RTX 5090), so the answer names it.
+	if pl := c.PlatformName(); pl != "" {
+		v.Verdict = "Under " + pl + ": " + v.Verdict
+	}
 	v.Levers, v.Combination = actions(s, &p)
 	if a, ok := offloadAction(s, b); ok {
 		v.Levers = append([]Action{a}, v.Levers...)
@@ -290,6 +295,9 @@ func subject(s State, m *planner.Model, c *planner.Calibration, p *planner.Plan)
 		batch = "batch 0: as many as fit, none"
 	}
 	gpu := cmp.Or(c.GPU, c.ID)
+	if pl := c.PlatformName(); pl != "" {
+		gpu += " under " + pl
+	}
 	if s.GPUs() > 1 || s.EP > 1 {
 		gpu = strconv.Itoa(s.GPUs()) + " × " + gpu + " (" + s.parallel().String() + ")"
 	}
