@@ -1,8 +1,6 @@
 package calibrations
 
 import (
-	"slices"
-
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/names"
 )
@@ -29,7 +27,10 @@ func Resolve(name string, list []planner.Calibration, aliases []names.Alias) (pl
 	if err != nil {
 		return planner.Calibration{}, "", err
 	}
-	i := slices.IndexFunc(list, func(c planner.Calibration) bool { return c.ID == r.ID })
+	i := 0
+	for list[i].ID != r.ID { // names.GPU answers one of the cards
+		i++
+	}
 	return list[i], r.Note, nil
 }
 

@@ -349,7 +349,7 @@ func (s *Summary) Calibration(like *planner.Calibration, date string) planner.Ca
 		SMCount: like.SMCount, Driver: like.Driver, CUDA: like.CUDA, Platform: like.Platform,
 		Source: planner.CalibrationCommunity}
 	if k, ok := ParseKey(s.Group); ok {
-		if g, ok := known[k.GPU]; ok {
+		if g, ok := knownCard(k.GPU); ok {
 			c.GPU = g.Name
 		}
 	}

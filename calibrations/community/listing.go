@@ -7,10 +7,7 @@ package community
 // uploads that change the picker.
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner"
@@ -40,7 +37,8 @@ type Listing struct {
 	Aliases []names.Alias
 }
 
-// List merges the table (in its order, measured first) with the groups.
+// List merges the table (in its order: measured, then community, then
+// estimated entries) with the groups, after the measured entries.
 // Of the listed groups of one card and platform the picker offers one,
 // the one of the most clients (then the last key), which replaces the card's estimate there; the others, and the
 // pending groups, resolve to what the picker offers for their card and
@@ -59,22 +57,28 @@ func List(table []planner.Calibration, groups []Group) Listing {
 		}
 	}
 	var l Listing
+	for _, c := range table { // the measured entries first, as the table has them
+		if c.Kind() == planner.CalibrationMeasured {
+			l.Calibrations = append(l.Calibrations, c)
+		}
+	}
 	for i := range groups {
 		if g := &groups[i]; g.Listed() && best[cardKey(g.Calibration)] == g {
 			l.Calibrations = append(l.Calibrations, *g.Calibration)
 		}
 	}
 	for _, c := range table {
-		k := cardKey(&c)
-		if b := best[k]; b != nil && c.Kind() == planner.CalibrationEstimated {
+		b := best[cardKey(&c)]
+		switch {
+		case c.Kind() == planner.CalibrationMeasured:
+		case b != nil && c.Kind() == planner.CalibrationEstimated:
 			l.Aliases = append(l.Aliases, names.Alias{From: c.ID, To: b.Calibration.ID, Note: c.ID +
 				", the estimate for the " + calibrations.Describe(&c) + " card, is replaced by the community aggregate " +
 				b.Calibration.ID + " (" + clients(b.Summary.Clients) + ")"})
-			continue
+		default:
+			l.Calibrations = append(l.Calibrations, c)
 		}
-		l.Calibrations = append(l.Calibrations, c)
 	}
-	slices.SortStableFunc(l.Calibrations, func(a, b planner.Calibration) int { return kindRank(&a) - kindRank(&b) })
 	offered := map[string]string{} // card key → the id the picker offers first for it
 	for i := range l.Calibrations {
 		if k := cardKey(&l.Calibrations[i]); offered[k] == "" {
@@ -115,7 +119,10 @@ func aliasOf(g *Group, best map[string]*Group, offered map[string]string) (names
 // outranks reports whether g is offered before b: more clients, then the
 // later key.
 func outranks(g, b *Group) bool {
-	return cmp.Or(cmp.Compare(g.Summary.Clients, b.Summary.Clients), strings.Compare(g.Summary.Group, b.Summary.Group)) > 0
+	if g.Summary.Clients != b.Summary.Clients {
+		return g.Summary.Clients > b.Summary.Clients
+	}
+	return g.Summary.Group > b.Summary.Group
 }
 
 // cardKey is a calibration's card and platform, as groups are keyed.
@@ -126,15 +133,4 @@ func clients(n int) string {
 		return "1 client"
 	}
 	return strconv.Itoa(n) + " distinct clients"
-}
-
-// kindRank orders the picker: measured, community, estimated.
-func kindRank(c *planner.Calibration) int {
-	switch c.Kind() {
-	case planner.CalibrationMeasured:
-		return 0
-	case planner.CalibrationCommunity:
-		return 1
-	}
-	return 2
 }

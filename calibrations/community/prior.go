@@ -66,7 +66,7 @@ type Prior struct {
 // PriorOf returns the prior of group k.
 func PriorOf(k Key) Prior {
 	var p Prior
-	p.Card, p.Known = known[k.GPU]
+	p.Card, p.Known = knownCard(k.GPU)
 	all, _ := calibrations.All() // the table, measured first; never an error
 	var other *planner.Calibration
 	for i := range all {

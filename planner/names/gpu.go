@@ -100,7 +100,7 @@ func prefixKey(key, q string) bool { return strings.HasPrefix(key, q) }
 func cardFits(c *Card, q string, fits func(key, q string) bool) bool {
 	keys := [...]string{Fold(c.Device), Fold(stem(c.ID, c.Platform))}
 	for _, k := range keys {
-		if fits(k, q) || isDigit(q[0]) && fits(strings.TrimLeft(k, "abcdefghijklmnopqrstuvwxyz"), q) {
+		if fits(k, q) || isDigit(q[0]) && fits(digitsOn(k), q) {
 			return true
 		}
 	}
@@ -185,6 +185,16 @@ func Fold(name string) string {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// digitsOn returns a folded name from its first digit on: "4090" of
+// "rtx4090".
+func digitsOn(k string) string {
+	i := 0
+	for i < len(k) && !isDigit(k[i]) {
+		i++
+	}
+	return k[i:]
+}
 
 func indexOf(cards []Card, id string) int {
 	for i := range cards {
