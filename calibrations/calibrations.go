@@ -25,7 +25,6 @@ import (
 	"sync"
 
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/names"
 )
 
 var (
@@ -43,24 +42,17 @@ func All() ([]planner.Calibration, error) {
 	return slices.Clone(table), nil
 }
 
-// Lookup returns the calibration whose id is name, or the only one whose id
-// starts with name ("h200" for "h200-linux-cuda13.0"), ignoring case
-// (names.Resolve). Otherwise the error, a *names.Error, lists the ids it
-// could mean or the nearest ones.
+// Lookup returns the calibration of the table that name names, as
+// Resolve resolves it: an id in any case, or the card as people name it
+// ("h200", "RTX 4090"), its Linux entry first. Otherwise the error, a
+// *names.Error, lists the entries it could mean or the nearest ones.
 func Lookup(name string) (planner.Calibration, error) {
 	all, err := All()
 	if err != nil {
 		return planner.Calibration{}, err
 	}
-	ids := make([]string, len(all))
-	for i, c := range all {
-		ids[i] = c.ID
-	}
-	id, err := names.Resolve("calibration", name, ids)
-	if err != nil {
-		return planner.Calibration{}, err
-	}
-	return all[slices.Index(ids, id)], nil
+	c, _, err := Resolve(name, all, nil)
+	return c, err
 }
 
 // load parses and validates the table's files in fsys, as the tests hold

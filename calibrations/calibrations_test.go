@@ -63,7 +63,7 @@ func TestTableIsValidAndCanonical(t *testing.T) {
 }
 
 func TestSeedCalibration(t *testing.T) {
-	c, err := Lookup("rtx5090")
+	c, err := Lookup("rtx5090-wsl2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestSeedCalibration(t *testing.T) {
 		{"granularity", c.VMM.Granularity, 2 * planner.MiB},
 	} {
 		if tc.got != tc.want {
-			t.Errorf("Lookup(rtx5090) %s = %d, want %d", tc.name, tc.got, tc.want)
+			t.Errorf("Lookup(rtx5090-wsl2) %s = %d, want %d", tc.name, tc.got, tc.want)
 		}
 	}
 }

@@ -58,6 +58,20 @@ func (c *Calibration) Kind() string {
 	return c.Source
 }
 
+// PlatformName returns c's platform as a person writes it: "Linux",
+// "WSL2", "Windows"; another platform as it is spelled.
+func (c *Calibration) PlatformName() string {
+	switch c.Platform {
+	case "linux":
+		return "Linux"
+	case "wsl2":
+		return "WSL2"
+	case "windows":
+		return "Windows"
+	}
+	return c.Platform
+}
+
 // VMM holds the virtual-memory-management facts of a device.
 type VMM struct {
 	Supported     bool      `json:"supported"`

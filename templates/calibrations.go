@@ -22,6 +22,11 @@ type CalibrationsPage struct {
 	Withdrawn *Withdrawal
 	// ServerOnly is a server built without WebAssembly (Document).
 	ServerOnly bool
+	// Unlisted counts the community groups the picker does not offer:
+	// pending (too few clients, a card whose total is not known) or
+	// outranked by another group of their card; GET
+	// /api/community?status=all pages through them.
+	Unlisted int
 }
 
 // CalibrationRow is one calibration and its provenance.
@@ -37,10 +42,11 @@ type CalibrationRow struct {
 // CommunityFigures summarizes a community calibration's group.
 type CommunityFigures struct {
 	Accepted, Held int64
-	// Aggregated is how many uploads the medians are of; Outliers how
-	// many were held out of them by the outlier rule.
-	Aggregated, Outliers int
-	Figures              []FigureStat
+	// Aggregated is how many uploads the medians are of, and Clients how
+	// many distinct clients sent them; Outliers how many were held out of
+	// them by the outlier and prior rules.
+	Aggregated, Clients, Outliers int
+	Figures                       []FigureStat
 }
 
 // FigureStat is one figure's statistics over a group, in the figure's unit

@@ -32,7 +32,7 @@ func Component() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<strong data-testid=\"wc-model\"></strong> <span data-testid=\"wc-gpu\"></span><p class=\"verdict\" data-testid=\"wc-status\" role=\"status\">Loading the planner…</p><p class=\"error\" data-testid=\"wc-error\" role=\"alert\"></p><div class=\"plan\"><p class=\"subject\" data-testid=\"wc-subject\" data-v=\"text={subject}\"></p><p class=\"subject\" data-testid=\"wc-engine\"><span data-v=\"text={engine}\"></span><span data-v=\"text=: {launch}\"></span></p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<strong data-testid=\"wc-model\"></strong> <span data-testid=\"wc-gpu\"></span><p class=\"verdict\" data-testid=\"wc-status\" role=\"status\">Loading the planner…</p><p class=\"error\" data-testid=\"wc-error\" role=\"alert\"></p><ul class=\"choices\" data-testid=\"wc-choices\"></ul><p class=\"gpu-note\" data-testid=\"wc-gpu-note\"></p><div class=\"plan\"><p class=\"subject\" data-testid=\"wc-subject\" data-v=\"text={subject}\"></p><p class=\"subject\" data-testid=\"wc-engine\"><span data-v=\"text={engine}\"></span><span data-v=\"text=: {launch}\"></span></p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -63,7 +63,7 @@ func Component() templ.Component {
 		var templ_7745c5c3_Var2 string
 		templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(calc.BatchMax)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/component.templ`, Line: 23, Col: 119}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/component.templ`, Line: 25, Col: 119}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
 		if templ_7745c5c3_Err != nil {
@@ -76,7 +76,7 @@ func Component() templ.Component {
 		var templ_7745c5c3_Var3 string
 		templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(calc.LenSteps)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/component.templ`, Line: 24, Col: 127}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/component.templ`, Line: 26, Col: 127}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
 		if templ_7745c5c3_Err != nil {

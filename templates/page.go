@@ -20,6 +20,12 @@ type Option struct {
 	Label string
 }
 
+// Choice is one entry a GPU name could mean, and the page of the same
+// state on it. Text is what its link says: its label and id.
+type Choice struct {
+	ID, Label, Href, Text string
+}
+
 // Page is everything the calculator page renders.
 type Page struct {
 	Title  string
@@ -28,7 +34,13 @@ type Page struct {
 	GPUs   []Option // the calibrations
 	View   calc.View
 	Error  string // the state could not be read or resolved
-	Boot   Boot   // what the page's script would otherwise fetch before it can plan
+	// Choices are the entries an ambiguous GPU name could mean: the page
+	// is then the chooser (Chooser), not the calculator.
+	Choices []Choice
+	// GPUNote is what the resolver said about the GPU the URL named: an id
+	// that now names another entry, the card's other platforms.
+	GPUNote string
+	Boot    Boot // what the page's script would otherwise fetch before it can plan
 	// ServerOnly is a server built without the planner's WebAssembly: the
 	// page loads no script and says so (Document).
 	ServerOnly bool
@@ -331,4 +343,14 @@ func rankClass(r calc.RankView) string {
 		c += " nofit"
 	}
 	return c
+}
+
+// chooserTitle and chooserQuestion say what the chooser asks.
+func chooserTitle(p Page) string {
+	return "vramplan · which GPU? " + `"` + p.View.State.GPU + `"` + " fits " + strconv.Itoa(len(p.Choices)) + " entries"
+}
+
+func chooserQuestion(p Page) string {
+	return `"` + p.View.State.GPU + `" fits ` + strconv.Itoa(len(p.Choices)) + " calibrations; choose the card you mean, " +
+		"or name its id in the link (gpu=" + p.Choices[0].ID + "), as vramplan plan --gpu takes it:"
 }

@@ -3,12 +3,10 @@ package web
 import (
 	"errors"
 	"net/http"
-	"slices"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/names"
 	"github.com/vramplan/vramplan/web/calc"
 )
 
@@ -21,7 +19,7 @@ func (a *app) planQuery(c echo.Context) error {
 	in, field, err := k.input(c.QueryString())
 	var nf *notFound
 	if errors.As(err, &nf) {
-		return jsonError(c, http.StatusNotFound, field, err)
+		return resolveError(c, field, err)
 	}
 	if err != nil {
 		return jsonError(c, http.StatusBadRequest, field, err)
@@ -34,6 +32,12 @@ type notFound struct{ err error }
 
 func (e *notFound) Unwrap() error { return e.err }
 
+func (e *notFound) key() string {
+	var fe *calc.FieldError
+	errors.As(e.err, &fe)
+	return fe.Key
+}
+
 func (e *notFound) Error() string { return e.err.Error() }
 
 // input resolves a query into a planner input, naming the key at fault.
@@ -43,11 +47,12 @@ func (k *catalog) input(query string) (planner.Input, string, error) {
 	if errors.As(err, &fe) {
 		return planner.Input{}, fe.Key, err
 	}
-	m, cal, fe := k.resolve(&s)
-	if fe != nil {
-		return planner.Input{}, fe.Key, &notFound{fe}
+	r, err := k.resolve(&s)
+	if err != nil {
+		nf := &notFound{err}
+		return planner.Input{}, nf.key(), nf
 	}
-	in := planner.Input{Model: m, Calibration: cal}
+	in := planner.Input{Model: r.model, Calibration: r.cal}
 	s.Apply(&in)
 	return in, "", nil
 }
@@ -106,7 +111,11 @@ func (a *app) view(c echo.Context) error {
 		return err
 	}
 	if status != http.StatusOK {
-		return jsonError(c, status, "", errors.New(p.Error))
+		e := apiError{Error: p.Error}
+		for _, ch := range p.Choices {
+			e.Choices = append(e.Choices, choice{ID: ch.ID, Label: ch.Label})
+		}
+		return c.JSON(status, e)
 	}
 	return c.JSON(http.StatusOK, p.View)
 }
@@ -133,18 +142,23 @@ func (a *app) model(c echo.Context) error {
 	return c.JSON(http.StatusOK, m)
 }
 
-// calibration answers GET /api/calibrations/:id: the calibration :id names
-// as --gpu names one (names.Resolve), or a 404 naming the near ids.
+// calibration answers GET /api/calibrations/:id: the calibration :id
+// names as --gpu names one (calibrations.Resolve: an id, an id that was
+// replaced, a card's name), the community's included; what the resolver
+// says about it in the Vramplan-Note header; 300 with the choices for a
+// name of several cards, 404 naming the near ids for none.
 func (a *app) calibration(c echo.Context) error {
-	k := a.catalog()
+	k := a.catalogFor(c)
 	if k.err != nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
 	}
-	id, err := names.Resolve("calibration", c.Param("id"), k.calIDs())
+	s := calc.State{GPU: c.Param("id")}
+	r, err := k.resolve(&s)
 	if err != nil {
-		return jsonError(c, http.StatusNotFound, "", err)
+		return resolveError(c, "", err)
 	}
-	return c.JSON(http.StatusOK, k.cals[slices.Index(k.calIDs(), id)])
+	setNote(c, r.note)
+	return c.JSON(http.StatusOK, r.cal)
 }
 
 func (a *app) calibrations(c echo.Context) error {

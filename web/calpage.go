@@ -39,9 +39,15 @@ func (a *app) renderCalibrations(c echo.Context, status int, r *templates.Upload
 	if k.err != nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, k.err.Error())
 	}
-	cals, groups := a.merged(c.Request().Context(), k.cals)
-	p := templates.CalibrationsPage{Rows: calibrationRows(cals, groups), Uploads: a.deps.Store != nil,
+	l, groups := a.listing(c.Request().Context(), k.cals)
+	p := templates.CalibrationsPage{Rows: calibrationRows(l.Calibrations, groups), Uploads: a.deps.Store != nil,
 		Result: r, Withdrawn: w, ServerOnly: a.serverOnly}
+	p.Unlisted = len(groups)
+	for _, c := range l.Calibrations {
+		if c.Kind() == planner.CalibrationCommunity {
+			p.Unlisted--
+		}
+	}
 	return render(c, status, templates.Calibrations(p))
 }
 
@@ -68,7 +74,8 @@ func calibrationRows(cals []planner.Calibration, groups []communityGroup) []temp
 var shownFigures = append(slices.Clone(community.Charged), community.FigGraphExec, community.FigGranularity)
 
 func communityFigures(g *communityGroup) *templates.CommunityFigures {
-	f := &templates.CommunityFigures{Accepted: g.Accepted, Held: g.Held, Aggregated: g.Summary.Count, Outliers: len(g.Summary.Outliers)}
+	f := &templates.CommunityFigures{Accepted: g.Accepted, Held: g.Held, Aggregated: g.Summary.Count,
+		Clients: g.Summary.Clients, Outliers: len(g.Summary.Outliers)}
 	for _, name := range shownFigures {
 		st, ok := g.Summary.Figures[name]
 		if !ok {

@@ -7,11 +7,12 @@ package web
 // rescans nothing that has not changed.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,10 +30,14 @@ import (
 // communityGroup is one group as GET /api/community lists it, and the
 // document cached in the store.
 type communityGroup struct {
-	Group    string            `json:"group"`
-	Accepted int64             `json:"accepted"`
-	Held     int64             `json:"held"`
-	Summary  community.Summary `json:"summary"`
+	Group    string `json:"group"`
+	Accepted int64  `json:"accepted"`
+	Held     int64  `json:"held"`
+	// Status is "listed" for a group the calculator plans on, "pending"
+	// while its Summary.Pending says why not.
+	Status  string            `json:"status"`
+	Rules   int               `json:"rules"` // community.Rules, when it was computed
+	Summary community.Summary `json:"summary"`
 	// Calibration is the group's community calibration, absent while the
 	// group has no accepted upload.
 	Calibration *planner.Calibration `json:"calibration,omitempty"`
@@ -52,9 +57,6 @@ type communityCache struct {
 	// byKey holds each group's entry and the version it was computed at.
 	byKey   map[string]versioned
 	refresh sync.Mutex
-	// body is the JSON of bodyOf, the groups GET /api/community last sent.
-	body   []byte
-	bodyOf []communityGroup
 	// refreshing is set while a background refresh runs; took is how long
 	// the last one took, its rests left out.
 	refreshing atomic.Bool
@@ -62,6 +64,9 @@ type communityCache struct {
 	// waiting counts the requests waiting for a refresh, which a paced
 	// refresh does not make wait (pace.go).
 	waiting atomic.Int32
+	// listed is the listing of listedOf, the groups it was made from.
+	listed   *community.Listing
+	listedOf []communityGroup
 }
 
 type versioned struct {
@@ -148,7 +153,7 @@ func stampOf(gs []store.Group) string {
 // current, else computed from the group's accepted uploads and cached.
 func (a *app) aggregate(ctx context.Context, g store.Group) (communityGroup, error) {
 	var cg communityGroup
-	if g.Aggregate != nil && g.AggregateVersion == g.Version && json.Unmarshal(g.Aggregate, &cg) == nil {
+	if g.Aggregate != nil && g.AggregateVersion == g.Version && json.Unmarshal(g.Aggregate, &cg) == nil && cg.Rules == community.Rules {
 		cg.Accepted, cg.Held = g.Accepted, g.Held
 		return cg, nil
 	}
@@ -156,9 +161,14 @@ func (a *app) aggregate(ctx context.Context, g store.Group) (communityGroup, err
 	if err != nil {
 		return cg, err
 	}
-	cg = communityGroup{Group: g.Key, Accepted: g.Accepted, Held: g.Held, Summary: community.Summarize(g.Key, members)}
+	cg = communityGroup{Group: g.Key, Accepted: g.Accepted, Held: g.Held, Rules: community.Rules,
+		Summary: community.Summarize(g.Key, members)}
 	if cg.Calibration, err = a.communityCalibration(ctx, &cg.Summary, members); err != nil {
 		return cg, err
+	}
+	cg.Status = "pending"
+	if (&community.Group{Summary: &cg.Summary, Calibration: cg.Calibration}).Listed() {
+		cg.Status = "listed"
 	}
 	doc, _ := json.Marshal(cg) // a communityGroup always marshals
 	return cg, a.deps.Store.PutAggregate(ctx, g.Key, g.Version, doc)
@@ -180,7 +190,7 @@ func (a *app) members(ctx context.Context, group string) ([]community.Member, er
 			return nil, err
 		}
 		for _, u := range page {
-			out = append(out, community.Member{ID: u.ID, Figures: u.Figures})
+			out = append(out, community.Member{ID: u.ID, Client: u.Client, Figures: u.Figures})
 		}
 		if len(page) < q.Limit {
 			return out, nil
@@ -283,75 +293,84 @@ func findGroup(gs []communityGroup, group string) (community.Summary, bool) {
 	return community.Summary{}, false
 }
 
-// communityList answers GET /api/community: every group with its aggregate
-// and its calibration.
+// communityList answers GET /api/community: the groups with their
+// aggregates and calibrations, by key, a page at a time. ?status= is
+// listed (the default: the groups the calculator plans on), pending or
+// all; ?after=KEY starts after that group; ?limit= is at most maxGroups
+// (defaultGroups when absent); ?group=KEY is that group alone, whatever
+// its status. A page followed by more carries a Link header to the next,
+// so made-up groups never make one answer large.
 func (a *app) communityList(c echo.Context) error {
-	if a.deps.Store == nil {
+	status, after, one := cmp.Or(c.QueryParam("status"), "listed"), c.QueryParam("after"), c.QueryParam("group")
+	limit, err := strconv.Atoi(cmp.Or(c.QueryParam("limit"), strconv.Itoa(defaultGroups)))
+	switch {
+	case status != "listed" && status != "pending" && status != "all":
+		return jsonError(c, http.StatusBadRequest, "status", fmt.Errorf("status %.40q: want listed, pending or all", status))
+	case err != nil || limit < 1 || limit > maxGroups:
+		return jsonError(c, http.StatusBadRequest, "limit", fmt.Errorf("limit %.40q: want a count from 1 to %d", c.QueryParam("limit"), maxGroups))
+	case a.deps.Store == nil:
 		return c.JSON(http.StatusOK, []communityGroup{})
 	}
 	gs, err := a.community(c.Request().Context(), 0)
 	if err != nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", err)
 	}
-	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, a.comm.encoded(gs))
+	if one != "" {
+		status, after, limit = "all", "", len(gs)
+	}
+	var page []communityGroup
+	for _, g := range gs {
+		switch {
+		case g.Group <= after, status != "all" && g.Status != status, one != "" && g.Group != one:
+		case len(page) == limit:
+			next := "status=" + status + "&after=" + url.QueryEscape(page[len(page)-1].Group) + "&limit=" + strconv.Itoa(limit)
+			c.Response().Header().Set("Link", "</api/community?"+next+`>; rel="next"`)
+			return c.JSON(http.StatusOK, page)
+		default:
+			page = append(page, g)
+		}
+	}
+	if page == nil {
+		page = []communityGroup{}
+	}
+	return c.JSON(http.StatusOK, page)
 }
 
-// encoded returns the JSON of gs, encoding it only when gs is not the
-// slice last encoded (community returns the same slice while no group
-// changed).
-func (cc *communityCache) encoded(gs []communityGroup) []byte {
+// The sizes of a page of groups.
+const (
+	defaultGroups = 100
+	maxGroups     = 500
+)
+
+// listing returns the picker and the aliases of the table merged with the
+// community groups (community.List), computing them again only when the
+// groups changed (community returns the same slice while none did).
+func (a *app) listing(ctx context.Context, table []planner.Calibration) (community.Listing, []communityGroup) {
+	if a.deps.Store == nil {
+		return community.Listing{Calibrations: table}, nil
+	}
+	gs, err := a.community(ctx, 0)
+	if err != nil {
+		return community.Listing{Calibrations: table}, nil
+	}
+	cc := &a.comm
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	if len(gs) > 0 && len(cc.bodyOf) > 0 && &cc.bodyOf[0] == &gs[0] {
-		return cc.body
+	if cc.listed != nil && sameSlice(cc.listedOf, gs) {
+		return *cc.listed, gs
 	}
-	body, _ := json.Marshal(gs) // a communityGroup always marshals
-	cc.body, cc.bodyOf = append(body, '\n'), gs
-	return cc.body
+	in := make([]community.Group, len(gs))
+	for i := range gs {
+		in[i] = community.Group{Summary: &gs[i].Summary, Calibration: gs[i].Calibration}
+	}
+	l := community.List(table, in)
+	cc.listed, cc.listedOf = &l, gs
+	return l, gs
 }
 
-// kindRank orders the picker: measured first, then community, then
-// estimated.
-var kindRank = map[string]int{planner.CalibrationMeasured: 0, planner.CalibrationCommunity: 1, planner.CalibrationEstimated: 2}
-
-// withCommunity returns the table's calibrations and the community ones,
-// measured first, then community, then estimated; an estimate whose GPU and
-// platform a community calibration covers is left out.
-func (a *app) withCommunity(ctx context.Context, table []planner.Calibration) []planner.Calibration {
-	out, _ := a.merged(ctx, table)
-	return out
-}
-
-// merged is withCommunity, with the groups it merged.
-func (a *app) merged(ctx context.Context, table []planner.Calibration) ([]planner.Calibration, []communityGroup) {
-	out := slices.Clone(table)
-	var gs []communityGroup
-	if a.deps.Store != nil {
-		var err error
-		if gs, err = a.community(ctx, 0); err == nil {
-			out = mergeCommunity(out, gs)
-		}
-	}
-	slices.SortStableFunc(out, func(x, y planner.Calibration) int { return kindRank[x.Kind()] - kindRank[y.Kind()] })
-	return out, gs
-}
-
-func mergeCommunity(table []planner.Calibration, gs []communityGroup) []planner.Calibration {
-	covered := map[string]bool{}
-	var out []planner.Calibration
-	for _, g := range gs {
-		if g.Calibration != nil {
-			out = append(out, *g.Calibration)
-			covered[community.NormalizeGPU(g.Calibration.GPU)+"/"+g.Calibration.Platform] = true
-		}
-	}
-	for _, c := range table {
-		if c.Kind() == planner.CalibrationEstimated && covered[community.NormalizeGPU(c.GPU)+"/"+c.Platform] {
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
+// sameSlice reports whether a and b are the same slice of groups.
+func sameSlice(a, b []communityGroup) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // kindLabel says in the picker where a calibration's figures come from.

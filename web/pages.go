@@ -38,6 +38,9 @@ func (a *app) page(embed bool) echo.HandlerFunc {
 			return err
 		}
 		p.Embed, p.ServerOnly = embed, a.serverOnly
+		if len(p.Choices) > 0 {
+			return render(c, status, templates.Chooser(p))
+		}
 		return render(c, status, templates.Calculator(p))
 	}
 }
@@ -55,7 +58,8 @@ func (a *app) pageIn(c echo.Context, k *catalog) (p templates.Page, status int, 
 // names a model or GPU the server does not have, yields a page that shows
 // the controls as the query set them and says what is wrong, with a 400 or
 // 404 status, and plans nothing: a plan of some other setup would read as
-// the answer.
+// the answer. A GPU name of several cards yields the choices, 300: the
+// page is then the chooser.
 // A state the planner refuses (a negative length) is a 400 too, as on
 // /api/plan.
 func (a *app) pageFor(k *catalog, query string) (templates.Page, int) {
@@ -64,12 +68,13 @@ func (a *app) pageFor(k *catalog, query string) (templates.Page, int) {
 	if err != nil {
 		return unplanned(p, s, err, http.StatusBadRequest)
 	}
-	m, cal, fe := k.resolve(&s)
-	if fe != nil {
-		return unplanned(p, s, fe, http.StatusNotFound)
+	r, err := k.resolve(&s)
+	if err != nil {
+		chooser(&p, s, err)
+		return unplanned(p, s, err, notFoundStatus(err))
 	}
-	p.View = calc.Calculate(s, m, cal)
-	p.Boot.Model = &m
+	p.View = calc.Calculate(s, r.model, r.cal)
+	p.Boot.Model, p.GPUNote = &r.model, r.note
 	p.Title = p.View.Title
 	if p.View.Error != "" {
 		return p, http.StatusBadRequest

@@ -167,13 +167,16 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	}
 }
 
-// store stores a checked upload, held when it contradicts its group.
+// store stores a checked upload, held when it departs from its card's
+// prior or contradicts its group.
 func (a *app) store(c echo.Context, ch community.Checked) (int, uploadAnswer) {
 	ctx := c.Request().Context()
 	key := ch.Group.String()
 	u := store.Upload{ID: ch.ID, Digest: ch.Digest, Group: key, Status: store.StatusAccepted,
 		Created: a.opts.Now().UTC(), Client: a.clientHash(c.Request()), Figures: ch.Figures, Document: ch.Document}
-	if s, ok := a.summaryOf(c, key); ok {
+	if why := ch.Held(); why != nil {
+		u.Status, u.Reasons = store.StatusHeld, why
+	} else if s, ok := a.summaryOf(c, key); ok {
 		if why := s.Held(ch.Figures); why != nil {
 			u.Status, u.Reasons = store.StatusHeld, why
 		}

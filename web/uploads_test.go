@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/calibrations/community"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/catalog"
 	"github.com/vramplan/vramplan/web"
@@ -86,12 +87,30 @@ func (s *server) do(t testing.TB, method, url string, body []byte, header ...str
 
 func (s *server) upload(t testing.TB, doc []byte, want int) answer {
 	t.Helper()
-	rec, a := s.do(t, http.MethodPost, "/api/uploads", doc)
-	if rec.Code != want {
-		t.Fatalf("POST /api/uploads = %d, want %d\n%s", rec.Code, want, rec.Body)
+	return s.uploadFrom(t, "", doc, want)
+}
+
+// uploadFrom uploads doc from the client address addr ("" for
+// httptest's), checking the status.
+func (s *server) uploadFrom(t testing.TB, addr string, doc []byte, want int) answer {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/api/uploads", bytes.NewReader(doc))
+	req.Header.Set("Content-Type", "application/json")
+	if addr != "" {
+		req.RemoteAddr = addr + ":4321"
 	}
+	rec := httptest.NewRecorder()
+	s.h.ServeHTTP(rec, req)
+	if rec.Code != want {
+		t.Fatalf("POST /api/uploads from %s = %d, want %d\n%s", addr, rec.Code, want, rec.Body)
+	}
+	var a answer
+	json.Unmarshal(rec.Body.Bytes(), &a)
 	return a
 }
+
+// client is the address of the n-th of distinct clients.
+func client(n int) string { return fmt.Sprintf("198.51.100.%d", n+1) }
 
 func TestUploadAccepted(t *testing.T) {
 	s := newServer(t, web.UploadOptions{})
@@ -149,23 +168,34 @@ func TestUploadRejected(t *testing.T) {
 func TestUploadHeld(t *testing.T) {
 	s := newServer(t, web.UploadOptions{})
 	for n := range 3 {
-		s.upload(t, uploadDoc(t, n), http.StatusCreated)
+		s.uploadFrom(t, client(n), uploadDoc(t, n), http.StatusCreated)
 	}
-	c, _ := calibrations.Parse(uploadDoc(t, 9))
-	c.Context = 3 * planner.GiB
-	a := s.upload(t, calibrations.Format(&c), http.StatusCreated)
-	if a.Status != "held" || len(a.Reasons) == 0 || !strings.Contains(a.Reasons[0].Reason, "context_bytes") {
-		t.Errorf("an upload far from its group: %+v, want held", a)
+	for _, tc := range []struct {
+		name string
+		ctx  planner.Bytes
+		want string
+	}{
+		{"far from the prior", 3 * planner.GiB, "departs from"},
+		{"within the prior, far from the group", 552402944 + 150*planner.MiB, "from the group's median"},
+	} {
+		c, _ := calibrations.Parse(uploadDoc(t, 9))
+		c.Context = tc.ctx
+		a := s.uploadFrom(t, client(9), calibrations.Format(&c), http.StatusCreated)
+		if a.Status != "held" || len(a.Reasons) == 0 || !strings.Contains(a.Reasons[0].Reason, "context_bytes") ||
+			!strings.Contains(a.Reasons[0].Reason, tc.want) {
+			t.Errorf("an upload %s: %+v, want held (%q)", tc.name, a, tc.want)
+		}
 	}
 	var gs []struct {
 		Group       string               `json:"group"`
+		Status      string               `json:"status"`
 		Accepted    int                  `json:"accepted"`
 		Held        int                  `json:"held"`
 		Calibration *planner.Calibration `json:"calibration"`
 	}
 	rec, _ := s.do(t, http.MethodGet, "/api/community", nil)
 	json.Unmarshal(rec.Body.Bytes(), &gs)
-	if len(gs) != 1 || gs[0].Accepted != 3 || gs[0].Held != 1 || gs[0].Calibration == nil {
+	if len(gs) != 1 || gs[0].Status != "listed" || gs[0].Accepted != 3 || gs[0].Held != 2 || gs[0].Calibration == nil {
 		t.Fatalf("GET /api/community = %s", rec.Body)
 	}
 	if got, want := gs[0].Calibration.Context, planner.Bytes(552402944+4096); got != want {
@@ -253,7 +283,10 @@ func TestUploadsExport(t *testing.T) {
 // pages and the API serve, labelled, after the measured ones.
 func TestUploadPicker(t *testing.T) {
 	s := newServer(t, web.UploadOptions{})
-	a := s.upload(t, uploadDoc(t, 1), http.StatusCreated)
+	var a answer
+	for n := range community.Quorum {
+		a = s.uploadFrom(t, client(n), uploadDoc(t, n), http.StatusCreated)
+	}
 	rec, _ := s.do(t, http.MethodGet, "/api/calibrations", nil)
 	var cals []planner.Calibration
 	json.Unmarshal(rec.Body.Bytes(), &cals)
@@ -265,7 +298,7 @@ func TestUploadPicker(t *testing.T) {
 		t.Errorf("table order = %v", kinds)
 	}
 	rec, _ = s.do(t, http.MethodGet, "/?gpu="+a.Group, nil)
-	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "community: 1 upload,") {
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "community: 3 uploads,") {
 		t.Errorf("the page on the community calibration: %d", rec.Code)
 	}
 }

@@ -21,7 +21,7 @@
 //	POST /api/uploads       upload a calibration (community calibrations)
 //	GET  /api/uploads/:id   one upload; DELETE it with its deletion token
 //	GET  /api/uploads.jsonl every accepted upload, one JSON object a line
-//	GET  /api/community     every upload group with its aggregate
+//	GET  /api/community     the upload groups with their aggregates, paged
 //	POST /api/observations  upload an engine observation; GET lists them
 //	GET  /api/observations/:id  one; DELETE it with its deletion token
 //	GET  /api/calibrations/:id  one calibration (:id as --gpu takes it)
@@ -30,7 +30,8 @@
 // Every GET route answers HEAD too, with the same status and headers; the
 // API and assets answer a CORS preflight (OPTIONS) and any origin, and a
 // method a route does not take is 405. An unreadable query or input is
-// 400 on every route, a model or calibration not in the table 404, and a
+// 400 on every route, a model or calibration not in the table 404 (a GPU
+// name of several cards 300, with the choices), and a
 // request whose client left stops planning (logged as 499). Every error,
 // echo's own 404 and 405 included, is one JSON shape: {"error": …} with
 // "field" where a field is at fault (errors.go).
@@ -154,6 +155,8 @@ type app struct {
 type apiError struct {
 	Error string `json:"error"`
 	Field string `json:"field,omitempty"`
+	// Choices are the entries an ambiguous GPU name could mean (resolve.go).
+	Choices []choice `json:"choices,omitempty"`
 }
 
 func jsonError(c echo.Context, status int, field string, err error) error {

@@ -385,8 +385,8 @@ func TestShortForms(t *testing.T) {
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"id":"rtx5090-wsl2-cuda13.3"`) {
 		t.Errorf("GET /api/calibrations/<prefix> = %d %.80s", rec.Code, rec.Body)
 	}
-	if rec = get(t, "/api/calibrations/a100"); rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), `no calibration \"a100\"; closest: `) {
-		t.Errorf("GET /api/calibrations/a100 = %d %s", rec.Code, rec.Body)
+	if rec = get(t, "/api/calibrations/a1000"); rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), `no calibration \"a1000\"; closest: est-a100`) {
+		t.Errorf("GET /api/calibrations/a1000 = %d %s", rec.Code, rec.Body)
 	}
 	rec = get(t, "/api/models/Qwen3-4B-instruct-2507-q8")
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"id":"qwen3-4b-instruct-2507-q8_0"`) {
@@ -402,7 +402,7 @@ func TestUnresolvedState(t *testing.T) {
 		query, key, words string
 		status            int
 	}{
-		{"gpu=a100&model=qwen3-4b-instruct-2507-q8_0", "gpu", `no calibration "a100"; closest: `, http.StatusNotFound},
+		{"gpu=a1000&model=qwen3-4b-instruct-2507-q8_0", "gpu", `no calibration "a1000"; closest: `, http.StatusNotFound},
 		{"model=qwen3-9b-q8_0&gpu=h200", "model", `no model "qwen3-9b-q8_0"; closest: qwen3-8b-q8_0`, http.StatusNotFound},
 		{"model=qwen3-8b&gpu=h200", "model", `model "qwen3-8b" is ambiguous`, http.StatusNotFound},
 		{"batch=lots", "batch", `"lots" is not a whole number`, http.StatusBadRequest},
@@ -425,9 +425,9 @@ func TestUnresolvedState(t *testing.T) {
 			t.Errorf("GET /api/plan?%s = %d field %q, want %d field %q", c.query, rec.Code, e.Field, c.status, c.key)
 		}
 	}
-	doc := page(t, "/?gpu=a100", http.StatusNotFound)
-	if v, _ := doc.Find(`#gpu option[selected]`).Attr("value"); v != "a100" {
-		t.Errorf("gpu=a100: the GPU picker selects %q, want the a100 the URL names (not a GPU it did not ask for)", v)
+	doc := page(t, "/?gpu=a1000", http.StatusNotFound)
+	if v, _ := doc.Find(`#gpu option[selected]`).Attr("value"); v != "a1000" {
+		t.Errorf("gpu=a1000: the GPU picker selects %q, want the a1000 the URL names (not a GPU it did not ask for)", v)
 	}
 }
 

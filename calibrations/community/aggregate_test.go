@@ -38,7 +38,7 @@ func same(a, b Stat) bool {
 func checkStat(t *testing.T, vs []float64) {
 	t.Helper()
 	want := sortedStat(vs)
-	got := stat(slices.Clone(vs), make([]float64, len(vs)))
+	got := stat(slices.Clone(vs), make([]float64, len(vs)), math.NaN())
 	if !same(got, want) {
 		t.Fatalf("stat(%v) = %+v, sorting gives %+v", vs, got, want)
 	}

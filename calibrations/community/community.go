@@ -24,6 +24,7 @@ import (
 
 	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/names"
 )
 
 // MaxSize is the largest upload accepted, in bytes.
@@ -77,6 +78,7 @@ func Check(data []byte) (Checked, error) {
 	if err != nil {
 		return ch, &Rejection{Reasons: []Reason{parseReason(err)}}
 	}
+	normalizeNames(&c)
 	if rs := plausible(&c); len(rs) > 0 {
 		return ch, &Rejection{Reasons: rs}
 	}
@@ -164,20 +166,8 @@ func KeyOf(c *planner.Calibration) Key {
 // "Tesla T4" gives "t4". (The words become spaces before everything but
 // [a-z0-9] is dropped, so no word is formed again from the letters around
 // one.)
-func NormalizeGPU(name string) string {
-	n := strings.ToLower(name)
-	for _, w := range []string{"nvidia", "geforce", "tesla"} {
-		n = strings.ReplaceAll(n, w, " ")
-	}
-	var buf [64]byte
-	b := buf[:0]
-	for i := 0; i < len(n); i++ {
-		if c := n[i]; 'a' <= c && c <= 'z' || isDigit(c) {
-			b = append(b, c)
-		}
-	}
-	return string(b)
-}
+// It is names.Fold, by which the calculator matches a GPU name typed.
+func NormalizeGPU(name string) string { return names.Fold(name) }
 
 // Branch returns a driver version's branch: "580.159.04" gives "r580",
 // from 2 to 4 digits after any leading space, then a dot and a digit

@@ -26,28 +26,39 @@ const (
 )
 
 // known are the cards the calculator ships estimated entries for, and the
-// measured ones, by NormalizeGPU of their name.
-var known = map[string]GPU{
-	"rtx3090":              {"NVIDIA GeForce RTX 3090", 24576, srcPublished + " (https://github.com/noonghunna/club-3090/issues/445, driver 595.71.05)"},
-	"rtx4090":              {"NVIDIA GeForce RTX 4090", 24564, srcPublished + " (https://github.com/RLinf/RLinf/issues/255, driver 550.163.01)"},
-	"rtx5090":              {"NVIDIA GeForce RTX 5090", 32607, srcMeasured + " (the seed's card, under WSL2; the same under Linux in https://github.com/noonghunna/club-3090/issues/617, driver 595.71.05)"},
-	"rtx6000adageneration": {"NVIDIA RTX 6000 Ada Generation", 49140, srcPublished + " (ECC off, the workstation default; https://github.com/Advantech-EdgeSync-Containers/X86-GPU_Passthrough-EdgeSync-SDK/blob/ad97a75ba879ec3765695872f34f624ddbca61cd/README.md, driver 550.144.03)"},
-	"l4":                   {"NVIDIA L4", 23034, srcPublished + " (https://github.com/speaches-ai/speaches/pull/438, driver 570.133.20)"},
-	"l40s":                 {"NVIDIA L40S", 46068, srcPublished + " (https://github.com/akash-network/provider-configs/pull/99, driver 595.71.05)"},
-	"a10g":                 {"NVIDIA A10G", 23028, srcPublished + " (https://github.com/NVIDIA/DCGM/issues/232, driver 535.247.01)"},
-	"t4":                   {"Tesla T4", 15360, srcListed + " (https://github.com/modal-labs/modal-client/pull/2797)"},
-	"a100sxm440gb":         {"NVIDIA A100-SXM4-40GB", 40960, srcPublished + " (https://github.com/bottlerocket-os/bottlerocket-core-kit/pull/834, driver 580.126.09)"},
-	"a100pcie40gb":         {"NVIDIA A100-PCIE-40GB", 40960, srcSameAs + " A100-SXM4-40GB"},
-	"a100sxm480gb":         {"NVIDIA A100-SXM4-80GB", 81920, srcListed + " (https://github.com/modal-labs/modal-client/pull/2797; the A800-SXM4-80GB's in https://github.com/dexmal/dexbotic/issues/41, driver 535.86.10)"},
-	"a10080gbpcie":         {"NVIDIA A100 80GB PCIe", 81920, srcSameAs + " A100-SXM4-80GB"},
-	"h100pcie":             {"NVIDIA H100 PCIe", 81559, srcSameAs + " H100 80GB HBM3 (SXM5), which unattributed readouts of this card agree with"},
-	"h10080gbhbm3":         {"NVIDIA H100 80GB HBM3", 81559, srcPublished + " (the SXM5 card; https://github.com/NVIDIA/nccl/issues/1264, driver 550.54.15)"},
-	"h200":                 {"NVIDIA H200", 143771, srcMeasured},
-	"b200":                 {"NVIDIA B200", 183359, srcPublished + " (https://github.com/NVIDIA/TensorRT-LLM/issues/10278, driver 580.95.05)"},
+// measured ones, each with NormalizeGPU of its name. (A slice, not a map: a
+// map literal is code that builds it at start, 6 KB of the Workers build.)
+var known = [...]struct {
+	key string
+	GPU
+}{
+	{"rtx3090", GPU{"NVIDIA GeForce RTX 3090", 24576, srcPublished + " (https://github.com/noonghunna/club-3090/issues/445, driver 595.71.05)"}},
+	{"rtx4090", GPU{"NVIDIA GeForce RTX 4090", 24564, srcPublished + " (https://github.com/RLinf/RLinf/issues/255, driver 550.163.01)"}},
+	{"rtx5090", GPU{"NVIDIA GeForce RTX 5090", 32607, srcMeasured + " (the seed's card, under WSL2; the same under Linux in https://github.com/noonghunna/club-3090/issues/617, driver 595.71.05)"}},
+	{"rtx6000adageneration", GPU{"NVIDIA RTX 6000 Ada Generation", 49140, srcPublished + " (ECC off, the workstation default; https://github.com/Advantech-EdgeSync-Containers/X86-GPU_Passthrough-EdgeSync-SDK/blob/ad97a75ba879ec3765695872f34f624ddbca61cd/README.md, driver 550.144.03)"}},
+	{"l4", GPU{"NVIDIA L4", 23034, srcPublished + " (https://github.com/speaches-ai/speaches/pull/438, driver 570.133.20)"}},
+	{"l40s", GPU{"NVIDIA L40S", 46068, srcPublished + " (https://github.com/akash-network/provider-configs/pull/99, driver 595.71.05)"}},
+	{"a10g", GPU{"NVIDIA A10G", 23028, srcPublished + " (https://github.com/NVIDIA/DCGM/issues/232, driver 535.247.01)"}},
+	{"t4", GPU{"Tesla T4", 15360, srcListed + " (https://github.com/modal-labs/modal-client/pull/2797)"}},
+	{"a100sxm440gb", GPU{"NVIDIA A100-SXM4-40GB", 40960, srcPublished + " (https://github.com/bottlerocket-os/bottlerocket-core-kit/pull/834, driver 580.126.09)"}},
+	{"a100pcie40gb", GPU{"NVIDIA A100-PCIE-40GB", 40960, srcSameAs + " A100-SXM4-40GB"}},
+	{"a100sxm480gb", GPU{"NVIDIA A100-SXM4-80GB", 81920, srcListed + " (https://github.com/modal-labs/modal-client/pull/2797; the A800-SXM4-80GB's in https://github.com/dexmal/dexbotic/issues/41, driver 535.86.10)"}},
+	{"a10080gbpcie", GPU{"NVIDIA A100 80GB PCIe", 81920, srcSameAs + " A100-SXM4-80GB"}},
+	{"h100pcie", GPU{"NVIDIA H100 PCIe", 81559, srcSameAs + " H100 80GB HBM3 (SXM5), which unattributed readouts of this card agree with"}},
+	{"h10080gbhbm3", GPU{"NVIDIA H100 80GB HBM3", 81559, srcPublished + " (the SXM5 card; https://github.com/NVIDIA/nccl/issues/1264, driver 550.54.15)"}},
+	{"h200", GPU{"NVIDIA H200", 143771, srcMeasured}},
+	{"b200", GPU{"NVIDIA B200", 183359, srcPublished + " (https://github.com/NVIDIA/TensorRT-LLM/issues/10278, driver 580.95.05)"}},
 }
 
 // Known returns the card a device name names, when its total is known.
-func Known(name string) (GPU, bool) {
-	g, ok := known[NormalizeGPU(name)]
-	return g, ok
+func Known(name string) (GPU, bool) { return knownCard(NormalizeGPU(name)) }
+
+// knownCard returns the card whose NormalizeGPU'd name is key.
+func knownCard(key string) (GPU, bool) {
+	for i := range known {
+		if known[i].key == key {
+			return known[i].GPU, true
+		}
+	}
+	return GPU{}, false
 }

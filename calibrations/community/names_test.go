@@ -74,3 +74,15 @@ func TestKeyString(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownKeys holds each known card's key to NormalizeGPU of its name,
+// each once.
+func TestKnownKeys(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range known {
+		if k.key != NormalizeGPU(k.Name) || seen[k.key] {
+			t.Errorf("known %q: key %q, NormalizeGPU %q, repeated %v", k.Name, k.key, NormalizeGPU(k.Name), seen[k.key])
+		}
+		seen[k.key] = true
+	}
+}

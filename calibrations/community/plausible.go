@@ -149,7 +149,9 @@ func hasMarkup(s string) bool {
 
 func checkNames(c *planner.Calibration, add adder) {
 	for _, f := range []struct{ name, v string }{{"gpu", c.GPU}, {"driver", c.Driver}, {"arch", c.Arch}} {
-		switch {
+		switch why := lookalike(f.v); {
+		case why != "":
+			add(f.name, "%q %s", f.v, why)
 		case hasMarkup(f.v):
 			add(f.name, "%q holds markup or control characters, which no device reports", f.v)
 		case len(f.v) > 96:

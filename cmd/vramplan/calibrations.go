@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -132,10 +133,13 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "vramplan calibrations export: --group is required")
 		return exitBadInput
 	}
-	c, err := fetchGroup(*from, *group)
+	c, pending, err := fetchGroup(*from, *group)
 	if err != nil {
 		fmt.Fprintf(stderr, "vramplan calibrations export: %v\n", err)
 		return exitBadInput
+	}
+	if pending != "" {
+		fmt.Fprintf(stderr, "vramplan calibrations export: %s is pending, not yet planned on by the server: %s\n", *group, pending)
 	}
 	data := calibrations.Format(&c)
 	if *out == "" {
@@ -150,28 +154,31 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 	return exitFits
 }
 
-// fetchGroup reads a group's community calibration from a server.
-func fetchGroup(base, group string) (planner.Calibration, error) {
+// fetchGroup reads a group's community calibration from a server, and
+// why the server does not plan on it yet ("" when it does).
+func fetchGroup(base, group string) (c planner.Calibration, pending string, err error) {
 	client := &http.Client{Timeout: 30 * time.Second}
-	resp, err := client.Get(strings.TrimSuffix(base, "/") + "/api/community")
+	resp, err := client.Get(strings.TrimSuffix(base, "/") + "/api/community?group=" + url.QueryEscape(group))
 	if err != nil {
-		return planner.Calibration{}, err
+		return c, "", err
 	}
 	defer resp.Body.Close()
 	var gs []struct {
-		Group       string               `json:"group"`
+		Group   string `json:"group"`
+		Status  string `json:"status"`
+		Summary struct {
+			Pending string `json:"pending"`
+		} `json:"summary"`
 		Calibration *planner.Calibration `json:"calibration"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&gs); err != nil {
-		return planner.Calibration{}, fmt.Errorf("%s/api/community: %w", base, err)
+		return c, "", fmt.Errorf("%s/api/community: %w", base, err)
 	}
-	var have []string
 	for _, g := range gs {
 		if g.Group == group && g.Calibration != nil {
 			c := *g.Calibration
-			return c, calibrations.Validate(&c)
+			return c, g.Summary.Pending, calibrations.Validate(&c)
 		}
-		have = append(have, g.Group)
 	}
-	return planner.Calibration{}, fmt.Errorf("no group %q with accepted uploads (have %s)", group, strings.Join(have, ", "))
+	return c, "", fmt.Errorf("%s has no group %q with accepted uploads (GET /api/community?status=all lists them)", base, group)
 }

@@ -20,6 +20,8 @@ type inputFlags struct {
 	vision, graphs, eager, sidecar                  bool
 	engineFlags
 	parallel parallelFlags
+	// gpuNotes are what the GPU resolver said about --gpu, for stderr.
+	gpuNotes []string
 }
 
 func (f *inputFlags) register(fs *flag.FlagSet) {
@@ -27,7 +29,7 @@ func (f *inputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "model: a catalog `name`, a .gguf file, a config.json, a model directory or a model-shape .json")
 	fs.StringVar(&f.weightsDtype, "weights-dtype", "", "override the bytes per weight of a config.json model (`dtype` such as bf16, fp8, int4)")
 	fs.StringVar(&f.mmproj, "mmproj", "", "vision projector GGUF `file` to charge as the vision tower (implies --vision)")
-	fs.StringVar(&f.gpu, "gpu", "", "GPU calibration `id`, unambiguous prefix (see 'vramplan calibrations') or calibration file (what gpuagent calibrate wrote); a comma list gives one per rank")
+	fs.StringVar(&f.gpu, "gpu", "", "GPU: the card as people name it (4090, \"RTX 4090\", h100: its Linux entry), a calibration `id` (see 'vramplan calibrations') or a calibration file (what gpuagent calibrate wrote); a comma list gives one per rank")
 	fs.StringVar(&f.budget, "budget", "", "memory `budget` such as 30GiB (default: the device total)")
 	fs.IntVar(&f.maxBatch, "max-batch", 0, "concurrent sequences (0: as many as fit)")
 	fs.IntVar(&f.maxSeqLen, "max-seq-len", 0, "longest sequence in `tokens`")
@@ -133,9 +135,11 @@ func (f *inputFlags) applyModel(in *planner.Input, set map[string]bool) error {
 		}
 	}
 	if set["gpu"] {
-		if err := lookupGPUs(in, f.gpu); err != nil {
+		notes, err := lookupGPUs(in, f.gpu)
+		if err != nil {
 			return err
 		}
+		f.gpuNotes = notes
 	}
 	switch {
 	case in.Model.ID == "" && len(in.Model.Layers) == 0:

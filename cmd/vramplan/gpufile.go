@@ -8,15 +8,19 @@ import (
 	"github.com/vramplan/vramplan/planner"
 )
 
-// lookupGPU returns the calibration a --gpu value names: a file when it
-// names one (a path, or a name ending in .json), else a table id or prefix.
-func lookupGPU(name string) (planner.Calibration, error) {
+// lookupGPU returns the calibration a --gpu value names, and what the
+// resolver said about it: a file when it names one (a path, or a name
+// ending in .json), else an entry of the table as calibrations.Resolve
+// finds it (an id, or the card as people name it, its Linux entry first).
+func lookupGPU(name string) (planner.Calibration, string, error) {
 	if !strings.ContainsRune(name, os.PathSeparator) && !strings.HasSuffix(name, ".json") {
-		return calibrations.Lookup(name)
+		all, _ := calibrations.All() // never an error
+		return calibrations.Resolve(name, all, nil)
 	}
 	data, err := readLimited(name)
 	if err != nil {
-		return planner.Calibration{}, err
+		return planner.Calibration{}, "", err
 	}
-	return calibrations.Parse(data)
+	c, err := calibrations.Parse(data)
+	return c, "", err
 }

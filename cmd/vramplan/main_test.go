@@ -284,10 +284,11 @@ func TestCheck(t *testing.T) {
 // uncertainty, that it may not fit.
 func TestPlanEstimated(t *testing.T) {
 	code, out, _ := runCLI("plan", "--model", "qwen3-8b-q8_0", "--gpu", "est-rtx4090", "--max-seq-len", "4096")
-	lines := strings.SplitN(out, "\n", 3)
-	if code != 0 || len(lines) < 3 || !strings.HasPrefix(lines[0], "Fits ") ||
-		!strings.HasPrefix(lines[1], "Estimated, not measured: est-rtx4090-linux copies its figures from a measured card, and this card may leave up to 615 MiB less than planned.") ||
-		!strings.HasSuffix(lines[1], "is less than that: it may not fit.") {
+	lines := strings.SplitN(out, "\n", 5) // the title, a blank line, the verdict, the estimate
+	if code != 0 || len(lines) < 5 || !strings.HasPrefix(lines[0], "Qwen3-8B Q8_0 on NVIDIA GeForce RTX 4090 under Linux, estimated") ||
+		!strings.HasPrefix(lines[2], "Fits ") ||
+		!strings.HasPrefix(lines[3], "Estimated, not measured: est-rtx4090-linux copies its figures from a measured card, and this card may leave up to 615 MiB less than planned.") ||
+		!strings.HasSuffix(lines[3], "is less than that: it may not fit.") {
 		t.Errorf("plan on est-rtx4090 = exit %d\n%s", code, out)
 	}
 	if _, out, _ := runCLI("plan", "--model", "qwen3-8b-q8_0", "--gpu", "h200", "--max-seq-len", "4096"); strings.Contains(out, "Estimated") {

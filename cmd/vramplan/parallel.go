@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,14 +53,19 @@ func (f *parallelFlags) apply(in *planner.Input, set map[string]bool) {
 }
 
 // lookupGPUs resolves --gpu: one calibration for every rank, or a comma
-// list with one per rank, for mixed cards.
-func lookupGPUs(in *planner.Input, list string) error {
+// list with one per rank, for mixed cards. It returns what the resolver
+// said about the names (calibrations.Resolve), each once.
+func lookupGPUs(in *planner.Input, list string) ([]string, error) {
 	ids := strings.Split(list, ",")
 	cs := make([]planner.Calibration, len(ids))
+	var notes []string
 	for i, id := range ids {
-		c, err := lookupGPU(strings.TrimSpace(id))
+		c, note, err := lookupGPU(strings.TrimSpace(id))
 		if err != nil {
-			return &flagError{"gpu", err.Error()}
+			return nil, &flagError{"gpu", err.Error()}
+		}
+		if note != "" && !slices.Contains(notes, note) {
+			notes = append(notes, note)
 		}
 		cs[i] = c
 	}
@@ -68,7 +74,7 @@ func lookupGPUs(in *planner.Input, list string) error {
 	if len(cs) > 1 {
 		in.Parallel.Calibrations = cs
 	}
-	return nil
+	return notes, nil
 }
 
 // solveMinGPUs prints the fewest GPUs of the input's calibration that fit.

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/web/calc"
 )
@@ -41,12 +44,30 @@ func cmdPlan(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		stdout.Write(p.JSON())
 	} else {
+		fmt.Fprintf(stdout, "%s on %s\n\n", cmp.Or(input.Model.Name, input.Model.ID), gpuTitle(&input))
 		fmt.Fprint(stdout, withEstimate(p.Text(), calc.Estimate(&p)))
 	}
 	if !p.Fits {
 		return exitNoFit
 	}
 	return exitFits
+}
+
+// gpuTitle names the GPUs an input plans on, platform and kind included:
+// "NVIDIA GeForce RTX 5090 under Linux, estimated (est-rtx5090-linux)".
+func gpuTitle(in *planner.Input) string {
+	cs := in.Parallel.Calibrations
+	if len(cs) == 0 {
+		cs = []planner.Calibration{in.Calibration}
+	}
+	var names []string
+	for i := range cs {
+		n := calibrations.Describe(&cs[i]) + " (" + cs[i].ID + ")"
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, " and ")
 }
 
 // parseInput parses the flags and builds the input. It returns a
@@ -66,6 +87,9 @@ func parseInput(fs *flag.FlagSet, in *inputFlags, args []string, stderr io.Write
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), err)
 		return input, exitBadInput
+	}
+	for _, n := range in.gpuNotes {
+		fmt.Fprintf(stderr, "%s: --gpu: %s\n", fs.Name(), n)
 	}
 	if err := planner.Validate(&input); err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), describeErr(err))

@@ -8,7 +8,10 @@
 // The package imports the standard library only.
 package names
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // LocalPrefix starts the name of a model read from a person's own file in
 // the browser calculator ("file:Qwen3-8B-Q4_K_M"). The file never leaves
@@ -20,24 +23,48 @@ const LocalPrefix = "file:"
 type Error struct {
 	Kind    string   // what was looked up: "model", "calibration"
 	Name    string   // what was typed
-	Matches []string // the ids Name is a prefix of, when there are several
-	Near    []string // the ids nearest to Name, when none matches
-	Local   bool     // Name is a local file's model (LocalPrefix) not among the ids
+	Matches []string // the ids Name could mean, when there are several
+	// Labels, when set, says what each of Matches is, for a person
+	// choosing between them; More counts the matches left out of Matches.
+	Labels []string
+	More   int
+	Near   []string // the ids nearest to Name, when none matches
+	Local  bool     // Name is a local file's model (LocalPrefix) not among the ids
+	Why    string   // why Name, which names something known, resolves to nothing
 }
 
 // Error returns the message a person reads: what was not found and what
 // to type instead.
 func (e *Error) Error() string {
 	switch {
+	case e.Why != "":
+		return "no " + e.Kind + " " + quote(e.Name) + " to plan on: " + e.Why
 	case e.Local:
 		return e.Kind + " " + quote(e.Name) + " is a local file, read in the browser that made this link and never uploaded: " +
 			"pick the file again to plan it"
+	case len(e.Labels) == len(e.Matches) && len(e.Matches) > 1:
+		return e.Kind + " " + quote(e.Name) + " could be any of " + e.choices() + "; name one"
 	case len(e.Matches) > 1:
 		return e.Kind + " " + quote(e.Name) + " is ambiguous: it could be " + strings.Join(e.Matches, ", ")
 	case strings.TrimSpace(e.Name) == "":
 		return "no " + e.Kind + " named; one of: " + strings.Join(e.Near, ", ")
 	}
 	return "no " + e.Kind + " " + quote(e.Name) + "; closest: " + strings.Join(e.Near, ", ")
+}
+
+// choices lists Matches with their Labels.
+func (e *Error) choices() string {
+	var b strings.Builder
+	for i, id := range e.Matches {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(id + " (" + e.Labels[i] + ")")
+	}
+	if e.More > 0 {
+		b.WriteString(" and " + strconv.Itoa(e.More) + " more")
+	}
+	return b.String()
 }
 
 // MaxNear is how many near ids an Error lists.
@@ -76,30 +103,41 @@ func Resolve(kind, name string, ids []string) (string, error) {
 // id's start of q's length, whichever is smaller, so that a typo in a
 // prefix ("rtx5900") finds its id.
 func Closest(q string, ids []string, n int) []string {
-	type scored struct {
-		id string
-		d  int
-	}
 	q = strings.ToLower(q)
-	s := make([]scored, 0, len(ids))
-	for _, id := range ids {
-		l := strings.ToLower(id)
-		d := min(distance(q, l), distance(q, l[:min(len(q), len(l))])+1)
-		if q != "" && strings.Contains(l, q) {
-			d = 0
+	d := make([]int, len(ids))
+	for i, id := range ids {
+		d[i] = nearness(q, strings.ToLower(id))
+	}
+	return nearest(ids, d, n)
+}
+
+// nearness is how far q is from the key k, both in lowercase: 0 when k
+// holds q, else the edit distance from q to k or to k's start of q's
+// length, whichever is smaller.
+func nearness(q, k string) int {
+	if q != "" && strings.Contains(k, q) {
+		return 0
+	}
+	return min(distance(q, k), distance(q, k[:min(len(q), len(k))])+1)
+}
+
+// nearest returns up to n of ids, nearest first by d (each id's nearness),
+// equal ones in the ids' order.
+func nearest(ids []string, d []int, n int) []string {
+	// Insertion keeps equal distances in the ids' order; a generic sort
+	// would cost the planner's WebAssembly more than these few lines.
+	order := make([]int, 0, len(ids))
+	for i := range ids {
+		j := len(order)
+		order = append(order, i)
+		for ; j > 0 && d[order[j-1]] > d[i]; j-- {
+			order[j] = order[j-1]
 		}
-		// Insertion keeps equal distances in the ids' order; a generic sort
-		// would cost the planner's WebAssembly more than these few lines.
-		i := len(s)
-		s = append(s, scored{id, d})
-		for ; i > 0 && s[i-1].d > d; i-- {
-			s[i] = s[i-1]
-		}
-		s[i] = scored{id, d}
+		order[j] = i
 	}
 	out := make([]string, 0, n)
-	for i := 0; i < len(s) && i < n; i++ {
-		out = append(out, s[i].id)
+	for k := 0; k < len(order) && k < n; k++ {
+		out = append(out, ids[order[k]])
 	}
 	return out
 }

@@ -173,6 +173,11 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 	v.Estimate, v.EstimateURL = Estimate(&p), estimateURL(b)
 	v.Subject = subject(s, m, c, b)
 	v.Title = "vramplan · " + v.Subject + " · " + v.Verdict
+	// The platform decides the driver's charges (WSL2's are ten times
+	// Linux's on the RTX 5090), so the answer names it.
+	if pl := c.PlatformName(); pl != "" {
+		v.Verdict = "Under " + pl + ": " + v.Verdict
+	}
 	v.Levers, v.Combination = actions(s, &p)
 	if a, ok := offloadAction(s, b); ok {
 		a.Href = "?" + a.Query
@@ -331,6 +336,9 @@ func subject(s State, m *planner.Model, c *planner.Calibration, p *planner.Plan)
 		batch = "batch 0: as many as fit, none"
 	}
 	gpu := cmp.Or(c.GPU, c.ID)
+	if pl := c.PlatformName(); pl != "" {
+		gpu += " under " + pl
+	}
 	if s.GPUs() > 1 || s.EP > 1 {
 		gpu = strconv.Itoa(s.GPUs()) + " × " + gpu + " (" + s.parallel().String() + ")"
 	}

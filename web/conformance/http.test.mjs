@@ -222,9 +222,11 @@ test('uploads are published: one upload, the JSONL export, the community list an
   assert.equal(JSON.parse(one.body).client, undefined, 'the client hash is not published');
   const jsonl = sameBut('GET /api/uploads.jsonl', await both('/api/uploads.jsonl'), 'created');
   assert.equal(String(jsonl.body).trim().split('\n').length, 3);
-  const community = same('GET /api/community', await both('/api/community'));
+  const community = same('GET /api/community?status=all', await both('/api/community?status=all'));
   assert.equal(community.status, 200);
   assert.ok(String(community.body).includes(uploaded[1].native.group), 'the group is listed');
+  assert.match(String(community.body), /"status":"pending"/, 'one client is no quorum');
+  assert.equal(String(same('GET /api/community', await both('/api/community')).body).trim(), '[]', 'no group the calculator plans on');
   same('GET /api/calibrations with the aggregate', await both('/api/calibrations'));
   same('GET / with the community calibration', await both('/'));
 });

@@ -1,15 +1,17 @@
-// End-to-end tests of community calibrations (issue #14) in Debian's
-// chromium: a calibration file uploaded through the calibrations page's
-// form (checked in the browser by the server's validator, compiled to
-// WebAssembly), held or accepted, shown with its provenance, listed in the
-// calculator's GPU picker with its count, planned on with its source in
-// the plan's lines (the same plan as the CLI's on the exported file), and
-// withdrawn with its deletion token; then hostile uploads through the form
-// with and without JavaScript and through the API.
+// End-to-end tests of community calibrations (issues #14 and #31) in
+// Debian's chromium: a calibration file uploaded through the calibrations
+// page's form (checked in the browser by the server's validator, compiled
+// to WebAssembly), held or accepted, pending until three distinct clients
+// sent uploads, then shown with its provenance, listed in the calculator's
+// GPU picker with its count, planned on with its source in the plan's
+// lines (the same plan as the CLI's on the exported file), and withdrawn
+// with its deletion token; then hostile uploads through the form with and
+// without JavaScript and through the API.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { request } from 'node:http';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,16 +29,17 @@ after(async () => { await chrome?.close(); server?.stop(); });
 const measured = JSON.parse(readFileSync(join(repo, 'calibrations', 'h200-linux-cuda13.0.json'), 'utf8'));
 
 // card is what `gpuagent calibrate` would write on a card nobody in the
-// project owns (an RTX A6000, not in the table): the H200's figures with
-// this card's name and total, the context moved by dMiB.
+// project owns (an A100 80GB PCIe: its total is known, the table has no
+// entry of it): the H200's figures with this card's name and total, the
+// context moved by dMiB.
 function card(dMiB = 0, edit = (c) => c) {
   const c = structuredClone(measured);
-  Object.assign(c, { id: 'rtx-a6000-linux', gpu: 'NVIDIA RTX A6000', arch: 'sm_86', sm_count: 84,
-    device_total_bytes: 51041271808, context_bytes: measured.context_bytes + dMiB * 2 ** 20 });
+  Object.assign(c, { id: 'a100-pcie-linux', gpu: 'NVIDIA A100 80GB PCIe', arch: 'sm_80', sm_count: 108,
+    device_total_bytes: 85899345920, context_bytes: measured.context_bytes + dMiB * 2 ** 20 });
   c.provenance = { ...c.provenance, date: '2026-12-01', notes: `e2e ${dMiB}` };
   return JSON.stringify(edit(c), null, 2);
 }
-const group = 'rtxa6000-48gib-linux-r580-cuda13.0';
+const group = 'a10080gbpcie-80gib-linux-r580-cuda13.0';
 
 function file(name, text) {
   const path = join(dir, name);
@@ -57,6 +60,14 @@ async function open(path, opts = {}) {
 
 const api = (path, init) => fetch(server.url + path.replace(/^\//, ''), init);
 const post = (body) => api('/api/uploads', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+// postFrom uploads body from the loopback address from (127.0.0.2, …): a
+// client of its own, as another operator's machine is.
+const postFrom = (from, body) => new Promise((resolve, reject) => {
+  const req = request(new URL('api/uploads', server.url), { method: 'POST', localAddress: from, headers: { 'content-type': 'application/json' } },
+    (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); });
+  req.on('error', reject);
+  req.end(body);
+});
 const exported = async () => (await (await api('/api/uploads.jsonl?status=accepted')).text()).split('\n').filter(Boolean).length;
 
 /** pick sets the form's file and resolves to the in-browser check's state once it is done. */
@@ -102,28 +113,31 @@ test('the loop: upload through the page, held or accepted, on the page and in th
   assert.equal(first.status, 'accepted', first.heading);
   assert.equal(first.code, 201);
   assert.ok(first.token.length > 10);
-  assert.match(await row(page, group).locator('[data-testid="cal-count"]').innerText(), /median of 1 upload ·/);
+  // One client's upload is pending: listed apart, not in the picker.
+  assert.equal(await row(page, group).count(), 0);
+  assert.match(await page.innerText('[data-testid="unlisted"]'), /^Community groups not in the picker: 1\./);
+  assert.match(await (await api(`/api/community?group=${group}`)).text(), /"status":"pending".*"pending":"1 of the 3 distinct clients/);
 
   // Two more operators upload through the API; a fourth contradicts them and is held.
-  for (const d of [4, 8]) assert.equal((await post(card(d))).status, 201);
+  for (const [i, d] of [4, 8].entries()) assert.equal(await postFrom(`127.0.0.${i + 2}`, card(d)), 201);
   await page.goto(server.url + 'calibrations');
-  assert.equal(await pick(page, file('odd.json', card(900))), 'valid', 'held is the server\'s verdict: the file itself is fine');
+  assert.equal(await pick(page, file('odd.json', card(150))), 'valid', 'held is the server\'s verdict: the file itself is fine');
   const held = await submit(page);
   assert.equal(held.status, 'held', held.heading);
   assert.match(await page.innerText('[data-testid="upload-reasons"]'), /context_bytes .* from the group's median/);
   const r = row(page, group);
   assert.equal(await r.getAttribute('data-kind'), 'community');
-  assert.match(await r.locator('[data-testid="cal-count"]').innerText(), /median of 3 uploads · 3 accepted, 1 held/);
+  assert.match(await r.locator('[data-testid="cal-count"]').innerText(), /median of 3 distinct clients' medians over 3 uploads · 3 accepted, 1 held/);
   const inMiB = (d) => ((measured.context_bytes + d * 2 ** 20) / 2 ** 20).toFixed(1);
   assert.deepEqual(await r.locator('[data-testid="stat-context_bytes"] td').allInnerTexts(), [inMiB(4), '4.0', inMiB(0), inMiB(8), '3'],
-    'median, MAD, min, max and count of the context over the three accepted uploads');
+    'median, MAD, min, max and count of the context over the three clients');
   await shot(page, 'calibrations.png', { fullPage: true });
 
   // The calculator's picker lists it with its count, and a plan on it names its source.
   const calc = await open('/?model=qwen3-4b-instruct-2507-q8_0&batch=8&len=4096');
   await calc.waitForSelector('#calc[data-ready="true"]');
   const label = await calc.locator(`[data-testid="gpu"] option[value="${group}"]`).innerText();
-  assert.match(label, /^NVIDIA RTX A6000 · community: 3 uploads, spread [\d.]+ % · linux · driver 580\.159\.04$/);
+  assert.match(label, /^NVIDIA A100 80GB PCIe · community: 3 uploads, spread [\d.]+ % · linux · driver 580\.159\.04$/);
   await calc.selectOption('[data-testid="gpu"]', group);
   await calc.waitForFunction((g) => new URL(location.href).searchParams.get('gpu') === g, group);
   await calc.waitForFunction(() => /community/.test(document.querySelector('[data-testid="item-library_reserve"] th')?.textContent));
@@ -136,7 +150,7 @@ test('the loop: upload through the page, held or accepted, on the page and in th
   const got = await figures(calc);
   for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], `page vs CLI on the exported file: ${k}`);
 
-  // Withdrawn with its token (the form is filled in after an upload): out of the aggregate.
+  // Withdrawn with its token (the form is filled in after an upload): out of the aggregate, and pending again.
   const firstID = (await post(card(0)).then((x) => x.json())).id;
   await page.fill('[data-testid="withdraw-id"]', firstID);
   await page.fill('[data-testid="withdraw-token"]', 'not-the-token');
@@ -146,7 +160,8 @@ test('the loop: upload through the page, held or accepted, on the page and in th
   await page.fill('[data-testid="withdraw-token"]', first.token);
   await press(page, 'withdraw-submit');
   assert.equal(await page.getAttribute('[data-testid="withdraw-result"]', 'data-ok'), 'true');
-  assert.match(await row(page, group).locator('[data-testid="cal-count"]').innerText(), /median of 2 uploads · 2 accepted, 1 held/);
+  assert.equal(await row(page, group).count(), 0);
+  assert.match(await (await api(`/api/community?group=${group}`)).text(), /"accepted":2,"held":1,"status":"pending".*"pending":"2 of the 3/);
   assert.deepEqual([page.errors, calc.errors], [[], []]);
 });
 
@@ -190,17 +205,21 @@ test('hostile uploads: refused in the page, and with a clear 4xx by the server, 
   assert.equal(await exported(), before, 'no hostile upload was stored');
 });
 
-test('a name with quotes and ampersands is stored as the card said it and shown as text, on the page and in the picker', async () => {
+test('a name with quotes and ampersands is stored as the card said it and shown nowhere: its group is pending, counted apart from the picker', async () => {
   const name = 'NVIDIA RTX A4000 "Ada" & <\'x\'> onmouseover="window.pwned=3"'.replace(/[<>]/g, '');
   const res = await post(card(0, (c) => ({ ...c, gpu: name, device_total_bytes: 21470642176, provenance: { ...c.provenance, notes: '<b>bold</b> notes' } })));
   assert.equal(res.status, 201, JSON.stringify(await res.clone().json()));
   const { group: g } = await res.json();
+  assert.equal(g, 'rtxa4000adaxonmouseoverwindowpwned3-20gib-linux-r580-cuda13.0');
   const page = await open('/calibrations');
-  assert.equal(await row(page, g).locator('[data-testid="cal-plan"]').innerText(), name);
+  assert.equal(await row(page, g).count(), 0, 'a card whose total is not known is not offered');
+  assert.match(await page.innerText('[data-testid="unlisted"]'), /^Community groups not in the picker: 2\./);
   assert.equal(await page.locator('[onmouseover], b, img').count(), 0, 'nothing from the upload became markup');
+  assert.doesNotMatch(await page.locator('main').innerText(), /"Ada"/, 'the uploaded name is not shown');
   const calc = await open(`/?model=qwen3-4b-instruct-2507-q8_0&gpu=${g}`);
   await calc.waitForSelector('#calc[data-ready="true"]');
-  assert.match(await calc.locator(`[data-testid="gpu"] option[value="${g}"]`).innerText(), new RegExp(name.replace(/[.*+?^${}()|[\]\\"]/g, '\\$&')));
+  assert.match(await calc.locator('[data-testid="error"]').innerText(), /no calibration ".*" to plan on: community group .* is pending/);
+  assert.equal(await calc.locator(`[data-testid="gpu"] option[value="${g}"]`).count(), 1, 'the picker holds the id the URL names, as not calibrated here');
   assert.equal(await calc.locator('[onmouseover]').count(), 0);
   assert.equal(await calc.evaluate(() => window.pwned), undefined);
   assert.equal(await page.evaluate(() => window.pwned), undefined);

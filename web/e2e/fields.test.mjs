@@ -57,7 +57,7 @@ test('figures have thousands separators, and GiB beside long MiB figures', async
   await matchesCLI(page, cliFlags(h200), 'server-rendered');
   assert.match(await shown(page, 'budget-mib'), /^\d{1,3}(,\d{3})+$/);
   assert.equal(await shown(page, 'budget-gib'), `(${(mib(plan.budget_bytes) / 1024).toFixed(1)} GiB)`);
-  assert.match(await shown(page, 'verdict'), /^Fits in the \d{1,3}(,\d{3})+ MiB \([\d.]+ GiB\) budget with \d{1,3}(,\d{3})+ MiB \([\d.]+ GiB\) to spare\.$/);
+  assert.match(await shown(page, 'verdict'), /^Under (Linux|WSL2): Fits in the \d{1,3}(,\d{3})+ MiB \([\d.]+ GiB\) budget with \d{1,3}(,\d{3})+ MiB \([\d.]+ GiB\) to spare\.$/);
   await page.focus('[data-testid="len-slider"]');
   for (let i = 0; i < 8; i++) await page.keyboard.press('ArrowRight'); // 16384 tokens
   const q = await settled(page);

@@ -3,6 +3,7 @@
 
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -22,6 +23,28 @@ export function serve(flags = []) {
       if (m) resolve({ url: m[0], stop: () => p.kill('SIGTERM') });
     });
   });
+}
+
+/**
+ * embedded opens a documentation page that embeds <vram-calculator> (body
+ * is the page's markup), served from another origin (a second loopback
+ * server, as a docs site on its own port would be), so the element loads
+ * its module, wasm and API across origins. Closing the page's context
+ * stops that server.
+ */
+export async function embedded(server, chrome, body) {
+  const site = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<!doctype html><html><body><script type="module" src="${server.url}static/vram-calculator.js"></script>${body}</body></html>`);
+  });
+  await new Promise((r) => site.listen(0, '127.0.0.1', r));
+  const ctx = await chrome.newContext();
+  ctx.on('close', () => site.close());
+  const page = await ctx.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  await page.goto(`http://127.0.0.1:${site.address().port}/guide`);
+  return page;
 }
 
 /** browser launches chromium; playwright gives it a fresh temporary profile. */

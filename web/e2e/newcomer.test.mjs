@@ -7,11 +7,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:http';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, bin, repo } from './harness.mjs';
+import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, bin, repo, embedded } from './harness.mjs';
 
 let server, chrome;
 
@@ -28,24 +27,7 @@ function cli(args) {
   }
 }
 
-// docsPage opens a documentation page that embeds the element, served
-// from another origin (a second loopback server, as a docs site on its own
-// port would be), so the element loads its module, wasm and API across
-// origins.
-async function docsPage(body) {
-  const site = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(`<!doctype html><html><body><script type="module" src="${server.url}static/vram-calculator.js"></script>${body}</body></html>`);
-  });
-  await new Promise((r) => site.listen(0, '127.0.0.1', r));
-  const ctx = await chrome.newContext();
-  ctx.on('close', () => site.close());
-  const page = await ctx.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
-  await page.goto(`http://127.0.0.1:${site.address().port}/guide`);
-  return page;
-}
+const docsPage = (body) => embedded(server, chrome, body);
 
 /** element reads what a <vram-calculator> shows. */
 function element(page, i) {
@@ -68,7 +50,7 @@ test('<vram-calculator> takes every name the CLI takes, and refuses what the CLI
   const cases = [
     { model: 'qwen3-4b-instruct-2507-q8_0', gpu: 'rtx5090' }, // the short form the CLI takes
     { model: 'QWEN3-4B-instruct-2507-q8', gpu: 'H200' }, // any case, prefixes
-    { model: 'qwen3-4b-instruct-2507-q8_0', gpu: 'a100' }, // no such calibration
+    { model: 'qwen3-4b-instruct-2507-q8_0', gpu: 'a1000' }, // no such calibration
     { model: 'qwen3-9b-q8_0', gpu: 'h200' }, // a typo in the model
     { model: 'qwen3-8b', gpu: 'h200' }, // ambiguous
   ];
@@ -146,7 +128,7 @@ async function open(query, opts = {}) {
 const visible = (page, id) => page.locator(`[data-testid="${id}"]`).first().isVisible();
 
 test('a URL the server cannot honour says so and plans nothing; short forms plan what the CLI plans', async () => {
-  for (const [query, words] of [['gpu=a100&model=qwen3-8b-q8_0', 'no calibration "a100"; closest: '],
+  for (const [query, words] of [['gpu=a1000&model=qwen3-8b-q8_0', 'no calibration "a1000"; closest: '],
     ['model=nosuch&gpu=h200', 'no model "nosuch"; closest: '], ['batch=lots', 'batch: "lots" is not a whole number']]) {
     for (const javaScriptEnabled of [true, false]) {
       const page = await open(query, { javaScriptEnabled });
@@ -154,7 +136,7 @@ test('a URL the server cannot honour says so and plans nothing; short forms plan
       assert.ok(!(await visible(page, 'verdict')), `${query}: a verdict is shown`);
       assert.ok(!(await visible(page, 'total-mib')), `${query}: figures are shown`);
       assert.doesNotMatch(await page.title(), /Fits/);
-      if (query.startsWith('gpu=a100') && javaScriptEnabled) await shot(page, 'bad-url-state.png', { fullPage: true });
+      if (query.startsWith('gpu=a1000') && javaScriptEnabled) await shot(page, 'bad-url-state.png', { fullPage: true });
       await page.context().close();
     }
   }
@@ -173,7 +155,7 @@ test('a URL the server cannot honour says so and plans nothing; short forms plan
   // The URL follows the plan after its debounce, which a loaded machine stretches past any fixed wait.
   await page.waitForFunction(() => location.search.includes('model=qwen3-8b-q8_0&'), null, { timeout: 10000 });
   assert.match(page.url(), /model=qwen3-8b-q8_0&/);
-  assert.match(await page.title(), /^vramplan · Qwen3-8B Q8_0 on NVIDIA GeForce RTX 5090 · batch 8 · 4,096 tokens/);
+  assert.match(await page.title(), /^vramplan · Qwen3-8B Q8_0 on NVIDIA GeForce RTX 5090 under WSL2 · batch 8 · 4,096 tokens/);
   const after = await figures(page);
   assert.equal(after.total, planFigures(planJSON(cliFlags(new URL(page.url()).search.slice(1)))).total);
   assert.deepEqual(page.errors, []);
@@ -213,7 +195,7 @@ test('weights that cannot fit say so first, by how much, with only the levers th
       await page.keyboard.press('ArrowRight');
       await page.keyboard.press('ArrowLeft');
     }
-    assert.match(await page.locator('[data-testid="verdict"]').innerText(), /^The weights alone are 40,503 MiB, 7,896 MiB more than the 32,607 MiB budget/);
+    assert.match(await page.locator('[data-testid="verdict"]').innerText(), /^Under WSL2: The weights alone are 40,503 MiB, 7,896 MiB more than the 32,607 MiB budget/);
     assert.equal(plan.failure.reason, 'weights_exceed_budget');
     const levers = await page.locator('[data-testid="levers"] a:not([hidden])').allInnerTexts();
     assert.deepEqual(levers, ['tensor parallel 1 → 8: 8 GPUs', '5 GPUs: tensor_parallel 1 × pipeline_parallel 5',

@@ -114,6 +114,7 @@ async function getJSON(url) {
 function onInput(e) {
   const el = e.target;
   if (el.type === 'file') return;
+  if (el.id === 'gpu') document.getElementById('gpu-note')?.remove(); // it spoke of the GPU the URL named
   if (!api) {
     early.delete(el);
     early.add(el);

@@ -4,7 +4,9 @@
 //
 // Its attributes are templates.ComponentAttributes (their names come in
 // component.js), which /docs lists: model and gpu, required, take the
-// CLI's names; the others are the calculator URL's keys, and theme.
+// CLI's names (gpu also the card as people name it, "4090" or "RTX 4090":
+// its Linux entry; a name that fits several cards, "h100", shows them as
+// buttons that set it); the others are the calculator URL's keys, and theme.
 // Changing any attribute re-plans. A name that matches nothing, or a value
 // that cannot be read, shows what is wrong and no plan: the element never
 // shows a plan of something its author did not ask for.
@@ -17,13 +19,16 @@ const base = new URL('..', import.meta.url);
 let shared;
 const shapes = new Map(); // "models/name", "calibrations/name" → the server's answer, once per page
 
-// get fetches a JSON document; an error answer becomes an Error with the
-// server's words (the API answers {"error": "…"}).
+// fetchJSON fetches a JSON document and the server's note on it (the
+// Vramplan-Note header: what a GPU name resolved to, and why); an error
+// answer becomes an Error with the server's words (the API answers
+// {"error": "…"}) and, for a GPU name that fits several cards, the
+// choices ({id, label}).
 async function fetchJSON(p) {
   const r = await fetch(new URL(p, base));
   const body = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(body.error || `${p}: the server answered ${r.status}`);
-  return body;
+  if (!r.ok) throw Object.assign(new Error(body.error || `${p}: the server answered ${r.status}`), { choices: body.choices });
+  return { doc: body, note: decodeURIComponent(r.headers.get('vramplan-note') ?? '') };
 }
 
 // fetchShared loads the wasm once per page.
@@ -33,8 +38,9 @@ function fetchShared() {
 }
 
 // named asks the server for the model or calibration a name names: it
-// resolves the name as the CLI does (names.Resolve: an id in any case or an
-// unambiguous prefix) and says which ids are near when none matches.
+// resolves the name as the CLI does (a model's id or unambiguous prefix; a
+// GPU's id or the card as people name it, calibrations.Resolve) and says
+// which ids are near when none matches, or which cards a GPU name fits.
 function named(kind, name) {
   const k = `${kind}/${name}`;
   if (!shapes.has(k)) shapes.set(k, fetchJSON(`api/${kind}/${encodeURIComponent(name)}`));
@@ -58,6 +64,9 @@ a { color: var(--link); }
 .fits { background: var(--fits-bg); color: var(--fits); } .nofit { background: var(--nofit-bg); color: var(--nofit); }
 .estimate { font-size: .85rem; margin: .2rem 0; color: var(--warn); } [hidden] { display: none !important; }
 .error { background: var(--error-bg); border: 1px solid var(--error-line); padding: .4rem .6rem; border-radius: 6px; margin: .4rem 0; }
+.choices { list-style: none; padding: 0; margin: .3rem 0 0; display: flex; flex-wrap: wrap; gap: .3rem; } .choices:empty { display: none; }
+.choices button { font: inherit; font-size: .85rem; padding: .2rem .5rem; border: 1px solid var(--line); border-radius: 4px; background: var(--bg); color: var(--fg); cursor: pointer; }
+.gpu-note { color: var(--muted); font-size: .8rem; margin: .2rem 0; } .gpu-note:empty { display: none; }
 .subject { color: var(--muted); margin: .2rem 0; }
 .bar { position: relative; display: flex; height: 1rem; border-radius: 4px; overflow: hidden; background: var(--track); }
 .list { display: contents; } .budget-mark { position: absolute; top: 0; bottom: 0; border-left: 2px dashed var(--fg); }
@@ -72,7 +81,7 @@ dl { display: flex; gap: 1.2rem; margin: .5rem 0; } dt { font-size: .8rem; color
 .rank { margin: .3rem 0; } .rank .bar { height: .7rem; } .rank p { margin: .1rem 0; font-size: .8rem; }
 .rank.binding .rank-label { font-weight: 600; } .binding-tag { font-weight: 400; margin-left: .3rem; }
 :host([data-state="error"]) .plan, :host([data-state="loading"]) .plan { display: none; }
-:host(:not([data-state="error"])) .error { display: none; }
+:host(:not([data-state="error"])) .error, :host(:not([data-state="error"])) .choices { display: none; }
 `;
 
 class VramCalculator extends HTMLElement {
@@ -107,7 +116,7 @@ class VramCalculator extends HTMLElement {
       this.run = run;
       this.dataset.state = 'loading';
       delete this.dataset.ready;
-      this.start(run).catch((err) => { if (run === this.run) this.fail(words(err)); });
+      this.start(run).catch((err) => { if (run === this.run) this.fail(words(err), err?.choices); });
     });
   }
 
@@ -116,7 +125,7 @@ class VramCalculator extends HTMLElement {
     if (missing.length) throw new Error(`set the ${missing.join(' and ')} attribute${missing.length > 1 ? 's' : ''} (a catalog id and a GPU calibration id, as vramplan plan --model and --gpu take them)`);
     const theme = this.getAttribute('theme');
     if (theme !== null && !themes.includes(theme)) throw new Error(`theme "${theme}" is not one of ${themes.join(', ')}`);
-    const [api, model, cal] = await Promise.all([fetchShared(), named('models', this.getAttribute('model').trim()),
+    const [api, { doc: model }, { doc: cal, note }] = await Promise.all([fetchShared(), named('models', this.getAttribute('model').trim()),
       named('calibrations', this.getAttribute('gpu').trim())]);
     if (run !== this.run) return; // the attributes changed meanwhile
     this.api = api;
@@ -127,15 +136,26 @@ class VramCalculator extends HTMLElement {
     this.query = new URLSearchParams(api.encodeState(JSON.stringify(this.state))); // checked and complete
     this.$('wc-model').textContent = model.name || model.id;
     this.$('wc-gpu').textContent = `on ${cal.gpu}`;
+    this.$('wc-gpu-note').textContent = note;
     this.$('wc-batch').value = get({ state: this.state }, 'state.batch');
     this.$('wc-len').value = api.lenIndex(get({ state: this.state }, 'state.len'));
     if (this.paint()) this.dataset.ready = 'true';
   }
 
-  // fail shows what is wrong and no plan.
-  fail(msg) {
+  // fail shows what is wrong and no plan; for a GPU name of several cards,
+  // a button per card that sets the gpu attribute to it.
+  fail(msg, choices = []) {
     this.state = undefined;
-    this.$('wc-error').textContent = msg;
+    this.$('wc-error').textContent = choices.length ? `"${this.getAttribute('gpu')}" fits ${choices.length} GPUs; choose one:` : msg;
+    this.$('wc-choices').replaceChildren(...choices.map((c) => {
+      const li = document.createElement('li');
+      const b = document.createElement('button');
+      b.type = 'button'; b.textContent = c.label; b.title = c.id; b.dataset.id = c.id; b.dataset.testid = 'wc-choice';
+      b.addEventListener('click', () => this.setAttribute('gpu', c.id));
+      li.append(b);
+      return li;
+    }));
+    this.$('wc-gpu-note').textContent = '';
     this.$('wc-status').textContent = 'Not planned.';
     this.dataset.state = 'error';
     this.dataset.ready = 'true';
