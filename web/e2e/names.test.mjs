@@ -64,7 +64,8 @@ test('<vram-calculator gpu="h100"> shows the choice as buttons, and a card\'s na
   await buttons.nth(0).click();
   await page.waitForFunction(() => document.querySelector('vram-calculator').dataset.state === 'planned');
   assert.equal(await el(0).getAttribute('gpu'), 'est-h100-pcie-linux');
-  const cli = (gpu) => planFigures(planJSON(['--model', 'qwen3-8b-q8_0', '--gpu', gpu, '--max-batch', '8', '--max-seq-len', '8192']));
+  // The element gives no batch, so it plans at the CLI's default batch, as every surface does.
+  const cli = (gpu) => planFigures(planJSON(['--model', 'qwen3-8b-q8_0', '--gpu', gpu, '--max-seq-len', '8192']));
   assert.equal(await shown(0, 'wc-total'), cli('est-h100-pcie-linux').total);
   assert.equal(await shown(0, 'wc-choices'), '', 'the choice is gone once made');
 
