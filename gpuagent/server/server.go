@@ -203,10 +203,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // Listen opens the listener spec names: "unix:PATH" or "HOST:PORT" on a
-// loopback address. A Unix socket is refused when an agent already answers
-// on it, rather than unlinked from under that agent (which orphaned it with
-// its memory and leases); a socket file nobody answers on is stale and is
-// replaced. The socket is made owner-only (0600), whatever the umask.
+// loopback address. A Unix socket is refused when another agent holds the
+// lock file beside it (PATH.lock, flock) or answers on it, rather than
+// unlinked from under that agent (which orphaned it with its memory and
+// leases); a socket file nobody answers on is stale and is replaced. The
+// socket is made owner-only (0600), whatever the umask; closing the
+// listener removes the socket and releases the lock.
 func Listen(spec string) (net.Listener, error) { return ListenMode(spec, SocketMode) }
 
 // SocketMode is the permission a Unix socket is given by Listen: the owner
@@ -237,6 +239,21 @@ func ListenMode(spec string, mode fs.FileMode) (net.Listener, error) {
 }
 
 func listenUnix(path string, mode fs.FileMode) (net.Listener, error) {
+	lock, err := lockSocket(path)
+	if err != nil {
+		return nil, err
+	}
+	l, err := listenLocked(path, mode)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	return &lockedListener{Listener: l, lock: lock}, nil
+}
+
+// listenLocked listens on path once its lock is held. An agent of an
+// earlier version takes no lock, so one answering there is still refused.
+func listenLocked(path string, mode fs.FileMode) (net.Listener, error) {
 	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
 		c.Close()
 		return nil, fmt.Errorf("--listen unix:%s: another agent is serving on this socket; stop it or choose another path", path)
