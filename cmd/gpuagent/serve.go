@@ -90,12 +90,12 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	sidecar, err := sidecarFlag(f.sidecar, kind.sidecar)
 	if err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
 		return exitUsage
 	}
 	f.cfg.Sidecar = sidecar
 	logger := log.New(stderr, "", log.LstdFlags)
-	f.cfg.Logf = logger.Printf
+	f.cfg.Logf = func(format string, args ...any) { logger.Print(clipLines(fmt.Sprintf(format, args...))) }
 	a, code := load(&f, kind, stderr)
 	if a == nil {
 		return code
@@ -134,42 +134,46 @@ func sidecarFlag(v string, def bool) (bool, error) {
 // an exit code when it cannot.
 func load(f *serveFlags, kind backendKind, stderr io.Writer) (*agent.Agent, int) {
 	data, err := readPlanFile(f.plan)
-	if err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
-		return nil, exitUsage
+	if err == nil {
+		var p planner.Plan
+		if p, err = planner.ParsePlan(data); err != nil {
+			err = fmt.Errorf("%s: %w", f.plan, err)
+		} else if p, err = rankPlan(p, f.rank, f.plan); err == nil {
+			return loadPlan(p, f, kind, stderr)
+		}
 	}
-	p, err := planner.ParsePlan(data)
-	if err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %s: %v\n", f.plan, err)
-		return nil, exitUsage
-	}
-	if p, err = rankPlan(p, f.rank, f.plan); err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
-		return nil, exitUsage
-	}
+	fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
+	return nil, exitUsage
+}
+
+// loadPlan loads p onto the backend, or says why not.
+func loadPlan(p planner.Plan, f *serveFlags, kind backendKind, stderr io.Writer) (*agent.Agent, int) {
 	g := backend.NewPhaseGuard()
 	g.Logf = f.cfg.Logf
 	o := &backendOptions{device: f.device, blasDirs: blasDirs(f.blas), log: stderr, fake: agent.Measurement{Total: backend.Bytes(f.fakeTotal) * backend.MiB,
 		Context: backend.Bytes(f.fakeCtx) * backend.MiB, LibraryReserve: backend.Bytes(f.fakeLib) * backend.MiB}}
 	b, dev, err := kind.open(&p, g, o)
 	if err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
 		return nil, exitFail
 	}
 	a, err := agent.Load(p, b, g, dev, f.cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "%v\n", err)
+		fmt.Fprintf(stderr, "%s\n", clipLines(err.Error()))
 		return nil, exitFail
 	}
 	return a, -1
 }
 
 func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
+	// Before the socket exists: a signal then must remove it and its lock.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	listen := f.listen
 	if listen == "" {
 		dir, err := socketDir()
 		if err != nil {
-			fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+			fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
 			return exitUsage
 		}
 		listen = fmt.Sprintf("unix:%s/gpuagent-%d.sock", dir, f.device)
@@ -180,12 +184,12 @@ func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if f.srv.Token, err = tokenFor(listen, f.tokenFile); err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
 		return exitUsage
 	}
 	l, err := server.ListenMode(listen, iofs.FileMode(mode))
 	if err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
 		return exitUsage
 	}
 	if path, ok := strings.CutPrefix(listen, "unix:"); ok {
@@ -193,10 +197,8 @@ func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
 	}
 	f.srv.IdleTimeout = 2 * f.cfg.MaxLeaseTTL
 	s := server.New(a, f.srv)
-	fmt.Fprint(stdout, announceRank(a.Plan(), f.rank))
+	fmt.Fprint(stdout, clipLines(announceRank(a.Plan(), f.rank)))
 	announce(a, listen, stdout)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(l) }()
 	select {
@@ -207,7 +209,7 @@ func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
 		err = s.Shutdown(sctx)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
 		return exitFail
 	}
 	return exitOK
@@ -245,14 +247,6 @@ func socketDir() (string, error) {
 		return "", err
 	}
 	return dir, os.Chmod(dir, 0o700)
-}
-
-// printable returns s with control characters escaped, so a name read
-// from a plan (a model's, a device's) cannot move the cursor, recolour or
-// forge lines of the terminal it is printed on.
-func printable(s string) string {
-	q := strconv.QuoteToGraphic(s)
-	return q[1 : len(q)-1]
 }
 
 // announce says what is being served, and whether the agent is a sidecar.
