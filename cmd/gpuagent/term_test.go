@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/vramplan/vramplan/planner"
 )
 
 // TestClip holds clip to its length and its escapes: a cut never splits
@@ -81,14 +79,7 @@ func checkCut(t *testing.T, what, out string, n int) {
 // and returns the file.
 func planNamed(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(tinyPlan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := planner.ParsePlan(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := tiny(t)
 	p.Input.Model.Name = name
 	p.Input.Calibration.ID = name
 	path := filepath.Join(t.TempDir(), "named.plan.json")
