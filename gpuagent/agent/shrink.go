@@ -202,9 +202,12 @@ type pushStats struct {
 	maps, unmaps  uint64
 	lastClients   int
 	last, longest time.Duration
-	recent        [256]Push // ring of the latest pushes
+	recent        []Push // ring of the latest maxPushes pushes, made at the first
 	n             int
 }
+
+// maxPushes is how many recent pushes Stats reports.
+const maxPushes = 256
 
 // Push is one message pushed to every client mapping the pool, timed
 // from the first send to the last answer.
@@ -223,15 +226,18 @@ func (p *pushStats) note(op string, clients, chunks int, d time.Duration) {
 	}
 	p.lastClients, p.last = clients, d
 	p.longest = max(p.longest, d)
-	p.recent[p.n%len(p.recent)] = Push{Op: op, Clients: clients, Chunks: chunks, Us: us(d)}
+	if p.recent == nil {
+		p.recent = make([]Push, maxPushes) // not in the Agent: 10 KB to clear at every Load
+	}
+	p.recent[p.n%maxPushes] = Push{Op: op, Clients: clients, Chunks: chunks, Us: us(d)}
 	p.n++
 }
 
 // pushes returns the recent pushes, oldest first.
 func (p *pushStats) pushes() []Push {
 	var out []Push
-	for i := max(0, p.n-len(p.recent)); i < p.n; i++ {
-		out = append(out, p.recent[i%len(p.recent)])
+	for i := max(0, p.n-maxPushes); i < p.n; i++ {
+		out = append(out, p.recent[i%maxPushes])
 	}
 	return out
 }
