@@ -175,7 +175,16 @@ func (s *Server) Serve(l net.Listener) error {
 	return err
 }
 
+// reap sweeps expired leases, and in its own goroutine shrinks the KV
+// pool: a shrink waits (up to the map timeout) for mapping clients to
+// unmap, and expiry must not wait behind it.
 func (s *Server) reap() {
+	go s.every(func() { s.a.Shrink() })
+	s.every(func() { s.a.Expire() })
+}
+
+// every calls f every ReapEvery until Shutdown.
+func (s *Server) every(f func()) {
 	t := time.NewTicker(s.cfg.ReapEvery)
 	defer t.Stop()
 	for {
@@ -183,8 +192,7 @@ func (s *Server) reap() {
 		case <-s.stop:
 			return
 		case <-t.C:
-			s.a.Expire()
-			s.a.Shrink()
+			f()
 		}
 	}
 }
