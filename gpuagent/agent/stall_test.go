@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vramplan/vramplan/gpuagent/agent"
+	"github.com/vramplan/vramplan/gpuagent/backend"
 	"github.com/vramplan/vramplan/gpuagent/wire"
 )
 
@@ -18,7 +19,8 @@ import (
 // mapping) and then holds the next one unanswered until release is
 // closed or its deadline passes, as a client that never acknowledges.
 type stallClient struct {
-	answer   int // messages answered before it stalls
+	answer   int    // messages answered before it stalls
+	stallOn  string // when set: it answers every message until the first of this op
 	pushes   int
 	release  chan struct{}
 	held     chan struct{} // closed when it starts holding a message
@@ -32,7 +34,7 @@ func newStallClient(answer int) *stallClient {
 }
 
 func (c *stallClient) Push(msg *wire.PoolMsg, _ []int, deadline time.Time) error {
-	if c.pushes++; c.pushes <= c.answer {
+	if c.pushes++; c.pushes <= c.answer || c.stallOn != "" && msg.Op != c.stallOn {
 		return nil
 	}
 	first := false
@@ -168,5 +170,49 @@ func waitLost(t *testing.T, a *agent.Agent, l *modelLease) {
 			t.Fatalf("the stalled lease did not end: %v", err)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestShrinkWhileUnmapStalls holds the shrink's side of point 1: the
+// pool is shrinking and one client holds the unmap unanswered; another
+// lease that needs the chunks being given back takes them back (they are
+// mapped again for every client) and completes every step meanwhile, its
+// client mapping each block it is handed. Once the silent client gives up
+// and loses its lease, the shrink gives back only what is still free
+// (the rig's backend fails the test on a decommit under a held block).
+func TestShrinkWhileUnmapStalls(t *testing.T) {
+	const steps = 6
+	r := newShareRig(t, 20*time.Second)
+	r.openLease()
+	r.openLease()
+	stall, victim := r.leases[0], r.leases[1]
+	sc := newStallClient(0)
+	sc.stallOn = wire.PoolUnmap
+	if err := r.a.AttachPool(stall.id, sc); err != nil {
+		t.Fatal(err)
+	}
+	r.attach(victim, false)
+	var done, atReturn atomic.Int64
+	r.growAll(victim, steps, &done)
+	grown := r.a.Stats().KV.Committed
+	for h := range victim.seqs {
+		r.step(victim, wire.Op{Op: wire.OpFree, Seq: h})
+	}
+	r.a.Shrink()
+	r.now = r.now.Add(time.Hour)
+	gave := make(chan backend.Bytes, 1)
+	go func() { gave <- r.a.Shrink() }()
+	<-sc.held
+	sc.onReturn = func() { atReturn.Store(done.Load()) }
+	done.Store(0)
+	r.growAll(victim, steps, &done)
+	close(sc.release)
+	<-sc.returned
+	if got := atReturn.Load(); got != steps {
+		t.Errorf("the victim completed %d of %d steps while a shrink waited for a silent client; want all", got, steps)
+	}
+	back := <-gave
+	if st := r.a.Stats(); st.KV.Committed+back > grown || st.Lost != 1 {
+		t.Errorf("committed %v after giving back %v of %v grown, %d leases lost; want the held blocks kept, 1 lost", st.KV.Committed, back, grown, st.Lost)
 	}
 }
