@@ -50,6 +50,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.cfg.MapTimeout, "map-timeout", 5*time.Second, "how long a client mapping the KV pool has to map or unmap a chunk before it loses its lease")
 	fs.IntVar(&f.srv.MaxConns, "max-conns", 1024, "open connections at most; more are closed at accept")
 	fs.IntVar(&f.srv.MetricsConns, "metrics-conns", 4, "connections past --max-conns kept for one GET /metrics each, so a scrape is served under a flood (-1: none)")
+	fs.IntVar(&f.srv.MaxPeerConns, "max-peer-conns", 0, "open connections one peer (a uid on the Unix socket, an address on TCP) holds at most (0: three quarters of --max-conns, -1: no cap)")
+	fs.DurationVar(&f.srv.FirstByteTimeout, "first-byte-timeout", 2*time.Second, "how long a new connection may take to send its first byte before it is closed")
 	fs.IntVar(&f.cfg.ConnLeases, "conn-leases", 64, "open leases per connection at most")
 	fs.IntVar(&f.cfg.LeaseSeqs, "lease-seqs", 0, "open sequences per lease at most (0: as many as the KV pool has blocks)")
 	fs.Int64Var(&f.cfg.LeaseBlocks, "lease-blocks", 0, "KV blocks admission may promise one lease at most (0: the whole pool, for one engine per agent)")

@@ -5,12 +5,14 @@
 // Each connection gets an id; a lease belongs to the connection that
 // opened it, and when that connection closes every lease it opened ends.
 // The server bounds what a client can make it hold: request bodies
-// (wire.MaxBody), connections (Config.MaxConns; the excess is closed at
-// accept, after closing an idle connection that holds no lease, if there
-// is one), header and body read time, write time and idle time. A few
-// connections past the cap are held for /metrics alone
-// (Config.MetricsConns), so a flood of idle clients does not blind the
-// scraper. On TCP a bearer token can be required (Config.Token).
+// (wire.MaxBody), connections (Config.MaxConns and, per peer,
+// Config.MaxPeerConns; the excess is closed at accept, after closing a
+// connection that has sent nothing yet or an idle one that holds no lease,
+// if there is one), the time to a connection's first byte, header and body
+// read time, write time and idle time. A few connections past the cap are
+// held for /metrics alone (Config.MetricsConns), so a flood of idle
+// clients does not blind the scraper. On TCP a bearer token can be
+// required (Config.Token).
 //
 // A Server is safe for concurrent use; the agent serializes the KV work.
 package server
@@ -46,6 +48,13 @@ type Config struct {
 	// 503), for at most MetricsTimeout; 0 means 4, -1 none.
 	MetricsConns   int
 	MetricsTimeout time.Duration // 0 means 2 s
+	// FirstByteTimeout is how long a new connection may take to send its
+	// first byte; 0 means 2 s.
+	FirstByteTimeout time.Duration
+	// MaxPeerConns caps the connections one peer holds: a uid on the Unix
+	// socket, an address on TCP. 0 means three quarters of MaxConns, so
+	// one peer never holds every slot; -1 none.
+	MaxPeerConns int
 	// Token, when set, must come with every request over TCP as
 	// "Authorization: Bearer TOKEN" (ReadTokenFile reads one). A Unix
 	// socket is guarded by its permission instead.
@@ -61,6 +70,13 @@ func (c *Config) defaults() {
 	c.IdleTimeout = orDur(c.IdleTimeout, 2*time.Minute)
 	c.ReapEvery = orDur(c.ReapEvery, 250*time.Millisecond)
 	c.MetricsTimeout = orDur(c.MetricsTimeout, 2*time.Second)
+	c.FirstByteTimeout = orDur(c.FirstByteTimeout, 2*time.Second)
+	switch {
+	case c.MaxPeerConns == 0:
+		c.MaxPeerConns = max(1, c.MaxConns*3/4)
+	case c.MaxPeerConns < 0:
+		c.MaxPeerConns = 0
+	}
 	switch {
 	case c.MetricsConns == 0:
 		c.MetricsConns = 4
@@ -85,9 +101,10 @@ type Server struct {
 	framed sync.Map // net.Conn -> agent.Conn, upgraded to frames
 	next   atomic.Uint64
 	open   atomic.Int64
-	shed   atomic.Uint64
-	idle   sync.Map // *countedConn -> struct{}: HTTP connections between requests
-	evict  atomic.Uint64
+	shed    atomic.Uint64
+	idle    sync.Map // *countedConn -> struct{}: HTTP connections between requests
+	evicted atomic.Uint64
+	book    registry
 	reg    *prometheus.Registry
 	token  *tokenCheck // nil: no token asked for
 	stop   chan struct{}
@@ -281,83 +298,4 @@ func listenLocked(path string, mode fs.FileMode) (net.Listener, error) {
 		return nil, fmt.Errorf("--listen unix:%s: %w", path, err)
 	}
 	return l, nil
-}
-
-// limitListener closes connections over the cap as soon as it accepts
-// them, so a flood cannot starve the agent of descriptors; the first
-// MetricsConns past the cap are kept for one scrape each.
-type limitListener struct {
-	net.Listener
-	s *Server
-}
-
-func (l *limitListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		cfg := &l.s.cfg
-		switch n := l.s.open.Add(1); {
-		case n <= int64(cfg.MaxConns) || l.s.evictIdle():
-			return &countedConn{Conn: c, s: l.s}, nil
-		case n <= int64(cfg.MaxConns+cfg.MetricsConns):
-			cc := &countedConn{Conn: c, s: l.s, metricsOnly: true, until: time.Now().Add(cfg.MetricsTimeout)}
-			cc.Conn.SetDeadline(cc.until)
-			return cc, nil
-		}
-		l.s.open.Add(-1)
-		l.s.shed.Add(1)
-		c.Close()
-	}
-}
-
-// evictIdle closes one idle HTTP connection that holds no lease, making
-// room under the cap: a flood of idle connections then cannot shed every
-// new client, only connections that hold leases count against it. It
-// reports whether it closed one.
-func (s *Server) evictIdle() bool {
-	evicted := false
-	s.idle.Range(func(k, _ any) bool {
-		c := k.(*countedConn)
-		id, ok := s.conns.Load(net.Conn(c))
-		if !ok || s.a.HoldsLeases(id.(uint64)) {
-			return true
-		}
-		s.idle.Delete(k)
-		c.Close()
-		s.evict.Add(1)
-		evicted = true
-		return false
-	})
-	return evicted
-}
-
-// countedConn is an accepted connection, counted until it closes. One
-// accepted past the cap serves /metrics alone, and no deadline set on it
-// reaches past until.
-type countedConn struct {
-	net.Conn
-	s           *Server
-	once        sync.Once
-	metricsOnly bool
-	until       time.Time
-}
-
-func (c *countedConn) clamp(t time.Time) time.Time {
-	if c.metricsOnly && (t.IsZero() || t.After(c.until)) {
-		return c.until
-	}
-	return t
-}
-
-func (c *countedConn) SetDeadline(t time.Time) error     { return c.Conn.SetDeadline(c.clamp(t)) }
-func (c *countedConn) SetReadDeadline(t time.Time) error { return c.Conn.SetReadDeadline(c.clamp(t)) }
-func (c *countedConn) SetWriteDeadline(t time.Time) error {
-	return c.Conn.SetWriteDeadline(c.clamp(t))
-}
-
-func (c *countedConn) Close() error {
-	c.once.Do(func() { c.s.open.Add(-1) })
-	return c.Conn.Close()
 }
