@@ -32,6 +32,7 @@ type serveFlags struct {
 	cfg                         agent.Config
 	srv                         server.Config
 	fakeTotal, fakeCtx, fakeLib int64
+	maxBufferedMiB              int64
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -51,6 +52,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.srv.MaxConns, "max-conns", 1024, "open connections at most; more are closed at accept")
 	fs.IntVar(&f.srv.MetricsConns, "metrics-conns", 4, "connections past --max-conns kept for one GET /metrics each, so a scrape is served under a flood (-1: none)")
 	fs.IntVar(&f.srv.MaxPeerConns, "max-peer-conns", 0, "open connections one peer (a uid on the Unix socket, an address on TCP) holds at most (0: three quarters of --max-conns, -1: no cap)")
+	fs.Int64Var(&f.maxBufferedMiB, "max-buffered-mib", 64, "MiB buffered for frames and request bodies past each connection's first 64 KiB, across connections; a request past it is refused with 503")
 	fs.DurationVar(&f.srv.FirstByteTimeout, "first-byte-timeout", 2*time.Second, "how long a new connection may take to send its first byte before it is closed")
 	fs.IntVar(&f.cfg.ConnLeases, "conn-leases", 64, "open leases per connection at most")
 	fs.IntVar(&f.cfg.LeaseSeqs, "lease-seqs", 0, "open sequences per lease at most (0: as many as the KV pool has blocks)")
@@ -198,6 +200,7 @@ func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
 		defer os.Remove(path)
 	}
 	f.srv.IdleTimeout = 2 * f.cfg.MaxLeaseTTL
+	f.srv.MaxBuffered = f.maxBufferedMiB << 20
 	s := server.New(a, f.srv)
 	fmt.Fprint(stdout, clipLines(announceRank(a.Plan(), f.rank)))
 	announce(a, listen, stdout)

@@ -18,9 +18,9 @@ type lease struct {
 	ttl     time.Duration
 	expires time.Time
 	seqs    map[uint64]*seqState
-	next    uint64     // last handle given out
-	pins    int64      // hashes this lease pinned
-	credits int64      // global blocks promised to its sequences
+	next    uint64  // last handle given out
+	pins    int64   // hashes this lease pinned
+	credits int64   // global blocks promised to its sequences
 	salt    uint64  // cache salt key (saltOf); 0: the shared cache
 	mapper  *mapper // the client mapping the KV pool for this lease, or nil
 	ended   bool    // ended while a call of it waited for its client (push.go)

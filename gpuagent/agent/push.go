@@ -42,6 +42,7 @@ type mapper struct {
 	err       error         // why it stopped; nil while it works
 	attaching bool          // AttachPool is waiting for its first answers
 	closed    bool          // pc was closed
+	gone      bool          // its connection closed with a message in flight
 	wake      chan struct{} // 1-buffered: a message was queued, or err set
 }
 
@@ -213,6 +214,9 @@ func (a *Agent) answered(m *mapper, b *broadcast, err error) {
 		a.fail(m, fmt.Errorf("%s of %d chunks (message %d): %w", b.msg.Op, len(b.msg.Chunks), b.msg.Seq, err))
 	default:
 		m.acked = b.msg.Seq
+		if m.gone {
+			a.fail(m, ErrPoolClosed)
+		}
 	}
 }
 

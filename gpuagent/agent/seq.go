@@ -103,7 +103,7 @@ func (a *Agent) grow(st *seqState, n int, hashes []uint64, out []int32) ([]int32
 	if done := (st.tokens+n)/bt - first; len(hashes) > done {
 		return out, 0, wire.Errorf(wire.CodeBadRequest, "%d hashes for %d completed blocks", len(hashes), done)
 	}
-	if err := a.commitFor(st.owner, int64(want - have)); err != nil {
+	if err := a.commitFor(st.owner, int64(want-have)); err != nil {
 		return out, 0, err
 	}
 	hits := 0

@@ -186,9 +186,17 @@ func layerLayout(l *planner.Layer, d planner.KVDtype, t, off int64) (wire.LayerL
 func (a *Agent) PoolClosed(id string, pc PoolClient) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if l := a.leases[id]; l != nil && l.mapper != nil && l.mapper.pc == pc {
-		a.remember(id, "its pool connection closed")
-		a.counters.disconnected++
-		a.endLease(id)
+	l := a.leases[id]
+	if l == nil || l.mapper == nil || l.mapper.pc != pc {
+		return
 	}
+	if m := l.mapper; len(m.queue) > 0 {
+		// A message is in flight: its Push returns now, and its answer,
+		// read before the close (a refusal is a loss), ends the lease.
+		m.gone = true
+		return
+	}
+	a.remember(id, "its pool connection closed")
+	a.counters.disconnected++
+	a.endLease(id)
 }

@@ -51,6 +51,10 @@ type Config struct {
 	// FirstByteTimeout is how long a new connection may take to send its
 	// first byte; 0 means 2 s.
 	FirstByteTimeout time.Duration
+	// MaxBuffered caps the bytes buffered for frames and request bodies
+	// past each connection's first 64 KiB, across all connections; 0
+	// means 64 MiB. A request past it is refused with 503.
+	MaxBuffered int64
 	// MaxPeerConns caps the connections one peer holds: a uid on the Unix
 	// socket, an address on TCP. 0 means three quarters of MaxConns, so
 	// one peer never holds every slot; -1 none.
@@ -71,6 +75,9 @@ func (c *Config) defaults() {
 	c.ReapEvery = orDur(c.ReapEvery, 250*time.Millisecond)
 	c.MetricsTimeout = orDur(c.MetricsTimeout, 2*time.Second)
 	c.FirstByteTimeout = orDur(c.FirstByteTimeout, 2*time.Second)
+	if c.MaxBuffered <= 0 {
+		c.MaxBuffered = 64 << 20
+	}
 	switch {
 	case c.MaxPeerConns == 0:
 		c.MaxPeerConns = max(1, c.MaxConns*3/4)
@@ -94,21 +101,22 @@ func orDur(d, def time.Duration) time.Duration {
 
 // A Server serves one agent.
 type Server struct {
-	a      *agent.Agent
-	cfg    Config
-	http   *http.Server
-	conns  sync.Map // net.Conn -> agent.Conn, HTTP connections
-	framed sync.Map // net.Conn -> agent.Conn, upgraded to frames
-	next   atomic.Uint64
-	open   atomic.Int64
+	a       *agent.Agent
+	cfg     Config
+	http    *http.Server
+	conns   sync.Map // net.Conn -> agent.Conn, HTTP connections
+	framed  sync.Map // net.Conn -> agent.Conn, upgraded to frames
+	next    atomic.Uint64
+	open    atomic.Int64
 	shed    atomic.Uint64
 	idle    sync.Map // *countedConn -> struct{}: HTTP connections between requests
 	evicted atomic.Uint64
 	book    registry
-	reg    *prometheus.Registry
-	token  *tokenCheck // nil: no token asked for
-	stop   chan struct{}
-	once   sync.Once
+	budget  budget
+	reg     *prometheus.Registry
+	token   *tokenCheck // nil: no token asked for
+	stop    chan struct{}
+	once    sync.Once
 }
 
 type connKey struct{}
@@ -123,6 +131,7 @@ type metricsOnlyKey struct{}
 func New(a *agent.Agent, cfg Config) *Server {
 	cfg.defaults()
 	s := &Server{a: a, cfg: cfg, reg: prometheus.NewRegistry(), token: newTokenCheck(cfg.Token), stop: make(chan struct{})}
+	s.budget.max = cfg.MaxBuffered
 	s.reg.MustRegister(newCollector(s))
 	s.http = &http.Server{
 		Handler:           s.Handler(),
@@ -142,7 +151,7 @@ func New(a *agent.Agent, cfg Config) *Server {
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	for _, ep := range s.endpoints() {
-		mux.HandleFunc(ep.method+" "+ep.path, route(ep))
+		mux.HandleFunc(ep.method+" "+ep.path, s.route(ep))
 	}
 	mux.HandleFunc("GET /v1/frames", s.upgrade)
 	mux.HandleFunc("GET /v1/pool", s.pool)
