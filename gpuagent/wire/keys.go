@@ -37,38 +37,73 @@ type shape struct {
 	elem   *shape            // slice or array
 }
 
-var shapes sync.Map // reflect.Type -> *shape
+// shapes holds every shape built whole; one goroutine at a time builds
+// (shapesMu), so none reads a struct's shape before its fields are in.
+var (
+	shapes   sync.Map // reflect.Type -> *shape
+	shapesMu sync.Mutex
+)
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
 // shapeOf returns t's shape, built once per type.
 func shapeOf(t reflect.Type) *shape {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil || reflect.PointerTo(t).Implements(unmarshalerType) {
-		return nil // decodes itself (IDs): no keys of ours inside
+	t, mine := own(t)
+	if !mine {
+		return nil
 	}
 	if sh, ok := shapes.Load(t); ok {
 		return sh.(*shape)
 	}
-	var sh *shape
+	shapesMu.Lock()
+	defer shapesMu.Unlock()
+	building := map[reflect.Type]*shape{}
+	sh := build(t, building)
+	for t, sh := range building {
+		shapes.Store(t, sh)
+	}
+	return sh
+}
+
+// own returns the type a value of t decodes as, and whether its keys are
+// the walk's to check: not those of a type that decodes itself (IDs).
+func own(t reflect.Type) (reflect.Type, bool) {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t, t != nil && !reflect.PointerTo(t).Implements(unmarshalerType)
+}
+
+// build makes t's shape, and those of the types in it, into building.
+func build(t reflect.Type, building map[reflect.Type]*shape) *shape {
+	t, mine := own(t)
+	if !mine {
+		return nil
+	}
+	if sh, ok := shapes.Load(t); ok {
+		return sh.(*shape)
+	}
+	if sh, ok := building[t]; ok {
+		return sh // a type that contains itself
+	}
+	sh := &shape{}
+	building[t] = sh
 	switch t.Kind() {
 	case reflect.Struct:
-		sh = &shape{fields: map[string]*shape{}}
-		shapes.Store(t, sh) // before the fields: a type may contain itself
-		sh.addFields(t)
-		return sh
+		sh.fields = map[string]*shape{}
+		sh.addFields(t, building)
 	case reflect.Slice, reflect.Array:
-		sh = &shape{elem: shapeOf(t.Elem())}
+		sh.elem = build(t.Elem(), building)
+	default:
+		building[t] = nil
+		return nil
 	}
-	shapes.Store(t, sh)
 	return sh
 }
 
 // addFields adds the fields of struct type t, and those of the structs it
 // embeds without a name, as encoding/json promotes them.
-func (sh *shape) addFields(t reflect.Type) {
+func (sh *shape) addFields(t reflect.Type, building map[reflect.Type]*shape) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -76,14 +111,14 @@ func (sh *shape) addFields(t reflect.Type) {
 		case name == "-":
 			continue
 		case name == "" && f.Anonymous && f.Type.Kind() == reflect.Struct:
-			sh.addFields(f.Type)
+			sh.addFields(f.Type, building)
 			continue
 		case !f.IsExported():
 			continue
 		case name == "":
 			name = f.Name
 		}
-		sh.fields[name] = shapeOf(f.Type)
+		sh.fields[name] = build(f.Type, building)
 		sh.names = append(sh.names, name)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/vramplan/vramplan/gpuagent/wire"
@@ -140,4 +141,22 @@ func TestUnmarshalManyKeys(t *testing.T) {
 	if err := wire.Unmarshal([]byte(b.String()), &m); err == nil || !strings.Contains(err.Message, `"k33" appears twice`) {
 		t.Errorf("Unmarshal(40 keys and k33 again) = %v, want the repeat named", err)
 	}
+}
+
+// TestUnmarshalKeysConcurrently decodes from many goroutines at once, the
+// first time each type is seen: no walk may read a type's fields before
+// they are all known (go test -race).
+func TestUnmarshalKeysConcurrently(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var p wire.PoolAck
+			if err := wire.Unmarshal([]byte(`{"seq":1,"SEQ":2}`), &p); err == nil {
+				t.Error("a case variant decoded")
+			}
+		}()
+	}
+	wg.Wait()
 }
