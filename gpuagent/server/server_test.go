@@ -91,11 +91,5 @@ func openLease(t testing.TB, addr string) *client.Client {
 // eventually polls cond for up to two seconds.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	for range 400 {
-		if cond() {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("%s: not within 2 s", what)
+	gpuagenttest.Eventually(t, what, 2*time.Second, cond)
 }
