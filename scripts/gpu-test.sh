@@ -3,11 +3,15 @@
 # machine with an NVIDIA GPU and no Go toolchain, over the binaries that
 # `make -f gpu.mk gpu-build` put in $BIN (default .device/): the driver
 # shim's tests, the conformance suite on both backends, VMM growth and
-# commit/decommit overhead, then `gpuagent calibrate` twice. Everything it
+# commit/decommit overhead, the shared KV pool with a stalled client
+# (vmm.test's TestPool*: issue 31's points 1 and 16 through the driver's
+# export, import, map and unmap), then `gpuagent calibrate` twice. Each
+# test binary runs in its package's directory, as go test runs it, so its
+# testdata is where it looks. Everything it
 # prints goes to $OUT/gpu-test.log; the two calibrations to
 # $OUT/calibrate-{1,2}.json. It exits non-zero if any step failed.
 set -uo pipefail
-bin=${BIN:-.device}
+bin=$(cd "${BIN:-.device}" && pwd) || exit 1
 out=${OUT:-gpu-test-output}
 mkdir -p "$out"
 exec > >(tee "$out/gpu-test.log") 2>&1
@@ -20,6 +24,12 @@ step() {
 	local t0=$SECONDS
 	"$@" || { echo "FAILED: $*"; status=1; }
 	echo "--- $((SECONDS - t0)) s"
+}
+# pkgtest PKG ARGS... runs PKG's test binary in gpuagent/PKG.
+pkgtest() {
+	local pkg=$1
+	shift
+	(cd "gpuagent/$pkg" && "$bin/$(basename "$pkg").test" "$@")
 }
 
 section machine
@@ -42,11 +52,11 @@ for d in "${blasdirs[@]}"; do
 done
 export VRAMPLAN_CUBLAS_DIR=${blasdirs[0]:-}
 
-step "$bin/cuda.test" -test.v -test.timeout 120s
-step "$bin/cuda.test" -test.run '^$' -test.bench Handoff -test.benchtime 200000x
-step "$bin/cudamalloc.test" -test.v -test.timeout 300s
-step "$bin/vmm.test" -test.v -test.timeout 300s
-step "$bin/vmm.test" -test.run Overhead -test.count 4 -test.v
+step pkgtest internal/cuda -test.v -test.timeout 120s
+step pkgtest internal/cuda -test.run '^$' -test.bench Handoff -test.benchtime 200000x
+step pkgtest backend/cudamalloc -test.v -test.timeout 300s
+step pkgtest backend/vmm -test.v -test.timeout 300s
+step pkgtest backend/vmm -test.run Overhead -test.count 4 -test.v
 
 machine="$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | head -1), driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1), $(nproc) CPU cores, Linux $(uname -r)"
 for i in 1 2; do

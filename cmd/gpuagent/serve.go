@@ -32,6 +32,7 @@ type serveFlags struct {
 	cfg                         agent.Config
 	srv                         server.Config
 	fakeTotal, fakeCtx, fakeLib int64
+	maxBufferedMiB              int64
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -50,6 +51,9 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.cfg.MapTimeout, "map-timeout", 5*time.Second, "how long a client mapping the KV pool has to map or unmap a chunk before it loses its lease")
 	fs.IntVar(&f.srv.MaxConns, "max-conns", 1024, "open connections at most; more are closed at accept")
 	fs.IntVar(&f.srv.MetricsConns, "metrics-conns", 4, "connections past --max-conns kept for one GET /metrics each, so a scrape is served under a flood (-1: none)")
+	fs.IntVar(&f.srv.MaxPeerConns, "max-peer-conns", 0, "open connections one peer (a uid on the Unix socket, an address on TCP) holds at most (0: three quarters of --max-conns, -1: no cap)")
+	fs.Int64Var(&f.maxBufferedMiB, "max-buffered-mib", 64, "MiB buffered for frames and request bodies past each connection's first 64 KiB, across connections; a request past it is refused with 503")
+	fs.DurationVar(&f.srv.FirstByteTimeout, "first-byte-timeout", 2*time.Second, "how long a new connection may take to send its first byte before it is closed")
 	fs.IntVar(&f.cfg.ConnLeases, "conn-leases", 64, "open leases per connection at most")
 	fs.IntVar(&f.cfg.LeaseSeqs, "lease-seqs", 0, "open sequences per lease at most (0: as many as the KV pool has blocks)")
 	fs.Int64Var(&f.cfg.LeaseBlocks, "lease-blocks", 0, "KV blocks admission may promise one lease at most (0: the whole pool, for one engine per agent)")
@@ -90,12 +94,12 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	sidecar, err := sidecarFlag(f.sidecar, kind.sidecar)
 	if err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
 		return exitUsage
 	}
 	f.cfg.Sidecar = sidecar
 	logger := log.New(stderr, "", log.LstdFlags)
-	f.cfg.Logf = logger.Printf
+	f.cfg.Logf = func(format string, args ...any) { logger.Print(clipLines(fmt.Sprintf(format, args...))) }
 	a, code := load(&f, kind, stderr)
 	if a == nil {
 		return code
@@ -134,42 +138,46 @@ func sidecarFlag(v string, def bool) (bool, error) {
 // an exit code when it cannot.
 func load(f *serveFlags, kind backendKind, stderr io.Writer) (*agent.Agent, int) {
 	data, err := readPlanFile(f.plan)
-	if err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
-		return nil, exitUsage
+	if err == nil {
+		var p planner.Plan
+		if p, err = planner.ParsePlan(data); err != nil {
+			err = fmt.Errorf("%s: %w", f.plan, err)
+		} else if p, err = rankPlan(p, f.rank, f.plan); err == nil {
+			return loadPlan(p, f, kind, stderr)
+		}
 	}
-	p, err := planner.ParsePlan(data)
-	if err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %s: %v\n", f.plan, err)
-		return nil, exitUsage
-	}
-	if p, err = rankPlan(p, f.rank, f.plan); err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
-		return nil, exitUsage
-	}
+	fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
+	return nil, exitUsage
+}
+
+// loadPlan loads p onto the backend, or says why not.
+func loadPlan(p planner.Plan, f *serveFlags, kind backendKind, stderr io.Writer) (*agent.Agent, int) {
 	g := backend.NewPhaseGuard()
 	g.Logf = f.cfg.Logf
 	o := &backendOptions{device: f.device, blasDirs: blasDirs(f.blas), log: stderr, fake: agent.Measurement{Total: backend.Bytes(f.fakeTotal) * backend.MiB,
 		Context: backend.Bytes(f.fakeCtx) * backend.MiB, LibraryReserve: backend.Bytes(f.fakeLib) * backend.MiB}}
 	b, dev, err := kind.open(&p, g, o)
 	if err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
 		return nil, exitFail
 	}
 	a, err := agent.Load(p, b, g, dev, f.cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "%v\n", err)
+		fmt.Fprintf(stderr, "%s\n", clipLines(err.Error()))
 		return nil, exitFail
 	}
 	return a, -1
 }
 
 func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
+	// Before the socket exists: a signal then must remove it and its lock.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	listen := f.listen
 	if listen == "" {
 		dir, err := socketDir()
 		if err != nil {
-			fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+			fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
 			return exitUsage
 		}
 		listen = fmt.Sprintf("unix:%s/gpuagent-%d.sock", dir, f.device)
@@ -180,23 +188,22 @@ func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if f.srv.Token, err = tokenFor(listen, f.tokenFile); err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
 		return exitUsage
 	}
 	l, err := server.ListenMode(listen, iofs.FileMode(mode))
 	if err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
 		return exitUsage
 	}
 	if path, ok := strings.CutPrefix(listen, "unix:"); ok {
 		defer os.Remove(path)
 	}
 	f.srv.IdleTimeout = 2 * f.cfg.MaxLeaseTTL
+	f.srv.MaxBuffered = f.maxBufferedMiB << 20
 	s := server.New(a, f.srv)
-	fmt.Fprint(stdout, announceRank(a.Plan(), f.rank))
+	fmt.Fprint(stdout, clipLines(announceRank(a.Plan(), f.rank)))
 	announce(a, listen, stdout)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(l) }()
 	select {
@@ -207,7 +214,7 @@ func serve(a *agent.Agent, f *serveFlags, stdout, stderr io.Writer) int {
 		err = s.Shutdown(sctx)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "gpuagent serve: %v\n", err)
+		fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
 		return exitFail
 	}
 	return exitOK
@@ -245,14 +252,6 @@ func socketDir() (string, error) {
 		return "", err
 	}
 	return dir, os.Chmod(dir, 0o700)
-}
-
-// printable returns s with control characters escaped, so a name read
-// from a plan (a model's, a device's) cannot move the cursor, recolour or
-// forge lines of the terminal it is printed on.
-func printable(s string) string {
-	q := strconv.QuoteToGraphic(s)
-	return q[1 : len(q)-1]
 }
 
 // announce says what is being served, and whether the agent is a sidecar.

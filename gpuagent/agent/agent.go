@@ -24,7 +24,9 @@
 // The Agent owns every region, arena and pool it acquired, and Close
 // returns them all, ending every lease first. An Agent is safe for
 // concurrent use: one mutex serializes the KV manager, which is
-// single-threaded by design, and every call takes it once per step.
+// single-threaded by design, and every call takes it once per step. The
+// one wait a call makes — for its own lease's client to map the pool —
+// releases it (push.go).
 package agent
 
 import (
@@ -119,9 +121,11 @@ type Agent struct {
 
 	share   backend.Sharer    // nil: the pool cannot be shared
 	mapped  int               // leases whose client maps the pool
-	poolSeq uint64            // last pool message sent
-	doomed  []*lease          // to end when the current call returns
-	caller  *lease            // the lease of the call in progress
+	poolSeq uint64            // last pool message numbered
+	lastMap uint64            // last map message every mapping client must answer before it is handed a block
+	leaving backend.Bytes     // while an unmap is answered: the commit the pool shrinks to; 0 otherwise
+	acks    sync.Cond         // on mu: a mapping client answered, stopped or its lease ended
+	senders sync.WaitGroup    // the mappers' goroutines
 	lost    map[string]string // why recently lost leases ended
 	pushes  pushStats
 	shrink  shrinker
@@ -158,12 +162,13 @@ func (a *Agent) Guard() *backend.PhaseGuard { return a.guard }
 // KVBase returns the global KV pool's base address, which never moves.
 func (a *Agent) KVBase() backend.Addr { return a.global.r.Base() }
 
-// Close ends every lease and returns every tier to the backend. Closing
-// twice panics.
+// Close ends every lease, returns every tier to the backend and waits
+// for the goroutines that push to mapping clients to stop. Closing twice
+// panics.
 func (a *Agent) Close() {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if a.closed {
+		a.mu.Unlock()
 		panic("agent: double Close")
 	}
 	a.closed = true
@@ -172,6 +177,9 @@ func (a *Agent) Close() {
 	}
 	a.kv.Close()
 	a.release()
+	a.acks.Broadcast()
+	a.mu.Unlock()
+	a.senders.Wait()
 }
 
 // release returns everything acquired, in reverse order. It tolerates a

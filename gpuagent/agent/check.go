@@ -138,13 +138,32 @@ func drift(planned, found backend.Bytes) float64 {
 
 // checkCapacity re-plans the plan's input with what the device measured
 // and refuses, with the seed's failure report, when that does not fit or
-// when the device has less free than the tiers need.
+// when the device has less free than the tiers need. A device whose total
+// is the calibration's changes no input, and the plan is then its own
+// re-plan (ParsePlan made it again), so it is not made a third time: that
+// was a sixth of a FuzzAgent execution.
 func checkCapacity(p *planner.Plan, m Measurement) error {
 	in := p.Input
 	in.Calibration.DeviceTotal = planner.Bytes(m.Total)
 	if in.Budget > in.Calibration.DeviceTotal {
 		in.Budget = in.Calibration.DeviceTotal
 	}
+	if in.Calibration.DeviceTotal != p.Input.Calibration.DeviceTotal || in.Budget != p.Input.Budget {
+		if err := replan(in, p, m); err != nil {
+			return err
+		}
+	}
+	need := tiersBytes(p)
+	if free := m.Total - m.Used; need > free {
+		return refuse(ReasonDeviceTooSmall, "the tiers need %v and the device has %v free (%v used of %v): "+
+			"another process holds memory the plan counted on", need, free, m.Used, m.Total)
+	}
+	return nil
+}
+
+// replan refuses p when its input in, changed to the measured device m,
+// does not fit.
+func replan(in planner.Input, p *planner.Plan, m Measurement) error {
 	again, err := planner.Report(in)
 	var f *planner.Failure
 	if errors.As(err, &f) {
@@ -153,11 +172,6 @@ func checkCapacity(p *planner.Plan, m Measurement) error {
 	}
 	if err != nil {
 		return refuse(ReasonInvalidPlan, "re-planning for the measured device: %v", err)
-	}
-	need := tiersBytes(p)
-	if free := m.Total - m.Used; need > free {
-		return refuse(ReasonDeviceTooSmall, "the tiers need %v and the device has %v free (%v used of %v): "+
-			"another process holds memory the plan counted on", need, free, m.Used, m.Total)
 	}
 	return nil
 }

@@ -2,7 +2,11 @@ package agent_test
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/vramplan/vramplan/gpuagent/agent"
@@ -15,22 +19,65 @@ import (
 // need, a lease never sees the other's sequences, promises never exceed
 // the pool, and ending both leases leaves only the prefix cache live.
 func FuzzAgent(f *testing.F) {
-	f.Add([]byte{0, 5, 9, 1, 1, 3, 2, 0, 4, 1, 5, 6, 7, 0, 8})
-	f.Add([]byte{0, 255, 0, 255, 0, 255, 2, 2, 2, 3, 3, 3, 6, 1, 0})
+	for _, seed := range agentSeeds {
+		f.Add(seed)
+	}
 	// The plan is read once: parsing and re-planning it was three
 	// quarters of an execution (45 execs/s); Load copies what it keeps.
 	p := readPlan(f, "tiny-swa")
 	f.Fuzz(func(t *testing.T, prog []byte) { runProgram(t, p, prog) })
 }
 
+// agentSeeds are FuzzAgent's f.Add seeds.
+var agentSeeds = [][]byte{
+	{0, 5, 9, 1, 1, 3, 2, 0, 4, 1, 5, 6, 7, 0, 8},
+	{0, 255, 0, 255, 0, 255, 2, 2, 2, 3, 3, 3, 6, 1, 0},
+}
+
 // BenchmarkAgentProgram is one FuzzAgent execution of a 15-byte program:
 // what bounds the fuzzer's executions per second.
 func BenchmarkAgentProgram(b *testing.B) {
 	p := readPlan(b, "tiny-swa")
-	prog := []byte{0, 5, 9, 1, 1, 3, 2, 0, 4, 1, 5, 6, 7, 0, 8}
 	for b.Loop() {
-		runProgram(b, p, prog)
+		runProgram(b, p, agentSeeds[0])
 	}
+}
+
+// BenchmarkAgentCorpus is FuzzAgent's body over its seed corpus, the
+// seeds and testdata/fuzz/FuzzAgent, once per iteration: profile it (with
+// -gcflags=all=-d=libfuzzer, as the fuzzer builds) to see where an
+// execution's time goes.
+func BenchmarkAgentCorpus(b *testing.B) {
+	p := readPlan(b, "tiny-swa")
+	progs := append(slices.Clone(agentSeeds), readCorpus(b, "testdata/fuzz/FuzzAgent")...)
+	for b.Loop() {
+		for _, prog := range progs {
+			runProgram(b, p, prog)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(progs)), "ns/exec")
+}
+
+// readCorpus reads the []byte inputs of a go test fuzz corpus directory.
+func readCorpus(t testing.TB, dir string) [][]byte {
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, lit, ok := strings.Cut(strings.TrimSpace(string(data)), "\n[]byte(")
+		s, err := strconv.Unquote(strings.TrimSuffix(lit, ")"))
+		if !ok || err != nil {
+			t.Fatalf("%s: not a go test fuzz v1 []byte input: %v", f, err)
+		}
+		out = append(out, []byte(s))
+	}
+	return out
 }
 
 // runProgram is one FuzzAgent execution.

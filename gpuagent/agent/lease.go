@@ -18,13 +18,12 @@ type lease struct {
 	ttl     time.Duration
 	expires time.Time
 	seqs    map[uint64]*seqState
-	next    uint64     // last handle given out
-	pins    int64      // hashes this lease pinned
-	credits int64      // global blocks promised to its sequences
-	salt    uint64     // cache salt key (saltOf); 0: the shared cache
-	pool    PoolClient // the client mapping the KV pool for this lease, or nil
-	doomed  string     // why the lease ends when the current call returns
-	gone    bool       // doomed because its pool connection closed
+	next    uint64  // last handle given out
+	pins    int64   // hashes this lease pinned
+	credits int64   // global blocks promised to its sequences
+	salt    uint64  // cache salt key (saltOf); 0: the shared cache
+	mapper  *mapper // the client mapping the KV pool for this lease, or nil
+	ended   bool    // ended while a call of it waited for its client (push.go)
 }
 
 // Conn identifies a client connection to the agent; 0 is none (in-process
@@ -81,11 +80,7 @@ func (a *Agent) lookup(conn Conn, id string) (*lease, *wire.Error) {
 	if l == nil || l.conn != conn {
 		return nil, a.noLease(id)
 	}
-	if l.doomed != "" {
-		return nil, wire.Errorf(wire.CodeNoLease, "lease %.40q is ending: %s", id, l.doomed)
-	}
 	l.expires = a.cfg.Now().Add(l.ttl)
-	a.caller = l
 	return l, nil
 }
 
@@ -143,7 +138,8 @@ func (a *Agent) Expire() int {
 }
 
 // endLease closes every sequence of the lease through the one KV release
-// path and drops its pins.
+// path, drops its pins and closes its pool client. A call of the lease
+// waiting for its client (awaitMapped) wakes to find it ended.
 func (a *Agent) endLease(id string) {
 	l := a.leases[id]
 	for h, st := range l.seqs {
@@ -152,10 +148,7 @@ func (a *Agent) endLease(id string) {
 	if l.pins > 0 {
 		a.kv.Unpin(l.id)
 	}
-	if l.pool != nil {
-		l.pool.Close()
-		l.pool = nil
-		a.mapped--
-	}
+	a.detach(l, true)
+	l.ended = true
 	delete(a.leases, id)
 }

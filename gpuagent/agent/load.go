@@ -32,6 +32,7 @@ func Load(p planner.Plan, b backend.Backend, g *backend.PhaseGuard, dev Device, 
 	}
 	a := &Agent{cfg: cfg, plan: p, b: b, guard: g, dev: dev, measured: m, warnings: warn,
 		leases: map[string]*lease{}, lost: map[string]string{}, geometry: geometryOf(&p)}
+	a.acks.L = &a.mu
 	for _, w := range warn {
 		a.logf("gpuagent: WARN %s", w)
 	}

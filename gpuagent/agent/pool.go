@@ -87,10 +87,11 @@ func (p *kvPool) ensure(b backend.Backend, blocks int64) (from, to backend.Bytes
 	return from, n, nil
 }
 
-// backed panics under invariants if block id lies beyond the commit.
-func (p *kvPool) backed(id mem.BlockID) {
-	if invariants.Enabled && backend.Bytes(id)*p.stride > p.r.Committed() {
-		panic(fmt.Sprintf("agent: block %d of the %v handed out beyond the commit (%v)", id, p.ids, p.r.Committed()))
+// backed panics under invariants if block id lies beyond limit, the
+// usable part of the commit.
+func (p *kvPool) backed(id mem.BlockID, limit backend.Bytes) {
+	if invariants.Enabled && backend.Bytes(id)*p.stride > limit {
+		panic(fmt.Sprintf("agent: block %d of the %v handed out beyond the usable commit (%v of %v)", id, p.ids, limit, p.r.Committed()))
 	}
 }
 

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"github.com/vramplan/vramplan/gpuagent/backend"
 	"github.com/vramplan/vramplan/gpuagent/kv"
 	"github.com/vramplan/vramplan/gpuagent/wire"
 )
@@ -102,7 +103,7 @@ func (a *Agent) grow(st *seqState, n int, hashes []uint64, out []int32) ([]int32
 	if done := (st.tokens+n)/bt - first; len(hashes) > done {
 		return out, 0, wire.Errorf(wire.CodeBadRequest, "%d hashes for %d completed blocks", len(hashes), done)
 	}
-	if err := a.commitFor(int64(want - have)); err != nil {
+	if err := a.commitFor(st.owner, int64(want-have)); err != nil {
 		return out, 0, err
 	}
 	hits := 0
@@ -136,7 +137,7 @@ func (a *Agent) appendBlock(st *seqState, pos int, h kv.Hash) (bool, *wire.Error
 	if err != nil { // the promise makes this unreachable
 		return false, wire.Errorf(wire.CodeInternal, "append past the promise: %v", err)
 	}
-	a.global.backed(st.s.LastID())
+	a.global.backed(st.s.LastID(), a.usable())
 	if h != 0 && !hit {
 		st.s.Seal(pos, h)
 	}
@@ -154,19 +155,23 @@ func (a *Agent) appendBlock(st *seqState, pos int, h kv.Hash) (bool, *wire.Error
 }
 
 // commitFor commits the pools so that n more blocks (and their SWA
-// blocks) are backed.
-func (a *Agent) commitFor(n int64) *wire.Error {
+// blocks) are backed, and, when l's client maps the global pool, waits
+// (not holding the lock) until it has mapped every chunk of it. It fails
+// when the backend cannot commit or l ended meanwhile.
+func (a *Agent) commitFor(l *lease, n int64) *wire.Error {
 	if n <= 0 {
 		return nil
 	}
-	from, to, err := a.global.ensure(a.b, int64(a.global.ids.Live())+n)
-	if err != nil {
-		return a.commitFailed(err)
-	}
-	if to > from {
-		a.pushGrowth(from, to)
-		if l := a.caller; l != nil && l.doomed != "" {
-			return wire.Errorf(wire.CodeNoLease, "lease ending: %s", l.doomed)
+	for {
+		if err := a.ensureGlobal(int64(a.global.ids.Live()) + n); err != nil {
+			return err
+		}
+		waited, err := a.awaitMapped(l)
+		if err != nil {
+			return err
+		}
+		if !waited { // what it ensured still holds
+			break
 		}
 	}
 	if a.swa != nil {
@@ -175,6 +180,39 @@ func (a *Agent) commitFor(n int64) *wire.Error {
 		}
 	}
 	return nil
+}
+
+// ensureGlobal backs the first blocks blocks of the global pool: it takes
+// back chunks an unmap in flight is giving back, then commits, and sends
+// every mapping client the chunks either adds.
+func (a *Agent) ensureGlobal(blocks int64) *wire.Error {
+	p := a.global
+	need := backend.Bytes(min(blocks, int64(p.ids.Blocks()))) * p.stride
+	if a.leaving != 0 && need > a.leaving {
+		to := min(p.r.Committed(), backend.AlignUp(need, p.chunk))
+		a.broadcastMap(a.leaving, to)
+		a.leaving = to
+		if to == p.r.Committed() {
+			a.leaving = 0 // nothing is given back any more
+		}
+	}
+	from, to, err := p.ensure(a.b, blocks)
+	if err != nil {
+		return a.commitFailed(err)
+	}
+	if to > from {
+		a.broadcastMap(from, to)
+	}
+	return nil
+}
+
+// usable is how much of the global pool blocks may be handed out in: the
+// commit, less what an unmap in flight gives back.
+func (a *Agent) usable() backend.Bytes {
+	if a.leaving != 0 {
+		return a.leaving
+	}
+	return a.global.r.Committed()
 }
 
 func (a *Agent) commitFailed(err error) *wire.Error {

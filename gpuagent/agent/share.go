@@ -8,9 +8,6 @@ package agent
 
 import (
 	"errors"
-	"fmt"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/vramplan/vramplan/gpuagent/backend"
@@ -22,8 +19,10 @@ import (
 // delivers one message with the descriptors it carries (one per chunk of a
 // map message; the PoolClient does not close them) and waits for the
 // client's answer until deadline: a refusal or a missed deadline is an
-// error. Close ends the connection. The agent calls Push with its lock
-// held, for one client at a time but for many clients at once.
+// error. Close ends the connection, and makes a Push in progress return.
+// The agent calls Push from one goroutine per client, one message at a
+// time and never holding its lock, and calls Close once, possibly while a
+// Push is in progress.
 type PoolClient interface {
 	Push(msg *wire.PoolMsg, fds []int, deadline time.Time) error
 	Close()
@@ -38,10 +37,13 @@ var ErrPoolClosed = errors.New("the pool connection closed")
 const maxLost = 1024
 
 // AttachPool maps the global KV pool into the process behind pc for the
-// lease id, sending it the layout and every committed chunk. From then on
-// pc receives every chunk the pool commits before any block in it is
-// handed out, and is asked to unmap every chunk before it is decommitted.
-// The lease ends when pc fails, and pc is closed when the lease ends.
+// lease id, sending it the layout and every committed chunk, and returns
+// once pc has answered, or failed to within the map timeout (the lease is
+// then kept, unmapped). From then on pc receives every chunk the pool
+// commits before the lease is handed any block in it, and is asked to
+// unmap every chunk before it is decommitted. The lease ends when pc
+// fails, and pc is closed when the lease ends. AttachPool waits without
+// holding the agent's lock.
 func (a *Agent) AttachPool(id string, pc PoolClient) *wire.Error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -52,160 +54,61 @@ func (a *Agent) AttachPool(id string, pc PoolClient) *wire.Error {
 	case a.share == nil:
 		return wire.Errorf(wire.CodeUnavailable, "this agent's backend cannot share the KV pool: "+
 			"serve with --backend vmm on a device with POSIX-fd export (or --backend fake on Linux)")
-	case l.pool != nil:
+	case l.mapper != nil:
 		return wire.Errorf(wire.CodeBadRequest, "lease %.40q already maps the pool", id)
 	}
-	p := a.global
-	chunks := a.share.Chunks(p.r)
-	first := true
-	for len(chunks) > 0 || first {
-		n := min(len(chunks), wire.MaxPoolFDs)
-		msg := a.mapMsg(chunks[:n])
-		if first {
-			msg.Layout = a.layout()
-		}
-		if err := a.pushAll([]target{{l, pc}}, &msg, chunks[:n]); len(err) > 0 {
-			return wire.Errorf(wire.CodeUnavailable, "mapping the KV pool: %v", err[l])
-		}
-		chunks, first = chunks[n:], false
-	}
-	l.pool = pc
+	m := &mapper{l: l, pc: pc, attaching: true, wake: make(chan struct{}, 1)}
+	l.mapper = m
 	a.mapped++
+	a.senders.Add(1)
+	go a.send(m)
+	last, err := a.sendLayout(m)
+	for err == nil && m.err == nil && m.acked < last && !l.ended {
+		a.acks.Wait()
+	}
+	m.attaching = false
+	a.acks.Broadcast() // a call of the lease may be waiting for the mapping
+	switch {
+	case l.ended:
+		return a.noLease(id)
+	case err == nil && m.err != nil:
+		err = m.err
+	}
+	if err != nil {
+		a.detach(l, false)
+		return wire.Errorf(wire.CodeUnavailable, "mapping the KV pool: %v", err)
+	}
 	return nil
 }
 
-func (a *Agent) mapMsg(cs []backend.Chunk) wire.PoolMsg {
-	a.poolSeq++
-	msg := wire.PoolMsg{Seq: a.poolSeq, Op: wire.PoolMap, Chunks: make([]wire.PoolChunk, len(cs))}
-	for i, c := range cs {
-		msg.Chunks[i] = wire.PoolChunk{Offset: int64(c.Offset), Size: int64(c.Size)}
-	}
-	return msg
-}
-
-// A target is a lease and the client that maps the pool for it.
-type target struct {
-	l  *lease
-	pc PoolClient
-}
-
-// pushAll sends msg to every target's client at once, exporting the
-// descriptors of cs for map messages and closing them after, and returns
-// the leases whose client failed, with why. a.mu is held.
-func (a *Agent) pushAll(ls []target, msg *wire.PoolMsg, cs []backend.Chunk) map[*lease]error {
-	var fds []int
-	defer closeAll(&fds)
-	if msg.Op == wire.PoolMap {
-		for _, c := range cs {
-			fd, err := a.share.Export(a.global.r, c.Offset)
-			if err != nil {
-				return failAll(ls, fmt.Errorf("exporting the chunk at offset %d: %w", c.Offset, err))
-			}
-			fds = append(fds, fd)
-		}
-	}
-	t0 := time.Now()
-	deadline := t0.Add(a.cfg.MapTimeout)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	failed := map[*lease]error{}
-	for _, l := range ls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := l.pc.Push(msg, fds, deadline); err != nil {
-				mu.Lock()
-				failed[l.l] = err
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	a.pushes.note(msg.Op, len(ls), len(msg.Chunks), time.Since(t0))
-	return failed
-}
-
-func failAll(ls []target, err error) map[*lease]error {
-	m := map[*lease]error{}
-	for _, l := range ls {
-		m[l.l] = err
-	}
-	return m
-}
-
-func closeAll(fds *[]int) {
-	for _, fd := range *fds {
-		syscall.Close(fd)
-	}
-}
-
-// mappedLeases returns the leases whose client maps the pool, and the
-// clients.
-func (a *Agent) mappedLeases() []target {
-	var ls []target
-	for _, l := range a.leases {
-		if l.pool != nil && l.doomed == "" {
-			ls = append(ls, target{l, l.pool})
-		}
-	}
-	return ls
-}
-
-// pushGrowth sends the chunks committed in [from, to) of the global pool
-// to every mapped client. A client that fails is doomed: its lease ends
-// when the call that grew the pool returns, and nothing more is handed to
-// it before.
-func (a *Agent) pushGrowth(from, to backend.Bytes) {
-	ls := a.mappedLeases()
-	if len(ls) == 0 || a.share == nil {
-		return
-	}
-	var cs []backend.Chunk
+// sendLayout queues for m the layout and every chunk it may map now:
+// those committed, less any an unmap in flight gives back. It returns the
+// last message's sequence number.
+func (a *Agent) sendLayout(m *mapper) (uint64, error) {
+	var chunks []backend.Chunk
 	for _, c := range a.share.Chunks(a.global.r) {
-		if c.Offset >= from && c.Offset < to {
-			cs = append(cs, c)
+		if a.leaving == 0 || c.Offset < a.leaving {
+			chunks = append(chunks, c)
 		}
 	}
-	for len(cs) > 0 {
-		n := min(len(cs), wire.MaxPoolFDs)
-		msg := a.mapMsg(cs[:n])
-		for l, err := range a.pushAll(ls, &msg, cs[:n]) {
-			a.doom(l, fmt.Sprintf("its client could not map the KV pool's new chunk at offset %d: %v", cs[0].Offset, err))
-			l.gone = errors.Is(err, ErrPoolClosed)
+	for first := true; first || len(chunks) > 0; first = false {
+		n := min(len(chunks), wire.MaxPoolFDs)
+		b, err := a.newBroadcast(wire.PoolMap, chunks[:n])
+		if err != nil {
+			return 0, err
 		}
-		ls = a.mappedLeases()
-		cs = cs[n:]
-	}
-}
-
-// doom marks l to end at the end of the current call, with why.
-func (a *Agent) doom(l *lease, why string) {
-	if l.doomed == "" {
-		l.doomed = why
-		a.doomed = append(a.doomed, l)
-	}
-}
-
-// endDoomed ends every doomed lease. a.mu is held.
-func (a *Agent) endDoomed() {
-	for _, l := range a.doomed {
-		switch {
-		case a.leases[l.id] != l:
-		case l.gone:
-			a.remember(l.id, "its pool connection closed")
-			a.counters.disconnected++
-			a.endLease(l.id)
-		default:
-			a.lose(l, l.doomed)
+		if first {
+			b.msg.Layout = a.layout()
 		}
+		a.enqueue(b, []*mapper{m})
+		chunks = chunks[n:]
 	}
-	a.doomed = a.doomed[:0]
-	a.caller = nil
+	return a.poolSeq, nil
 }
 
 // lose ends l, remembering why for its next call.
 func (a *Agent) lose(l *lease, why string) {
-	a.logf("gpuagent: lease %s (%s) lost: %s", l.id[:8], l.name, why)
+	a.logf("gpuagent: lease %s (%.128q) lost: %s", l.id[:8], l.name, why)
 	a.remember(l.id, why)
 	a.counters.lost++
 	a.endLease(l.id)
@@ -283,9 +186,17 @@ func layerLayout(l *planner.Layer, d planner.KVDtype, t, off int64) (wire.LayerL
 func (a *Agent) PoolClosed(id string, pc PoolClient) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if l := a.leases[id]; l != nil && l.pool == pc {
-		a.remember(id, "its pool connection closed")
-		a.counters.disconnected++
-		a.endLease(id)
+	l := a.leases[id]
+	if l == nil || l.mapper == nil || l.mapper.pc != pc {
+		return
 	}
+	if m := l.mapper; len(m.queue) > 0 {
+		// A message is in flight: its Push returns now, and its answer,
+		// read before the close (a refusal is a loss), ends the lease.
+		m.gone = true
+		return
+	}
+	a.remember(id, "its pool connection closed")
+	a.counters.disconnected++
+	a.endLease(id)
 }

@@ -100,7 +100,9 @@ type modelLease struct {
 	seqs   map[uint64][]int32
 }
 
-func newShareRig(t *testing.T) *shareRig {
+// newShareRig loads the tiny plan on a fake backend that exports the KV
+// pool; mapTimeout 0 is the agent's default.
+func newShareRig(t *testing.T, mapTimeout time.Duration) *shareRig {
 	p := readPlan(t, "tiny")
 	m := agent.CalibratedMeasurement(&p)
 	g := backend.NewPhaseGuard()
@@ -109,7 +111,7 @@ func newShareRig(t *testing.T) *shareRig {
 		Chunk: backend.Bytes(p.KV.CommitChunk), Export: true})
 	r := &shareRig{t: t, now: time.Unix(1e9, 0), stride: int64(p.KV.BlockBytes), chunk: int64(p.KV.CommitChunk)}
 	b := &guarded{Fake: f, check: r.checkDecommit}
-	cfg := agent.Config{Logf: func(string, ...any) {}, Now: func() time.Time { return r.now }}
+	cfg := agent.Config{Logf: func(string, ...any) {}, Now: func() time.Time { return r.now }, MapTimeout: mapTimeout}
 	a, err := agent.Load(p, b, g, agent.StaticDevice{M: m, B: f}, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +161,7 @@ func FuzzSharedPool(f *testing.F) {
 
 func sharedPoolProgram(t *testing.T, prog []byte) {
 	{
-		r := newShareRig(t)
+		r := newShareRig(t, 0)
 		for i := 0; i < 3; i++ {
 			r.openLease()
 		}

@@ -11,8 +11,6 @@ package agent
 // address never moves, and decommitting is no acquisition.
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/vramplan/vramplan/gpuagent/backend"
@@ -141,34 +139,24 @@ func (p *kvPool) firstID(k int) mem.BlockID {
 	return mem.BlockID(backend.Bytes(k)*p.chunk/p.stride + 1)
 }
 
-// decommit asks every mapped client to unmap the global pool above n,
-// then decommits it. A client that does not unmap loses its lease (its
-// process keeps the memory until it unmaps or exits: the driver frees
-// memory only when its last importer lets go).
+// decommit asks every mapping client to unmap the global pool above n,
+// waits (not holding the lock) until each has answered or stopped, then
+// decommits what is still to give back. Meanwhile no block above n is
+// handed out, and a lease that needs those chunks takes them back
+// (ensureGlobal) rather than waiting. A client that does not unmap loses
+// its lease (its process keeps the memory until it unmaps or exits: the
+// driver frees memory only when its last importer lets go).
 func (a *Agent) decommit(n backend.Bytes) backend.Bytes {
 	p := a.global
-	var cs []wire.PoolChunk
-	if a.share != nil {
-		if !boundary(a.share.Chunks(p.r), n) {
-			return 0
-		}
-		for _, c := range a.share.Chunks(p.r) {
-			if c.Offset >= n {
-				cs = append(cs, wire.PoolChunk{Offset: int64(c.Offset), Size: int64(c.Size)})
-			}
-		}
+	if a.leaving != 0 {
+		return 0 // another sweep's unmap is being answered
 	}
-	if ls := a.mappedLeases(); len(ls) > 0 {
-		a.poolSeq++
-		msg := wire.PoolMsg{Seq: a.poolSeq, Op: wire.PoolUnmap, Chunks: cs}
-		for l, err := range a.pushAll(ls, &msg, nil) {
-			if errors.Is(err, ErrPoolClosed) {
-				a.remember(l.id, "its pool connection closed")
-				a.counters.disconnected++
-				a.endLease(l.id)
-				continue
-			}
-			a.lose(l, fmt.Sprintf("its client did not unmap the KV pool above offset %d: %v", n, err))
+	if a.share != nil && !boundary(a.share.Chunks(p.r), n) {
+		return 0
+	}
+	if ms := a.mappers(); len(ms) > 0 {
+		if n = a.unmap(ms, n); n == 0 {
+			return 0
 		}
 	}
 	was := p.r.Committed()
@@ -187,6 +175,40 @@ func (a *Agent) decommit(n backend.Bytes) backend.Bytes {
 	return was - n
 }
 
+// unmap asks ms to unmap the global pool above n and waits for their
+// answers, and returns what the pool may now shrink to: n, or more when a
+// lease took chunks back meanwhile; 0 when nothing is left to give back.
+func (a *Agent) unmap(ms []*mapper, n backend.Bytes) backend.Bytes {
+	var cs []backend.Chunk
+	for _, c := range a.share.Chunks(a.global.r) {
+		if c.Offset >= n {
+			cs = append(cs, c)
+		}
+	}
+	b, _ := a.newBroadcast(wire.PoolUnmap, cs) // exports nothing: cannot fail
+	a.enqueue(b, ms)
+	a.leaving = n
+	for !a.closed && a.leaving != 0 && !unmapped(ms, b.msg.Seq) {
+		a.acks.Wait()
+	}
+	n, a.leaving = a.leaving, 0
+	if a.closed || n >= a.global.r.Committed() {
+		return 0
+	}
+	return n
+}
+
+// unmapped reports whether every mapper of ms has answered message seq
+// or stopped.
+func unmapped(ms []*mapper, seq uint64) bool {
+	for _, m := range ms {
+		if m.err == nil && m.acked < seq {
+			return false
+		}
+	}
+	return true
+}
+
 // boundary reports whether n is where a chunk starts or the committed end.
 func boundary(cs []backend.Chunk, n backend.Bytes) bool {
 	for _, c := range cs {
@@ -202,9 +224,12 @@ type pushStats struct {
 	maps, unmaps  uint64
 	lastClients   int
 	last, longest time.Duration
-	recent        [256]Push // ring of the latest pushes
+	recent        []Push // ring of the latest maxPushes pushes, made at the first
 	n             int
 }
+
+// maxPushes is how many recent pushes Stats reports.
+const maxPushes = 256
 
 // Push is one message pushed to every client mapping the pool, timed
 // from the first send to the last answer.
@@ -223,15 +248,18 @@ func (p *pushStats) note(op string, clients, chunks int, d time.Duration) {
 	}
 	p.lastClients, p.last = clients, d
 	p.longest = max(p.longest, d)
-	p.recent[p.n%len(p.recent)] = Push{Op: op, Clients: clients, Chunks: chunks, Us: us(d)}
+	if p.recent == nil {
+		p.recent = make([]Push, maxPushes) // not in the Agent: 10 KB to clear at every Load
+	}
+	p.recent[p.n%maxPushes] = Push{Op: op, Clients: clients, Chunks: chunks, Us: us(d)}
 	p.n++
 }
 
 // pushes returns the recent pushes, oldest first.
 func (p *pushStats) pushes() []Push {
 	var out []Push
-	for i := max(0, p.n-len(p.recent)); i < p.n; i++ {
-		out = append(out, p.recent[i%len(p.recent)])
+	for i := max(0, p.n-maxPushes); i < p.n; i++ {
+		out = append(out, p.recent[i%maxPushes])
 	}
 	return out
 }

@@ -27,7 +27,6 @@ func (a *Agent) Step(conn Conn, req *wire.Step, res *wire.StepResult) (*wire.Ste
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.endDoomed()
 	l, err := a.lookup(conn, req.Lease)
 	if err != nil {
 		return nil, err
@@ -58,7 +57,6 @@ func (a *Agent) Decode(conn Conn, lease string, d *wire.Decode, res *wire.Decode
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.endDoomed()
 	l, err := a.lookup(conn, lease)
 	if err != nil {
 		return err
@@ -84,8 +82,8 @@ func (a *Agent) Admit(conn Conn, lease string, op *wire.Op) (wire.Result, *wire.
 func (a *Agent) apply(l *lease, op *wire.Op) wire.Result {
 	var r wire.Result
 	var err *wire.Error
-	if l.doomed != "" {
-		return wire.Result{Error: wire.Errorf(wire.CodeNoLease, "lease ending: %s", l.doomed)}
+	if l.ended { // while an earlier operation waited for its client
+		return wire.Result{Error: a.noLease(l.id)}
 	}
 	switch op.Op {
 	case wire.OpAdmit:
@@ -131,7 +129,9 @@ func (a *Agent) admit(l *lease, op *wire.Op) (wire.Result, *wire.Error) {
 	h := a.adopt(l, st)
 	blocks, hits, err := a.grow(st, op.Tokens, op.Hashes, nil)
 	if err != nil {
-		a.endSeq(l, h, st)
+		if !l.ended { // else ending the lease ended the sequence
+			a.endSeq(l, h, st)
+		}
 		return wire.Result{}, err
 	}
 	a.counters.admitted++
@@ -163,7 +163,7 @@ func (a *Agent) fork(l *lease, op *wire.Op) (wire.Result, *wire.Error) {
 		return wire.Result{}, wire.Errorf(wire.CodeOverLimit, "max_tokens %d below the parent's %d tokens", maxTok, p.tokens)
 	}
 	copyLast := p.tokens%a.geometry.blockTokens != 0
-	if err := a.commitFor(int64(p.s.SWALen() + 1)); err != nil {
+	if err := a.commitFor(l, int64(p.s.SWALen()+1)); err != nil {
 		return wire.Result{}, err
 	}
 	st, err := a.reserve(l, maxTok)
@@ -180,7 +180,7 @@ func (a *Agent) fork(l *lease, op *wire.Op) (wire.Result, *wire.Error) {
 	a.counters.forks++
 	r := wire.Result{Seq: a.adopt(l, st), Blocks: s.BlockTable(nil), Copies: wireCopies(copies)}
 	if len(r.Blocks) > 0 {
-		a.global.backed(s.LastID())
+		a.global.backed(s.LastID(), a.usable())
 	}
 	return r, nil
 }
@@ -249,8 +249,8 @@ func (a *Agent) decode(l *lease, d *wire.Decode, res *wire.DecodeResult) *wire.D
 }
 
 func (a *Agent) decodeOne(l *lease, h uint64, hashes []uint64, dst *int32) *wire.Error {
-	if l.doomed != "" {
-		return wire.Errorf(wire.CodeNoLease, "lease ending: %s", l.doomed)
+	if l.ended {
+		return a.noLease(l.id)
 	}
 	st, err := l.seq(h)
 	if err != nil {

@@ -77,7 +77,7 @@ type RegionSpec struct {
 func (m *Minter) Mint(s RegionSpec) *Region {
 	r := &Region{minter: m, base: s.Base, reserved: s.Reserved, tag: s.Tag, growable: s.Growable, handle: s.Handle}
 	r.committed.Store(int64(s.Committed))
-	r.leak = leak.Track(r, fmt.Sprintf("%s %v", m.name, r))
+	r.leak = leak.Track(r, func() string { return fmt.Sprintf("%s %v", m.name, r) })
 	return r
 }
 

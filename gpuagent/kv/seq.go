@@ -30,7 +30,7 @@ type Sequence struct {
 func (m *Manager) NewSequence() *Sequence {
 	s := &Sequence{m: m}
 	m.open++
-	s.leak = leak.Track(s, "kv.Sequence")
+	s.leak = leak.Track(s, func() string { return "kv.Sequence" })
 	return s
 }
 

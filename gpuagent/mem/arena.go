@@ -35,7 +35,7 @@ func NewArena(b backend.Backend, capacity backend.Bytes, tag backend.Tag) (*Aren
 		return nil, fmt.Errorf("mem: open arena: %w", err)
 	}
 	a := &Arena{b: b, r: r, id: nextID(), gen: 1}
-	a.leak = leak.Track(a, a.String())
+	a.leak = leak.Track(a, a.String)
 	return a, nil
 }
 

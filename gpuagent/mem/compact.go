@@ -14,9 +14,10 @@ import (
 )
 
 type buckets struct {
-	of   []int32  // bucket per id; index 0 unused
-	live []int32  // live blocks per bucket
-	acq  []uint64 // acquisitions per bucket, ever
+	of     []int32           // bucket per id handed out; index 0 unused
+	live   []int32           // live blocks per bucket
+	acq    []uint64          // acquisitions per bucket, ever
+	bucket func(BlockID) int // the owner's map, for ids not yet handed out
 }
 
 // NewCompactIDSpace returns an id space like NewBlockIDSpace that hands
@@ -25,22 +26,28 @@ type buckets struct {
 // keeps a promise NewBlockIDSpace's LIFO list keeps only while nothing
 // shrinks: every id handed out is at most the number of blocks live once
 // it is.
+//
+// The free ids above every id handed out so far are not in the heap (the
+// frontier is), so bucket is asked for each id when it is first handed
+// out, and it panics there if bucket breaks its contract.
 func NewCompactIDSpace(blocks int, tag backend.Tag, n int, bucket func(BlockID) int) *BlockPool {
+	if n <= 0 || bucket(1) < 0 || bucket(BlockID(blocks)) >= n {
+		panic(fmt.Sprintf("mem: NewCompactIDSpace: blocks 1 and %d in buckets %d and %d, of %d", blocks, bucket(1), bucket(BlockID(blocks)), n))
+	}
 	p := NewBlockIDSpace(blocks, tag)
-	for i := range p.free {
-		p.free[i] = BlockID(i + 1) // ascending: a valid min-heap
-	}
-	b := &buckets{of: make([]int32, blocks+1), live: make([]int32, n), acq: make([]uint64, n)}
-	last := 0
-	for id := 1; id <= blocks; id++ {
-		k := bucket(BlockID(id))
-		if k < last || k >= n {
-			panic(fmt.Sprintf("mem: NewCompactIDSpace: block %d in bucket %d (after %d, of %d)", id, k, last, n))
-		}
-		b.of[id], last = int32(k), k
-	}
-	p.lowest = b
+	p.lowest = &buckets{of: make([]int32, blocks+1), live: make([]int32, n), acq: make([]uint64, n), bucket: bucket}
 	return p
+}
+
+// enter records the bucket of id, handed out for the first time.
+func (b *buckets) enter(id BlockID) {
+	k := b.bucket(id)
+	if last := b.of[id-1]; k < int(last) || k >= len(b.live) {
+		panic(fmt.Sprintf("mem: NewCompactIDSpace: block %d in bucket %d (after %d, of %d)", id, k, last, len(b.live)))
+	}
+	b.of[id] = int32(k)
+	b.live[k]++
+	b.acq[k]++
 }
 
 // BucketLive returns the number of live blocks in bucket k of a compact
@@ -53,7 +60,12 @@ func (p *BlockPool) BucketLive(k int) int { return int(p.lowest.live[k]) }
 func (p *BlockPool) BucketAcquires(k int) uint64 { return p.lowest.acq[k] }
 
 // Bucket returns the bucket of id in a compact id space.
-func (p *BlockPool) Bucket(id BlockID) int { return int(p.lowest.of[id]) }
+func (p *BlockPool) Bucket(id BlockID) int {
+	if id >= p.next {
+		return p.lowest.bucket(id)
+	}
+	return int(p.lowest.of[id])
+}
 
 // popLowest removes and returns the lowest free id.
 func (p *BlockPool) popLowest() BlockID {

@@ -77,3 +77,34 @@ func TestCompactIDSpaceDoesNotAllocate(t *testing.T) {
 		t.Errorf("Acquire+Release allocated %.1f times, want 0", n)
 	}
 }
+
+// TestCompactIDSpaceIsLazy holds issue 31's FuzzAgent finding: making an
+// id space does no work per block (filling its free list and asking every
+// block's bucket was most of making the agent's KV pools); a block's
+// bucket is asked once, when the block is first handed out, and the ids
+// come out lowest first all the same.
+func TestCompactIDSpaceIsLazy(t *testing.T) {
+	calls := 0
+	bucket := func(id mem.BlockID) int { calls++; return int(id-1) >> 10 }
+	const blocks = 1 << 20
+	p := mem.NewCompactIDSpace(blocks, backend.TagKVPool, blocks>>10, bucket)
+	if calls > 2 {
+		t.Errorf("NewCompactIDSpace(%d blocks) asked for %d buckets, want at most 2", blocks, calls)
+	}
+	var held [3]mem.BlockRef
+	for i := range held {
+		held[i], _ = p.Acquire()
+	}
+	held[1].Release()
+	again, _ := p.Acquire()
+	if got := []mem.BlockID{held[0].ID(), again.ID(), held[2].ID()}; !slices.Equal(got, []mem.BlockID{1, 2, 3}) || p.Free() != blocks-3 {
+		t.Errorf("ids %v with %d free, want [1 2 3] with %d", got, p.Free(), blocks-3)
+	}
+	if calls > 5 || p.BucketLive(0) != 3 || p.Bucket(blocks) != blocks>>10-1 {
+		t.Errorf("%d bucket calls for 3 blocks, bucket 0 live %d, last block's bucket %d", calls, p.BucketLive(0), p.Bucket(blocks))
+	}
+	for _, r := range []*mem.BlockRef{&held[0], &again, &held[2]} {
+		r.Release()
+	}
+	p.Close()
+}

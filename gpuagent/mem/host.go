@@ -29,7 +29,7 @@ func NewPinnedBuffer(b backend.Backend, n backend.Bytes) (*PinnedBuffer, error) 
 		return nil, fmt.Errorf("mem: pinned buffer: %w", err)
 	}
 	p := &PinnedBuffer{b: b, r: r}
-	p.leak = leak.Track(p, "PinnedBuffer "+r.String())
+	p.leak = leak.Track(p, func() string { return "PinnedBuffer " + r.String() })
 	return p, nil
 }
 
@@ -89,7 +89,7 @@ func (s *Staging) Get(n int) *StagingBuffer {
 	s.live++
 	s.bytes += backend.Bytes(n)
 	b := &StagingBuffer{s: s, buf: make([]byte, n)}
-	b.leak = leak.Track(b, fmt.Sprintf("staging buffer of %d bytes", n))
+	b.leak = leak.Track(b, func() string { return fmt.Sprintf("staging buffer of %d bytes", n) })
 	return b
 }
 

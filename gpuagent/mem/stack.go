@@ -41,7 +41,7 @@ func NewScratchStack(b backend.Backend, capacity backend.Bytes) (*ScratchStack, 
 		return nil, fmt.Errorf("mem: open scratch stack: %w", err)
 	}
 	s := &ScratchStack{b: b, r: r, id: nextID(), marks: make([]backend.Bytes, 0, 16)}
-	s.leak = leak.Track(s, s.String())
+	s.leak = leak.Track(s, s.String)
 	return s, nil
 }
 

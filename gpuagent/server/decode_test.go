@@ -63,6 +63,9 @@ func normalized(r wire.DecodeResult) wire.DecodeResult {
 // steps allocates nothing, client and server together (AllocsPerRun
 // counts every goroutine's allocations).
 func TestDecodeDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	addr, _ := start(t, "testdata/bench.plan.json", agent.Config{}, server.Config{})
 	c := openLease(t, addr)
 	d := admitted(t, c, 256)

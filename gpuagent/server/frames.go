@@ -8,6 +8,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -50,23 +52,28 @@ func (s *Server) serveFrames(c net.Conn, r *bufio.Reader, conn agent.Conn) {
 	for _, ep := range s.endpoints() {
 		calls[ep.call] = ep
 	}
-	var in []byte
+	fr := &reqBuf{g: &s.budget}
+	defer fr.free()
 	var dec decodeState
 	out := new(bytes.Buffer)
 	for {
-		c.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
-		var err error
-		if in, err = wire.ReadFrame(r, in, wire.MaxBody+1); err != nil {
+		err := s.readFrame(c, r, fr)
+		if err != nil && err != errBusy {
 			return
 		}
+		in := fr.buf
 		out.Reset()
 		out.Write([]byte{0, 0, 0, 0, 0, 0}) // length and status, filled in below
 		var status int
-		if wire.Call(in[0]) == wire.CallDecode {
+		switch {
+		case err == errBusy:
+			status = encode(out, s.busy())
+		case wire.Call(in[0]) == wire.CallDecode:
 			status = s.decodeFrame(&dec, conn, in[1:], out)
-		} else {
+		default:
 			status = encode(out, s.frameCall(calls, conn, in))
 		}
+		fr.trim()
 		b := out.Bytes()
 		binary.BigEndian.PutUint32(b, uint32(len(b)-4))
 		binary.BigEndian.PutUint16(b[4:], uint16(status))
@@ -75,6 +82,23 @@ func (s *Server) serveFrames(c net.Conn, r *bufio.Reader, conn agent.Conn) {
 			return
 		}
 	}
+}
+
+// readFrame reads one request frame into fr: its header within the idle
+// timeout, the rest within the read timeout of the header, so a partial
+// frame is held no longer. A frame the budget cannot hold is read and
+// dropped (errBusy); one over MaxBody+1 bytes or of none is an error.
+func (s *Server) readFrame(c net.Conn, r *bufio.Reader, fr *reqBuf) error {
+	c.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+	if _, err := io.ReadFull(r, fr.head[:]); err != nil {
+		return err
+	}
+	size := int(binary.BigEndian.Uint32(fr.head[:]))
+	if size > wire.MaxBody+1 || size < 1 {
+		return fmt.Errorf("frame of %d bytes, want 1 to %d", size, wire.MaxBody+1)
+	}
+	c.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
+	return fr.readN(r, size)
 }
 
 func (s *Server) frameCall(calls map[wire.Call]endpoint, conn agent.Conn, in []byte) any {

@@ -45,16 +45,19 @@ func decodeThen[Req any](f func(conn agent.Conn, req *Req) (any, *wire.Error)) f
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // route serves ep over HTTP.
-func route(ep endpoint) http.HandlerFunc {
+func (s *Server) route(ep endpoint) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		buf := buffers.Get().(*bytes.Buffer)
-		defer buffers.Put(buf)
-		buf.Reset()
-		if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, wire.MaxBody+1)); err != nil {
-			reply(w, wire.Errorf(wire.CodeTooLarge, "body: %v", err))
+		body, rerr := s.readBody(http.MaxBytesReader(w, r.Body, wire.MaxBody+1))
+		defer putBody(body)
+		switch {
+		case rerr == errBusy:
+			reply(w, s.busy())
+			return
+		case rerr != nil:
+			reply(w, wire.Errorf(wire.CodeTooLarge, "body: %v", rerr))
 			return
 		}
-		res, err := ep.do(connOf(r), buf.Bytes())
+		res, err := ep.do(connOf(r), body.buf)
 		if err != nil {
 			reply(w, err)
 			return

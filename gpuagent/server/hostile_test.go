@@ -178,8 +178,10 @@ func TestThousandsOfConnections(t *testing.T) {
 		shed, ok = tryMetric(addr, "gpuagent_connections_shed_total")
 		return ok
 	})
-	if shed == "0" || shed == "" {
-		t.Errorf("connections shed = %q with %d dialed against a cap of 64", shed, len(conns))
+	// The flood never sent a byte: its connections make room for each
+	// other (evicted) or, past the peer's cap, are shed.
+	if evicted := metric(t, addr, "gpuagent_connections_evicted_total"); (shed == "0" || shed == "") && (evicted == "0" || evicted == "") {
+		t.Errorf("connections shed = %q, evicted %q with %d dialed against a cap of 64", shed, evicted, len(conns))
 	}
 	if c := dial(t, addr); c.Stats(new(agent.Stats)) != nil {
 		t.Error("a new client cannot connect after the flood")

@@ -47,8 +47,9 @@ var metrics = []metric{
 	{"gpuagent_kv_pool_push_seconds", "The last push to every mapping client, sent and answered; and the longest.", []string{"which"}},
 	{"gpuagent_kv_decommitted_bytes_total", "KV pool bytes decommitted while serving.", nil},
 	{"gpuagent_connections", "Open client connections.", nil},
+	{"gpuagent_request_buffered_bytes", "Bytes held for frames and request bodies clients sent, across connections.", nil},
 	{"gpuagent_connections_shed_total", "Connections closed at accept because the cap was reached.", nil},
-	{"gpuagent_connections_evicted_total", "Idle connections holding no lease closed to make room for a new one at the cap.", nil},
+	{"gpuagent_connections_evicted_total", "Connections that had sent nothing yet, or idle ones holding no lease, closed to make room for a new one at a cap.", nil},
 }
 
 func newCollector(s *Server) *collector {
@@ -106,8 +107,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	emit("gpuagent_kv_pool_push_seconds", g, sh.LongestPushUs/1e6, "longest")
 	emit("gpuagent_kv_decommitted_bytes_total", ctr, float64(sh.Decommitted))
 	emit("gpuagent_connections", g, float64(c.s.open.Load()))
+	emit("gpuagent_request_buffered_bytes", g, float64(c.s.Buffered()))
 	emit("gpuagent_connections_shed_total", ctr, float64(c.s.shed.Load()))
-	emit("gpuagent_connections_evicted_total", ctr, float64(c.s.evict.Load()))
+	emit("gpuagent_connections_evicted_total", ctr, float64(c.s.evicted.Load()))
 }
 
 func (c *collector) pool(emit func(string, prometheus.ValueType, float64, ...string), name string, p *agent.PoolStats) {

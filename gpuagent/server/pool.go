@@ -94,7 +94,7 @@ func (pc *poolConn) read(r *bufio.Reader) {
 			return
 		}
 		var ack wire.PoolAck
-		if json.Unmarshal(buf, &ack) != nil {
+		if wire.Unmarshal(buf, &ack) != nil {
 			return
 		}
 		select {
@@ -105,7 +105,9 @@ func (pc *poolConn) read(r *bufio.Reader) {
 	}
 }
 
-// Push implements agent.PoolClient.
+// Push implements agent.PoolClient. The agent calls it from its
+// goroutine for this client, never holding its lock, so a client that
+// does not answer delays only its own lease.
 func (pc *poolConn) Push(msg *wire.PoolMsg, fds []int, deadline time.Time) error {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
@@ -142,7 +144,7 @@ func answered(msg *wire.PoolMsg, ack wire.PoolAck) error {
 	case ack.Seq != msg.Seq:
 		return fmt.Errorf("answered message %d, want %d", ack.Seq, msg.Seq)
 	case ack.Error != "":
-		return errors.New(ack.Error)
+		return fmt.Errorf("the client answered %.256q", ack.Error) // its text, cut: it reaches logs and the lease's next call
 	}
 	return nil
 }

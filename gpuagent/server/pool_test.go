@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,6 +137,8 @@ func TestPoolIsSharedMemory(t *testing.T) {
 		}
 	}
 	st := sh.a.Stats()
+	// b was handed nothing: its client maps the growth as it gets to it.
+	eventually(t, "b's client maps the growth", func() bool { return pb.Mapped() == int64(st.KV.Committed) })
 	if st.KV.Committed < 10*initial || pa.Mapped() != int64(st.KV.Committed) || pb.Mapped() != int64(st.KV.Committed) {
 		t.Fatalf("committed %v (initial %v), mapped %d and %d; want 10x, mapped in both", st.KV.Committed, initial, pa.Mapped(), pb.Mapped())
 	}
@@ -176,5 +179,61 @@ func writeBlock(t *testing.T, sh *shared, p *client.Pool, im *gpuagenttest.FileI
 	got, ok := sh.f.Device().Read(sh.a.KVBase()+backend.Addr(off), backend.Bytes(len(want)))
 	if !ok || !bytes.Equal(got, want) {
 		t.Fatalf("block %d: the agent's memory does not hold what the client wrote", blk)
+	}
+}
+
+// stalling is a FileImporter whose Map, once armed, waits for the gate:
+// a client that stops answering the agent's pool messages.
+type stalling struct {
+	*gpuagenttest.FileImporter
+	armed *atomic.Bool
+	gate  chan struct{}
+}
+
+func (s stalling) Map(fd int, off, size int64) error {
+	if s.armed.Load() {
+		<-s.gate
+	}
+	return s.FileImporter.Map(fd, off, size)
+}
+
+// TestStalledPoolClient holds issue 31's point 1 over the socket: one
+// lease's pool client maps the pool and then stops answering; another
+// lease grows the pool ten times, writing every block it is given through
+// its own mapping, and all of it happens inside the stalled client's map
+// timeout (10 s here): the stalled lease is still open after the ten steps.
+// Before, the agent waited for every client holding its lock, and the
+// victim's first growth waited out the timeout (4 steps in 20 s, then lost
+// connections, in the red team's run).
+func TestStalledPoolClient(t *testing.T) {
+	sh := startShared(t)
+	stall, victim := openLease(t, sh.addr), openLease(t, sh.addr)
+	var armed atomic.Bool
+	gate := make(chan struct{})
+	ps, err := stall.MapPool(context.Background(), stalling{gpuagenttest.NewFileImporter(), &armed, gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		close(gate)
+		ps.Close()
+	}()
+	armed.Store(true)
+	pv, imv := mapPool(t, victim)
+	initial := sh.a.Stats().KV.Committed
+	for i := range 10 {
+		r, err := victim.Admit(1024, 1024)
+		if err != nil {
+			t.Fatalf("victim's admit %d: %v", i, err)
+		}
+		for _, blk := range r.Blocks {
+			writeBlock(t, sh, pv, imv, blk)
+		}
+	}
+	if st := sh.a.Stats(); st.KV.Committed < 5*initial {
+		t.Fatalf("committed %v of an initial %v: the victim's admissions did not grow the pool", st.KV.Committed, initial)
+	}
+	if err := stall.Renew(); err != nil || ps.Err() != nil {
+		t.Errorf("the stalled lease ended before the victim's ten growths were done (%v, %v): they waited for its client", err, ps.Err())
 	}
 }

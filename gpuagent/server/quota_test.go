@@ -55,7 +55,7 @@ func holdIdle(t *testing.T, addr string, n int, leases bool) {
 // client with a lease, a scrape is still served, and nothing else is on
 // the slot kept for it.
 func TestMetricsSlotUnderFlood(t *testing.T) {
-	addr, a := start(t, tiny, agent.Config{}, server.Config{MaxConns: 4})
+	addr, a := start(t, tiny, agent.Config{}, server.Config{MaxConns: 4, MaxPeerConns: -1})
 	holdIdle(t, addr, 4, true)
 	if v, ok := tryMetric(addr, "gpuagent_connections"); !ok || v != "5" {
 		t.Errorf("a scrape with the cap of 4 held: %q, answered %v; want 5 open connections counted", v, ok)
@@ -72,7 +72,7 @@ func TestMetricsSlotUnderFlood(t *testing.T) {
 // holds no lease is closed for a new client, so idle connections alone
 // cannot shed every new client (1,023 did).
 func TestIdleConnsWithoutLeasesMakeRoom(t *testing.T) {
-	addr, _ := start(t, tiny, agent.Config{}, server.Config{MaxConns: 4, MetricsConns: -1})
+	addr, _ := start(t, tiny, agent.Config{}, server.Config{MaxConns: 4, MetricsConns: -1, MaxPeerConns: -1})
 	holdIdle(t, addr, 4, false)
 	// The server marks a connection idle just after its answer is sent, so
 	// a client dialing at once may find none idle yet and be shed.

@@ -5,12 +5,14 @@
 // Each connection gets an id; a lease belongs to the connection that
 // opened it, and when that connection closes every lease it opened ends.
 // The server bounds what a client can make it hold: request bodies
-// (wire.MaxBody), connections (Config.MaxConns; the excess is closed at
-// accept, after closing an idle connection that holds no lease, if there
-// is one), header and body read time, write time and idle time. A few
-// connections past the cap are held for /metrics alone
-// (Config.MetricsConns), so a flood of idle clients does not blind the
-// scraper. On TCP a bearer token can be required (Config.Token).
+// (wire.MaxBody), connections (Config.MaxConns and, per peer,
+// Config.MaxPeerConns; the excess is closed at accept, after closing a
+// connection that has sent nothing yet or an idle one that holds no lease,
+// if there is one), the time to a connection's first byte, header and body
+// read time, write time and idle time. A few connections past the cap are
+// held for /metrics alone (Config.MetricsConns), so a flood of idle
+// clients does not blind the scraper. On TCP a bearer token can be
+// required (Config.Token).
 //
 // A Server is safe for concurrent use; the agent serializes the KV work.
 package server
@@ -46,6 +48,17 @@ type Config struct {
 	// 503), for at most MetricsTimeout; 0 means 4, -1 none.
 	MetricsConns   int
 	MetricsTimeout time.Duration // 0 means 2 s
+	// FirstByteTimeout is how long a new connection may take to send its
+	// first byte; 0 means 2 s.
+	FirstByteTimeout time.Duration
+	// MaxBuffered caps the bytes buffered for frames and request bodies
+	// past each connection's first 64 KiB, across all connections; 0
+	// means 64 MiB. A request past it is refused with 503.
+	MaxBuffered int64
+	// MaxPeerConns caps the connections one peer holds: a uid on the Unix
+	// socket, an address on TCP. 0 means three quarters of MaxConns, so
+	// one peer never holds every slot; -1 none.
+	MaxPeerConns int
 	// Token, when set, must come with every request over TCP as
 	// "Authorization: Bearer TOKEN" (ReadTokenFile reads one). A Unix
 	// socket is guarded by its permission instead.
@@ -61,6 +74,16 @@ func (c *Config) defaults() {
 	c.IdleTimeout = orDur(c.IdleTimeout, 2*time.Minute)
 	c.ReapEvery = orDur(c.ReapEvery, 250*time.Millisecond)
 	c.MetricsTimeout = orDur(c.MetricsTimeout, 2*time.Second)
+	c.FirstByteTimeout = orDur(c.FirstByteTimeout, 2*time.Second)
+	if c.MaxBuffered <= 0 {
+		c.MaxBuffered = 64 << 20
+	}
+	switch {
+	case c.MaxPeerConns == 0:
+		c.MaxPeerConns = max(1, c.MaxConns*3/4)
+	case c.MaxPeerConns < 0:
+		c.MaxPeerConns = 0
+	}
 	switch {
 	case c.MetricsConns == 0:
 		c.MetricsConns = 4
@@ -78,20 +101,22 @@ func orDur(d, def time.Duration) time.Duration {
 
 // A Server serves one agent.
 type Server struct {
-	a      *agent.Agent
-	cfg    Config
-	http   *http.Server
-	conns  sync.Map // net.Conn -> agent.Conn, HTTP connections
-	framed sync.Map // net.Conn -> agent.Conn, upgraded to frames
-	next   atomic.Uint64
-	open   atomic.Int64
-	shed   atomic.Uint64
-	idle   sync.Map // *countedConn -> struct{}: HTTP connections between requests
-	evict  atomic.Uint64
-	reg    *prometheus.Registry
-	token  *tokenCheck // nil: no token asked for
-	stop   chan struct{}
-	once   sync.Once
+	a       *agent.Agent
+	cfg     Config
+	http    *http.Server
+	conns   sync.Map // net.Conn -> agent.Conn, HTTP connections
+	framed  sync.Map // net.Conn -> agent.Conn, upgraded to frames
+	next    atomic.Uint64
+	open    atomic.Int64
+	shed    atomic.Uint64
+	idle    sync.Map // *countedConn -> struct{}: HTTP connections between requests
+	evicted atomic.Uint64
+	book    registry
+	budget  budget
+	reg     *prometheus.Registry
+	token   *tokenCheck // nil: no token asked for
+	stop    chan struct{}
+	once    sync.Once
 }
 
 type connKey struct{}
@@ -106,6 +131,7 @@ type metricsOnlyKey struct{}
 func New(a *agent.Agent, cfg Config) *Server {
 	cfg.defaults()
 	s := &Server{a: a, cfg: cfg, reg: prometheus.NewRegistry(), token: newTokenCheck(cfg.Token), stop: make(chan struct{})}
+	s.budget.max = cfg.MaxBuffered
 	s.reg.MustRegister(newCollector(s))
 	s.http = &http.Server{
 		Handler:           s.Handler(),
@@ -125,7 +151,7 @@ func New(a *agent.Agent, cfg Config) *Server {
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	for _, ep := range s.endpoints() {
-		mux.HandleFunc(ep.method+" "+ep.path, route(ep))
+		mux.HandleFunc(ep.method+" "+ep.path, s.route(ep))
 	}
 	mux.HandleFunc("GET /v1/frames", s.upgrade)
 	mux.HandleFunc("GET /v1/pool", s.pool)
@@ -175,7 +201,16 @@ func (s *Server) Serve(l net.Listener) error {
 	return err
 }
 
+// reap sweeps expired leases, and in its own goroutine shrinks the KV
+// pool: a shrink waits (up to the map timeout) for mapping clients to
+// unmap, and expiry must not wait behind it.
 func (s *Server) reap() {
+	go s.every(func() { s.a.Shrink() })
+	s.every(func() { s.a.Expire() })
+}
+
+// every calls f every ReapEvery until Shutdown.
+func (s *Server) every(f func()) {
 	t := time.NewTicker(s.cfg.ReapEvery)
 	defer t.Stop()
 	for {
@@ -183,8 +218,7 @@ func (s *Server) reap() {
 		case <-s.stop:
 			return
 		case <-t.C:
-			s.a.Expire()
-			s.a.Shrink()
+			f()
 		}
 	}
 }
@@ -203,10 +237,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // Listen opens the listener spec names: "unix:PATH" or "HOST:PORT" on a
-// loopback address. A Unix socket is refused when an agent already answers
-// on it, rather than unlinked from under that agent (which orphaned it with
-// its memory and leases); a socket file nobody answers on is stale and is
-// replaced. The socket is made owner-only (0600), whatever the umask.
+// loopback address. A Unix socket is refused when another agent holds the
+// lock file beside it (PATH.lock, flock) or answers on it, rather than
+// unlinked from under that agent (which orphaned it with its memory and
+// leases); a socket file nobody answers on is stale and is replaced. The
+// socket is made owner-only (0600), whatever the umask; closing the
+// listener removes the socket and releases the lock.
 func Listen(spec string) (net.Listener, error) { return ListenMode(spec, SocketMode) }
 
 // SocketMode is the permission a Unix socket is given by Listen: the owner
@@ -237,6 +273,21 @@ func ListenMode(spec string, mode fs.FileMode) (net.Listener, error) {
 }
 
 func listenUnix(path string, mode fs.FileMode) (net.Listener, error) {
+	lock, err := lockSocket(path)
+	if err != nil {
+		return nil, err
+	}
+	l, err := listenLocked(path, mode)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	return &lockedListener{Listener: l, lock: lock}, nil
+}
+
+// listenLocked listens on path once its lock is held. An agent of an
+// earlier version takes no lock, so one answering there is still refused.
+func listenLocked(path string, mode fs.FileMode) (net.Listener, error) {
 	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
 		c.Close()
 		return nil, fmt.Errorf("--listen unix:%s: another agent is serving on this socket; stop it or choose another path", path)
@@ -256,83 +307,4 @@ func listenUnix(path string, mode fs.FileMode) (net.Listener, error) {
 		return nil, fmt.Errorf("--listen unix:%s: %w", path, err)
 	}
 	return l, nil
-}
-
-// limitListener closes connections over the cap as soon as it accepts
-// them, so a flood cannot starve the agent of descriptors; the first
-// MetricsConns past the cap are kept for one scrape each.
-type limitListener struct {
-	net.Listener
-	s *Server
-}
-
-func (l *limitListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		cfg := &l.s.cfg
-		switch n := l.s.open.Add(1); {
-		case n <= int64(cfg.MaxConns) || l.s.evictIdle():
-			return &countedConn{Conn: c, s: l.s}, nil
-		case n <= int64(cfg.MaxConns+cfg.MetricsConns):
-			cc := &countedConn{Conn: c, s: l.s, metricsOnly: true, until: time.Now().Add(cfg.MetricsTimeout)}
-			cc.Conn.SetDeadline(cc.until)
-			return cc, nil
-		}
-		l.s.open.Add(-1)
-		l.s.shed.Add(1)
-		c.Close()
-	}
-}
-
-// evictIdle closes one idle HTTP connection that holds no lease, making
-// room under the cap: a flood of idle connections then cannot shed every
-// new client, only connections that hold leases count against it. It
-// reports whether it closed one.
-func (s *Server) evictIdle() bool {
-	evicted := false
-	s.idle.Range(func(k, _ any) bool {
-		c := k.(*countedConn)
-		id, ok := s.conns.Load(net.Conn(c))
-		if !ok || s.a.HoldsLeases(id.(uint64)) {
-			return true
-		}
-		s.idle.Delete(k)
-		c.Close()
-		s.evict.Add(1)
-		evicted = true
-		return false
-	})
-	return evicted
-}
-
-// countedConn is an accepted connection, counted until it closes. One
-// accepted past the cap serves /metrics alone, and no deadline set on it
-// reaches past until.
-type countedConn struct {
-	net.Conn
-	s           *Server
-	once        sync.Once
-	metricsOnly bool
-	until       time.Time
-}
-
-func (c *countedConn) clamp(t time.Time) time.Time {
-	if c.metricsOnly && (t.IsZero() || t.After(c.until)) {
-		return c.until
-	}
-	return t
-}
-
-func (c *countedConn) SetDeadline(t time.Time) error     { return c.Conn.SetDeadline(c.clamp(t)) }
-func (c *countedConn) SetReadDeadline(t time.Time) error { return c.Conn.SetReadDeadline(c.clamp(t)) }
-func (c *countedConn) SetWriteDeadline(t time.Time) error {
-	return c.Conn.SetWriteDeadline(c.clamp(t))
-}
-
-func (c *countedConn) Close() error {
-	c.once.Do(func() { c.s.open.Add(-1) })
-	return c.Conn.Close()
 }

@@ -20,6 +20,13 @@ import (
 // nothing, when the test ends.
 func start(t testing.TB, planFile string, acfg agent.Config, scfg server.Config) (string, *agent.Agent) {
 	t.Helper()
+	addr, a, _ := startServer(t, planFile, acfg, scfg)
+	return addr, a
+}
+
+// startServer is start, returning the server too.
+func startServer(t testing.TB, planFile string, acfg agent.Config, scfg server.Config) (string, *agent.Agent, *server.Server) {
+	t.Helper()
 	data, err := os.ReadFile(planFile)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +64,7 @@ func start(t testing.TB, planFile string, acfg agent.Config, scfg server.Config)
 			t.Errorf("after Close the backend holds %v", n)
 		}
 	})
-	return addr, a
+	return addr, a, s
 }
 
 const tiny = "../agent/testdata/tiny.plan.json"
@@ -84,11 +91,5 @@ func openLease(t testing.TB, addr string) *client.Client {
 // eventually polls cond for up to two seconds.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	for range 400 {
-		if cond() {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("%s: not within 2 s", what)
+	gpuagenttest.Eventually(t, what, 2*time.Second, cond)
 }

@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"strconv"
 )
 
 // Unmarshal decodes one JSON document from data into v. It refuses more
-// than MaxBody bytes, unknown fields, and anything after the document.
+// than MaxBody bytes, unknown fields, anything after the document, a key
+// an object names twice, and a key that matches its field only when case
+// is ignored ("LEASE" for "lease"): encoding/json would take the last of
+// the one and accept the other.
 func Unmarshal(data []byte, v any) *Error {
 	if len(data) > MaxBody {
 		return Errorf(CodeTooLarge, "body over %d bytes", MaxBody)
@@ -22,7 +26,7 @@ func Unmarshal(data []byte, v any) *Error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return Errorf(CodeBadRequest, "decoding: trailing data after the document")
 	}
-	return nil
+	return checkKeys(data, reflect.TypeOf(v))
 }
 
 // Bounds are the limits Check holds a step to: the framing limits lowered

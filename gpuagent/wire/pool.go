@@ -20,10 +20,13 @@ package wire
 // own work on them, unmaps them and acks. Descriptors are sent only on a
 // Unix socket, never over TCP.
 //
-// Growth is pushed: no block in a new chunk is handed out before every
-// mapped client has acked its map. A client that answers with an error, or
-// not within the agent's map timeout, loses its lease; the lease's next
-// call says why. Closing the pool connection ends the lease.
+// Growth is pushed: every mapped client is sent every new chunk, and a
+// lease is handed no block before its own client has acked every map sent
+// so far; other clients' answers are not waited for. A client that answers
+// with an error, or not within the agent's map timeout of the message
+// being queued, loses its lease; the lease's next call says why. Messages
+// to one client arrive in order, and it answers them in order. Closing the
+// pool connection ends the lease.
 
 // PoolProtocol is the Upgrade token of the pool connection.
 const PoolProtocol = "gpuagent-pool/1"

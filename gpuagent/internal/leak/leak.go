@@ -2,7 +2,8 @@
 // released. Go has no destructors, so an owner that is dropped on the floor
 // cannot release itself; under the invariants build tag it is at least
 // reported, through runtime.AddCleanup, when the garbage collector finds it.
-// In an ordinary build Track returns nil and costs nothing.
+// In an ordinary build Track returns nil and costs nothing: it does not
+// even name the object.
 package leak
 
 import (
@@ -37,12 +38,15 @@ func unexpected(what string) {
 }
 
 // Track arranges for a report if obj becomes unreachable before Done is
-// called on the returned token. It returns nil unless invariants are enabled.
-func Track[T any](obj *T, what string) *Token {
+// called on the returned token, naming it by what returns now. It returns
+// nil unless invariants are enabled, and then does not call what: the
+// names were formatted for every region, pool and arena made (a tenth of
+// loading an agent) only to be dropped.
+func Track[T any](obj *T, what func() string) *Token {
 	if !invariants.Enabled {
 		return nil
 	}
-	tok := &Token{what: what}
+	tok := &Token{what: what()}
 	runtime.AddCleanup(obj, report, tok)
 	return tok
 }
