@@ -5,14 +5,16 @@ package web
 // the app's own scripts, its inline start-up script by hash, and
 // WebAssembly), who may frame them (nobody for / and /docs, anyone for
 // /embed, which exists to be framed), no MIME sniffing and no referrer;
-// and CORS for the API and assets that documentation pages on other
-// origins load, with its preflight.
+// CORS for the API and assets that documentation pages on other origins
+// load, with its preflight; and no state-changing request from a page of
+// another site (sameSite).
 
 import (
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"regexp"
 	"strings"
@@ -96,6 +98,38 @@ func pageHeaders(scripts func() string, framable bool) echo.MiddlewareFunc {
 func cors(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		c.Response().Header().Set("Access-Control-Allow-Origin", "*")
+		return next(c)
+	}
+}
+
+// crossSite is the standard library's cross-origin check: a request that
+// changes state is refused when a browser says it comes from another site
+// (Sec-Fetch-Site) or, from a browser too old to say, when its Origin is
+// not the host it was sent to. Requests carrying neither header are not a
+// browser's (the CLI's uploads, gpuagent calibrate --upload, curl) and
+// pass. Its zero value trusts no other origin; it is safe for concurrent
+// use.
+var crossSite http.CrossOriginProtection
+
+// errCrossSite is the answer to a state-changing request from another site.
+var errCrossSite = errors.New("cross-site request refused: a page of another site cannot upload, delete or withdraw here; " +
+	"use this site's own forms, or send it without a browser (vramplan calibrations upload, gpuagent calibrate --upload)")
+
+// sameSite refuses every state-changing request (any method but GET, HEAD
+// and OPTIONS) that a browser sends from a page of another site with 403,
+// so a third-party page cannot route uploads, deletions or withdrawals
+// through its visitors (#31 point 6). POST /api/plan changes nothing and
+// is open to every origin, as the reading API is: the <vram-calculator>
+// element on documentation pages plans through it.
+func sameSite(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Method == http.MethodPost && r.URL.Path == "/api/plan" {
+			return next(c)
+		}
+		if crossSite.Check(r) != nil {
+			return jsonError(c, http.StatusForbidden, "", errCrossSite)
+		}
 		return next(c)
 	}
 }
