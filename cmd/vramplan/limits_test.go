@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func serveTest(t *testing.T, l serveLimits) string {
 		io.Copy(io.Discard, r.Body)
 		w.Write([]byte("ok"))
 	}), l)
-	go srv.Serve(limitConns(ln, l.withDefaults().MaxConns))
+	go srv.Serve(limitConns(ln, l))
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
 }
@@ -92,6 +93,72 @@ func TestServeConnCap(t *testing.T) {
 	b, err := io.ReadAll(c)
 	if strings.Contains(string(b), "200 OK") || errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Errorf("a third connection over a cap of 2 was served or left open: %q, %v", b, err)
+	}
+}
+
+// dialFrom connects to addr from the loopback address local (Linux routes
+// all of 127.0.0.0/8 to lo), skipping the test where it cannot.
+func dialFrom(t *testing.T, local, addr string) net.Conn {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Skipf("dial from %s: %v", local, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// served reports whether a GET on c is answered 200 (the connection stays
+// open, kept alive), or the server closed c.
+func served(t *testing.T, c net.Conn) bool {
+	t.Helper()
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatal("a connection was neither served nor closed")
+	}
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode == http.StatusOK
+}
+
+// TestServeConnsPerPeer holds issue 31's point 12 (one client holding 512
+// keep-alives reset every fresh client): one peer holding its cap of
+// connections, and trying for more, leaves room for every other peer; a
+// trusted proxy, whose connections are all its clients', has only the
+// global cap.
+func TestServeConnsPerPeer(t *testing.T) {
+	addr := serveTest(t, serveLimits{MaxConns: 8, MaxPerPeer: 3, Proxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.4/32")}})
+	var hog []net.Conn
+	for range 8 { // the whole global cap, from one peer
+		hog = append(hog, dialFrom(t, "127.0.0.2", addr))
+	}
+	kept := 0
+	for _, c := range hog {
+		if served(t, c) {
+			kept++
+		}
+	}
+	if kept != 3 {
+		t.Errorf("one peer asking for 8 connections kept %d, want its cap of 3", kept)
+	}
+	for _, local := range []string{"127.0.0.3", "127.0.0.1"} {
+		if c := dialFrom(t, local, addr); !served(t, c) {
+			t.Errorf("a fresh client from %s was not served while another peer held its cap", local)
+		}
+	}
+	proxied := 0
+	for range 4 {
+		if served(t, dialFrom(t, "127.0.0.4", addr)) {
+			proxied++
+		}
+	}
+	if proxied != 3 { // 8 in all: the hog's 3, the two fresh clients', 3 of the proxy's
+		t.Errorf("a trusted proxy kept %d connections, want 3 (the rest of the global cap of 8)", proxied)
 	}
 }
 
