@@ -8,9 +8,12 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vramplan/vramplan/planner/gguf/gguftest"
 )
 
 // serveTest starts the calculator's server with l on a free loopback port.
@@ -175,4 +178,41 @@ func TestInputNotRegular(t *testing.T) {
 	if _, err := readLimited("/dev/zero"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("readLimited(/dev/zero) = %v, want it refused", err)
 	}
+}
+
+// TestMmprojErrorsNamed holds issue 31's point 18: an --mmproj file that
+// cannot be read, or is not a vision projector, was reported as a --model
+// error; it names --mmproj, and the model's own errors still name --model.
+func TestMmprojErrorsNamed(t *testing.T) {
+	notProjector := filepath.Join(t.TempDir(), "model.gguf")
+	f, err := gguftest.FromConfig(mustRead(t, "../../planner/hf/testdata/configs/Qwen__Qwen3-30B-A3B.json"), "q4_k_m", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Write(notProjector); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", "qwen3-8b-q8_0", "--mmproj", "/nonexistent/mmproj.gguf"}, "--mmproj: "},
+		{[]string{"--model", "qwen3-8b-q8_0", "--mmproj", notProjector}, `--mmproj: ` + notProjector + `: general.architecture is "qwen3moe", not a vision projector`},
+		{[]string{"--model", "/nonexistent/model.gguf", "--mmproj", notProjector}, "--model: "},
+	} {
+		args := append([]string{"plan", "--gpu", "h200-linux-cuda13.0", "--max-seq-len", "4096"}, tc.args...)
+		code, _, errs := runCLI(args...)
+		if code != exitBadInput || !strings.HasPrefix(errs, "vramplan plan: "+tc.want) {
+			t.Errorf("plan %v = %d %q, want an error starting %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

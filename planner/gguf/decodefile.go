@@ -79,8 +79,11 @@ func (b *blockReader) preamble(gf *parser.GGUFFile) (tensors, kvs uint64, err er
 	}
 	gf.Header.Magic = parser.GGUFMagic(magic)
 	v, err := b.u32()
-	if err != nil || v < 1 || v > 3 {
-		return 0, 0, fmt.Errorf("unsupported GGUF version %d (want 1 to 3): %v", v, err)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read version: %w", err)
+	}
+	if v < 1 || v > 3 {
+		return 0, 0, fmt.Errorf("unsupported GGUF version %d: llama.cpp reads versions 1 to 3", v)
 	}
 	b.v = parser.GGUFVersion(v)
 	gf.Header.Version = b.v

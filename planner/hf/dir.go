@@ -13,9 +13,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vramplan/vramplan/internal/osfile"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/internal/arch"
-	"github.com/vramplan/vramplan/planner/internal/osfile"
 )
 
 // LoadDir reads a Hugging Face model directory: its config.json and, when
