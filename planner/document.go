@@ -66,7 +66,7 @@ func decodeStrict(data []byte, v any) error {
 		return printf.Errorf("decoding: %w", err)
 	}
 	if k, dup := DuplicateKey(data); dup {
-		return printf.Errorf("decoding: key %q appears twice in one object", truncate(k, 64))
+		return printf.Errorf("decoding: key %q appears twice in one object (keys match without regard to case)", truncate(k, 64))
 	}
 	return nil
 }

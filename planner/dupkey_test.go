@@ -23,6 +23,10 @@ func TestDuplicateKey(t *testing.T) {
 		{`[{"k":"a,\"k\":"},{"k":1}]`, "", false},
 		{`{"s":"{\"a\":1,\"a\":2}"}`, "", false},
 		{`{"l":[1,2,{"m":1}],"l":3}`, "l", true},
+		{`{"Limits":{},"limits":{"max_batch":1}}`, "limits", true}, // as the decoders match fields
+		{`{"max_batch":1,"MAX_BATCH":2}`, "MAX_BATCH", true},
+		{`{"k":1,"\u212a":2}`, "\u212a", true}, // the Kelvin sign folds to k
+		{`{"a":{"B":1},"b":{"b":1}}`, "", false},
 	} {
 		k, dup := DuplicateKey([]byte(tc.doc))
 		if k != tc.key || dup != tc.dup {
@@ -47,9 +51,10 @@ func TestParseInputDuplicateKey(t *testing.T) {
 	}
 }
 
-// FuzzDuplicateKey checks the scan against encoding/json's tokens.
+// FuzzDuplicateKey checks the scan against encoding/json's tokens, keys
+// compared by strings.EqualFold.
 func FuzzDuplicateKey(f *testing.F) {
-	for _, s := range []string{`{"a":1,"a":2}`, `{"a":[{"b":1}],"b":{"a":"\"a\""}}`, `[{"x":1},{"x":1}]`, `{"\u00e9":1,"é":2}`} {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":[{"b":1}],"b":{"a":"\"a\""}}`, `[{"x":1},{"x":1}]`, `{"\u00e9":1,"é":2}`, `{"Limits":{},"limits":{}}`, `{"\u0130":1,"i":2}`, `{"ſ":1,"S":2}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -83,8 +88,10 @@ func tokenDuplicate(t *testing.T, data []byte) bool {
 		}
 		if top != nil && top.keys != nil && top.wantKey {
 			if k, ok := tok.(string); ok {
-				if top.keys[k] {
-					return true
+				for seen := range top.keys {
+					if strings.EqualFold(seen, k) {
+						return true
+					}
 				}
 				top.keys[k], top.wantKey = true, false
 				continue

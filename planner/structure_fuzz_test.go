@@ -7,10 +7,18 @@ import (
 
 // maxStopAsks bounds how often one report asks its stop check: once per
 // trial plan of the lever search and once per layout tried. The lever
-// search makes a few thousand trials at most, the layout searches a few
-// hundred layouts; a report past this bound has a search that grows with
-// the input's structure.
-const maxStopAsks = 20_000
+// search's combination search stops at maxComboEvals trials (one more
+// passes its check), its single-knob levers bisect each knob's rungs (about
+// a hundred trials), and the layout searches try a few hundred layouts,
+// each charged at least the model's layers against maxGPUWork: otherAsks
+// is those two with room to spare. A report past this bound has a search
+// that grows with the input's structure. (The bound was 20,000, the
+// combination search's cap alone, and the kept input
+// testdata/fuzz/FuzzStructure/kept-combination-cap, which runs that search
+// to its cap, asked 20,477 times: 20,001 combinations, 476 others.)
+const maxStopAsks = maxComboEvals + 1 + otherAsks
+
+const otherAsks = 4_000
 
 // FuzzStructure holds finding 1 of issue 13 (a model shape whose structure
 // made one report cost minutes): a shape of arbitrary layer groups,

@@ -8,6 +8,17 @@
 # FUZZWORKERS sets the fuzz workers per target (go test -parallel; default
 # GOMAXPROCS).
 #
+# Each new interesting input is minimized for at most $FUZZMINIMIZETIME
+# (default 5s; Go's own default is 60s). A worker that minimizes reports no
+# executions, and Go's minimizer tries every byte range of an input
+# (quadratic in its size), so a kilobyte JSON document, every candidate of
+# which is parsed, took the whole minute: FuzzParseInput, whose seeds are
+# 2.5 KB plan inputs, "stalled at 11 execs for 57 s" (#31), 65 three-second
+# ticks of 300 s with no execution at Go's default against 2 of 120 s at
+# 5 s (GODEBUG=fuzzdebug=1 showed minimizations of seed#0's mutants
+# taking 14-25 s each, at load 25-30). A crasher is still written; it is
+# only minimized less.
+#
 # Go 1.26's fuzz coordinator can end a clean run with a bare "context deadline
 # exceeded" when -fuzztime expires while a worker is mid-call (golang/go#75804,
 # fixed in Go 1.27). That failure writes no failing input. A run that fails
@@ -16,6 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-5s}
+minimizetime=${FUZZMINIMIZETIME:-5s}
 shard=${FUZZSHARD:-1/1}
 shard_i=${shard%/*}
 shard_n=${shard#*/}
@@ -39,7 +51,7 @@ deadline_race() {
 fuzz_one() {
   local pkg=$1 target=$2 try
   for try in 1 2 3; do
-    if go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "${workers[@]}" "$pkg" >"$log" 2>&1; then
+    if go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimizetime" "${workers[@]}" "$pkg" >"$log" 2>&1; then
       grep '^fuzz: elapsed' "$log" | tail -1 | sed "s/^/  $target: /" || true
       return 0
     fi

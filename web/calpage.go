@@ -106,13 +106,14 @@ func (a *app) uploadForm(c echo.Context) error {
 	}
 	data, status, err := readForm(c)
 	if err != nil {
-		return a.renderCalibrations(c, status, &templates.UploadResult{Code: status, Status: "rejected", Error: err.Error()}, nil)
+		return a.renderCalibrations(c, status, &templates.UploadResult{Code: status, Status: "rejected", Error: clip(err.Error())}, nil)
 	}
 	status, ans := a.accept(c, data)
 	return a.renderCalibrations(c, status, resultOf(status, ans), nil)
 }
 
 func resultOf(status int, ans uploadAnswer) *templates.UploadResult {
+	ans = ans.clipped()
 	r := &templates.UploadResult{Code: status, Status: ans.Status, ID: ans.ID, Group: ans.Group,
 		Duplicate: ans.Duplicate, Token: ans.Token, Error: ans.Error}
 	for _, x := range ans.Reasons {
@@ -174,9 +175,9 @@ func (a *app) withdrawForm(c echo.Context) error {
 	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, 4<<10)
 	id := strings.TrimSpace(c.FormValue("id"))
 	status, _, err := a.withdraw(c, id, strings.TrimSpace(c.FormValue("token")))
-	w := &templates.Withdrawal{ID: id}
+	w := &templates.Withdrawal{ID: clip(id)}
 	if err != nil {
-		w.Error = err.Error()
+		w.Error = clip(err.Error())
 	} else {
 		status = http.StatusOK
 	}

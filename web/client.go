@@ -36,16 +36,24 @@ const ipv6Client = 64
 // an IPv4 address, an IPv6 /64 prefix, or, when no address can be read,
 // the connection's address as given.
 func clientAddress(r *http.Request, o *UploadOptions) string {
-	peer, peerOK := parseAddr(r.RemoteAddr)
-	if o.ClientHeader != "" && (len(o.TrustedProxies) == 0 || peerOK && trusted(peer, o.TrustedProxies)) {
+	if peer, ok := parseAddr(r.RemoteAddr); o.ClientHeader != "" && (len(o.TrustedProxies) == 0 || ok && trusted(peer, o.TrustedProxies)) {
 		if a, ok := fromHeader(r.Header.Values(o.ClientHeader), o.TrustedProxies); ok {
 			return addressKey(a)
 		}
 	}
-	if peerOK {
-		return addressKey(peer)
+	return PeerKey(r.RemoteAddr)
+}
+
+// PeerKey returns the client a connection's remote address ("host:port",
+// as net.Conn.RemoteAddr and http.Request.RemoteAddr give it) is, in the
+// form the upload limits count clients: an IPv4 address, or an IPv6
+// address's /64; an address that cannot be read is itself. vramplan serve
+// caps the connections of one peer by it.
+func PeerKey(remoteAddr string) string {
+	if a, ok := parseAddr(remoteAddr); ok {
+		return addressKey(a)
 	}
-	return r.RemoteAddr
+	return remoteAddr
 }
 
 // fromHeader returns the client among a forwarding header's entries, read

@@ -25,11 +25,11 @@ func TestErrorShape(t *testing.T) {
 		status      int
 		want        string
 	}{
-		{"GET", "/nosuch", nil, http.StatusNotFound, "nothing is served at /nosuch"},
-		{"GET", "/api/nosuch", nil, http.StatusNotFound, "nothing is served at /api/nosuch"},
-		{"GET", "/static/nosuch.js", nil, http.StatusNotFound, "nothing is served at /static/nosuch.js"},
-		{"DELETE", "/api/plan", nil, http.StatusMethodNotAllowed, "/api/plan does not take DELETE; it takes "},
-		{"POST", "/api/view", nil, http.StatusMethodNotAllowed, "/api/view does not take POST; it takes "},
+		{"GET", "/nosuch", nil, http.StatusNotFound, `nothing is served at "/nosuch"`},
+		{"GET", "/api/nosuch", nil, http.StatusNotFound, `nothing is served at "/api/nosuch"`},
+		{"GET", "/static/nosuch.js", nil, http.StatusNotFound, `nothing is served at "/static/nosuch.js"`},
+		{"DELETE", "/api/plan", nil, http.StatusMethodNotAllowed, `"/api/plan" does not take DELETE; it takes `},
+		{"POST", "/api/view", nil, http.StatusMethodNotAllowed, `"/api/view" does not take POST; it takes `},
 		{"POST", "/api/plan", big, http.StatusRequestEntityTooLarge, "more than 8 MiB"},
 		{"GET", "/api/plan?model=qwen3-8b-q8_0&batch=x", nil, http.StatusBadRequest, "batch"},
 		{"GET", "/api/models/nosuch", nil, http.StatusNotFound, `no model "nosuch"`},
@@ -77,5 +77,56 @@ func TestPlatformAssetMiss(t *testing.T) {
 		rec.Header().Get("Access-Control-Allow-Origin") != want.Header().Get("Access-Control-Allow-Origin") {
 		t.Errorf("GET /static/nosuch.js without Static = %d %q %v, want %d %q %v", rec.Code, rec.Body, rec.Header(),
 			want.Code, want.Body, want.Header())
+	}
+}
+
+// TestErrorsBounded holds issue 31's point 10: an error quoting the
+// request (an unknown field, a model or GPU id, an upload id, a path)
+// carried 100 KB of it back. Every message and field is cut at 512 bytes,
+// on both the API and the pages, and control characters come back
+// escaped.
+func TestErrorsBounded(t *testing.T) {
+	s := newServer(t, web.UploadOptions{PerClientHour: 1000})
+	long := strings.Repeat("A", 100<<10)
+	unknown := []byte(`{"` + long + `":1}`)
+	observed := bytes.Replace(gridObservation(t, "moe", "moe-qwen3-30b-a3b", "4096_4_0_f16_f16_1_512_0", 0),
+		[]byte(`"day":`), []byte(`"`+long+`": 1, "day":`), 1)
+	for _, tc := range []struct {
+		method, target string
+		body           []byte
+	}{
+		{"GET", "/api/plan?model=" + long, nil},
+		{"GET", "/api/plan?model=qwen3-8b-q8_0&gpu=" + long, nil},
+		{"GET", "/api/plan?model=qwen3-8b-q8_0&batch=" + long, nil},
+		{"POST", "/api/plan", unknown},
+		{"GET", "/api/view?gpu=" + long, nil},
+		{"GET", "/api/models/" + long, nil},
+		{"GET", "/api/calibrations/" + long, nil},
+		{"GET", "/api/uploads/" + long, nil},
+		{"GET", "/api/observations/" + long, nil},
+		{"POST", "/api/uploads", unknown},
+		{"POST", "/api/observations", observed},
+		{"GET", "/" + long, nil},
+		{"PUT", "/api/plan/" + long, nil},
+	} {
+		rec, _ := s.do(t, tc.method, tc.target, tc.body)
+		if rec.Code < 400 || rec.Body.Len() > 4<<10 {
+			t.Errorf("%s %.40s… = %d with %d bytes, want an error of at most 4 KiB", tc.method, tc.target, rec.Code, rec.Body.Len())
+		}
+		var e struct{ Error, Field string }
+		json.Unmarshal(rec.Body.Bytes(), &e)
+		if len(e.Error) > 600 || len(e.Field) > 600 || !strings.Contains(e.Error, "bytes more)") && strings.Contains(e.Error, "AAAA") {
+			t.Errorf("%s %.40s…: error of %d bytes, field of %d: %.100s", tc.method, tc.target, len(e.Error), len(e.Field), e.Error)
+		}
+	}
+	for _, target := range []string{"/?model=" + long, "/embed?gpu=" + long} {
+		doc := page(t, target, http.StatusNotFound)
+		if msg := testid(doc, "error").Text(); len(msg) > 700 || !strings.Contains(msg, "bytes more)") {
+			t.Errorf("GET %.40s…: the page's error is %d bytes: %.100s", target, len(msg), msg)
+		}
+	}
+	rec, _ := s.do(t, "GET", "/nosuch%1b%5b31m", nil)
+	if strings.Contains(rec.Body.String(), "\x1b") || !strings.Contains(rec.Body.String(), `\\x1b[31m`) {
+		t.Errorf("GET /nosuch with a terminal escape = %s, want it quoted", rec.Body)
 	}
 }

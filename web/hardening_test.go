@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/web"
 )
 
 // hostileBody is the A4.3 example with groups one-layer sliding groups of
@@ -85,12 +86,38 @@ func TestPlanStopsWhenCancelled(t *testing.T) {
 	}
 }
 
-// TestPlanDuplicateKey: a doubled key is refused, not read as its last value.
+// TestPlanDuplicateKey: a doubled key is refused, not read as its last
+// value, and so is a key given again in another case, which the decoder
+// matches to the same field (issue 31, point 9: {"Limits":{},"limits":{…}}
+// planned).
 func TestPlanDuplicateKey(t *testing.T) {
-	body := bytes.Replace(hostileBody(t, 4, 1), []byte(`"max_batch":`), []byte(`"max_batch":1,"max_batch":`), 1)
-	if rec := post(handler(), context.Background(), body); rec.Code != http.StatusBadRequest ||
-		!strings.Contains(rec.Body.String(), "appears twice") {
-		t.Errorf("POST /api/plan with max_batch twice = %d %s, want 400", rec.Code, rec.Body)
+	for _, tc := range []struct{ what, old, new string }{
+		{"max_batch twice", `"max_batch":`, `"max_batch":1,"max_batch":`},
+		{"Limits and limits", `"limits":`, `"Limits":{},"limits":`},
+		{"MAX_BATCH and max_batch", `"max_batch":`, `"MAX_BATCH":1,"max_batch":`},
+	} {
+		body := bytes.Replace(hostileBody(t, 4, 1), []byte(tc.old), []byte(tc.new), 1)
+		if rec := post(handler(), context.Background(), body); rec.Code != http.StatusBadRequest ||
+			!strings.Contains(rec.Body.String(), "appears twice") {
+			t.Errorf("POST /api/plan with %s = %d %s, want 400", tc.what, rec.Code, rec.Body)
+		}
+	}
+}
+
+// TestBodiesCaseVariantKeys: every JSON body the app reads refuses a key
+// given twice in two cases: uploads and observations as the plan API.
+func TestBodiesCaseVariantKeys(t *testing.T) {
+	s := newServer(t, web.UploadOptions{PerClientHour: 1000})
+	cal := bytes.Replace(uploadDoc(t, 1), []byte(`"gpu":`), []byte(`"GPU": "NVIDIA H100", "gpu":`), 1)
+	obs := bytes.Replace(gridObservation(t, "moe", "moe-qwen3-30b-a3b", "4096_4_0_f16_f16_1_512_0", 0),
+		[]byte(`"day":`), []byte(`"Day": "2026-01-01", "day":`), 1)
+	for _, tc := range []struct {
+		path string
+		body []byte
+	}{{"/api/uploads", cal}, {"/api/observations", obs}} {
+		if rec, a := s.do(t, http.MethodPost, tc.path, tc.body); rec.Code != http.StatusUnprocessableEntity || !strings.Contains(a.Error, "twice") {
+			t.Errorf("POST %s with a key in two cases = %d %s, want 422", tc.path, rec.Code, rec.Body)
+		}
 	}
 }
 

@@ -5,15 +5,18 @@ package web
 // the app's own scripts, its inline start-up script by hash, and
 // WebAssembly), who may frame them (nobody for / and /docs, anyone for
 // /embed, which exists to be framed), no MIME sniffing and no referrer;
-// and CORS for the API and assets that documentation pages on other
-// origins load, with its preflight.
+// CORS for the API and assets that documentation pages on other origins
+// load, with its preflight; and no state-changing request from a page of
+// another site (sameSite).
 
 import (
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -98,6 +101,54 @@ func cors(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Response().Header().Set("Access-Control-Allow-Origin", "*")
 		return next(c)
 	}
+}
+
+// errCrossSite is the answer to a state-changing request from another site.
+var errCrossSite = errors.New("cross-site request refused: a page of another site cannot upload, delete or withdraw here; " +
+	"use this site's own forms, or send it without a browser (vramplan calibrations upload, gpuagent calibrate --upload)")
+
+// sameSite refuses every state-changing request (any method but GET, HEAD
+// and OPTIONS) that a browser sends from a page of another site with 403,
+// so a third-party page cannot route uploads, deletions or withdrawals
+// through its visitors (#31 point 6). POST /api/plan changes nothing and
+// is open to every origin, as the reading API is: the <vram-calculator>
+// element on documentation pages plans through it.
+func sameSite(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Method == http.MethodPost && r.URL.Path == "/api/plan" || !crossSite(r) {
+			return next(c)
+		}
+		return jsonError(c, http.StatusForbidden, "", errCrossSite)
+	}
+}
+
+// crossSite reports whether r changes state and a browser sent it from
+// another origin, by net/http's CrossOriginProtection rule, written out
+// here because that type's bypass patterns link ServeMux's router (17 KB
+// of the worker's app.wasm by gzip -6, which put it over its budget): a
+// browser says so in Sec-Fetch-Site (all since 2023), anything but
+// same-origin or none; one too old to sends an Origin whose host is not
+// the request's. A request with neither header is not a browser's (the
+// CLI's uploads, gpuagent calibrate --upload, curl) and passes.
+func crossSite(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "":
+	case "same-origin", "none":
+		return false
+	default:
+		return true
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	o, err := url.Parse(origin)
+	return err != nil || o.Host != r.Host
 }
 
 // preflight answers a CORS preflight for a route that takes methods.

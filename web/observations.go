@@ -55,8 +55,8 @@ func (a *app) postObservation(c echo.Context) error {
 	ch, err := observation.Check(data)
 	var rej *community.Rejection
 	if errors.As(err, &rej) {
-		return c.JSON(http.StatusUnprocessableEntity, observationAnswer{Status: "rejected", Reasons: rej.Reasons,
-			Error: err.Error(), Field: rej.Reasons[0].Field})
+		return c.JSON(http.StatusUnprocessableEntity, observationAnswer{Status: "rejected", Reasons: clipReasons(rej.Reasons),
+			Error: clip(err.Error()), Field: clip(rej.Reasons[0].Field)})
 	}
 	status, ans := a.storeObservation(c, ch)
 	return c.JSON(status, ans)

@@ -185,3 +185,26 @@ func TestObservationRateLimit(t *testing.T) {
 		t.Errorf("third upload in the hour: %d Retry-After %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
 }
+
+// TestObservationEstimateHeld: an observation whose compute buffer is 3×
+// or 0.01× the plan of its own shape and settings is stored held, out of
+// the refit, where both were accepted (issue 31, point 7).
+func TestObservationEstimateHeld(t *testing.T) {
+	s := newServer(t, web.UploadOptions{PerClientHour: 1000})
+	for _, scale := range []float64{3, 0.01} {
+		var o observation.Observation
+		doc := gridObservation(t, "dense", "dense-llama3-8b", "4096_4_1_f16_f16_0_512_0", 0)
+		if err := json.Unmarshal(doc, &o); err != nil {
+			t.Fatal(err)
+		}
+		for i := range o.Figures {
+			if f := &o.Figures[i]; f.Key == "compute_buffer" {
+				f.Bytes = int64(float64(f.Bytes) * scale)
+			}
+		}
+		if a := s.observe(t, observation.Format(&o), http.StatusCreated); a.Status != "held" || len(a.Reasons) == 0 ||
+			!strings.Contains(a.Reasons[0].Reason, "compute_buffer") {
+			t.Errorf("an observation with the compute buffer × %v = %+v, want held", scale, a)
+		}
+	}
+}

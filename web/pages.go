@@ -85,7 +85,7 @@ func (a *app) pageFor(k *catalog, query string) (templates.Page, int) {
 // unplanned is the page of a state that cannot be planned.
 func unplanned(p templates.Page, s calc.State, err error, status int) (templates.Page, int) {
 	p.View = calc.View{Query: s.Encode(), State: s}
-	p.Error = calc.Words(err)
+	p.Error = clip(calc.Words(err))
 	p.Title = calc.NotPlannedTitle(p.Error)
 	return p, status
 }

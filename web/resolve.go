@@ -49,9 +49,10 @@ func notFoundStatus(err error) int {
 }
 
 // resolveError answers a resolution error as the API does: the error, the
-// key at fault and, for an ambiguous GPU name, the choices.
+// key at fault and, for an ambiguous GPU name, the choices; the error and
+// the key are clipped as every error is (errors.go).
 func resolveError(c echo.Context, field string, err error) error {
-	return c.JSON(notFoundStatus(err), apiError{Error: err.Error(), Field: field, Choices: choicesOf(err)})
+	return c.JSON(notFoundStatus(err), apiError{Error: clip(err.Error()), Field: clip(field), Choices: choicesOf(err)})
 }
 
 // chooser fills p's choices for an ambiguous GPU name in the state s:

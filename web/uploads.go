@@ -96,7 +96,14 @@ func (a *app) upload(c echo.Context) error {
 		return jsonError(c, status, "", err)
 	}
 	status, ans := a.accept(c, data)
-	return c.JSON(status, ans)
+	return c.JSON(status, ans.clipped())
+}
+
+// clipped returns the answer with its error, field and reasons clipped
+// (errors.go).
+func (a uploadAnswer) clipped() uploadAnswer {
+	a.Error, a.Field, a.Reasons = clip(a.Error), clip(a.Field), clipReasons(a.Reasons)
+	return a
 }
 
 // accept takes one uploaded document through the checks, the rate limits

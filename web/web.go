@@ -32,7 +32,9 @@
 // method a route does not take is 405. An unreadable query or input is
 // 400 on every route, a model or calibration not in the table 404 (a GPU
 // name of several cards 300, with the choices), and a
-// request whose client left stops planning (logged as 499). Every error,
+// request whose client left stops planning (logged as 499). A request
+// that changes state, sent by a browser from a page of another site, is
+// 403 (headers.go); POST /api/plan changes nothing and is open. Every error,
 // echo's own 404 and 405 included, is one JSON shape: {"error": …} with
 // "field" where a field is at fault (errors.go).
 package web
@@ -85,7 +87,7 @@ func New(d Deps) http.Handler {
 func newApp(d Deps) (http.Handler, *app) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.Use(recoverPanics, secure)
+	e.Use(recoverPanics, secure, sameSite)
 	e.HTTPErrorHandler = httpError // errors.go: one shape for every error
 	a := &app{deps: d, opts: d.Uploads.withDefaults(), lim: newLimiter(d.Limits),
 		serverOnly: d.Static != nil && !exists(d.Static, "dist/planner.wasm")}
@@ -160,5 +162,5 @@ type apiError struct {
 }
 
 func jsonError(c echo.Context, status int, field string, err error) error {
-	return c.JSON(status, apiError{Error: err.Error(), Field: field})
+	return c.JSON(status, apiError{Error: clip(err.Error()), Field: clip(field)})
 }

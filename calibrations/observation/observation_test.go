@@ -92,6 +92,31 @@ func TestHeld(t *testing.T) {
 	}
 }
 
+// TestHeldEstimate holds issue 31's point 7 on the server's side: a
+// compute buffer 3× or 0.01× the plan's is held (both were accepted), and
+// one within HeldFactor, as a refit may move it, is not.
+func TestHeldEstimate(t *testing.T) {
+	for _, tc := range []struct {
+		scale float64
+		held  bool
+	}{{3, true}, {0.01, true}, {2.5, true}, {0.3, true}, {1.5, false}, {0.6, false}, {1, false}} {
+		o := gridObservation(t, "dense", "4096_4_1_f16_f16_0_512_0")
+		for i := range o.Figures {
+			if f := &o.Figures[i]; f.Key == "compute_buffer" {
+				f.Bytes = int64(float64(f.Bytes) * tc.scale)
+			}
+		}
+		ch, err := Check(Format(&o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := Held(&ch.Observation)
+		if got := len(held) > 0; got != tc.held || got && !strings.Contains(held[0], "compute_buffer is") {
+			t.Errorf("Held(compute × %v) = %q, want held %v", tc.scale, held, tc.held)
+		}
+	}
+}
+
 func TestModelDigest(t *testing.T) {
 	a := gridObservation(t, "dense", "4096_4_1_f16_f16_0_512_0")
 	b := gridObservation(t, "dense", "32768_1_0_f16_f16_1_512_0")

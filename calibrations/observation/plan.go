@@ -2,6 +2,7 @@ package observation
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
@@ -91,13 +92,29 @@ func Calibration(o *Observation) planner.Calibration {
 		CUDA: "unknown", Platform: "linux", DeviceTotal: planner.Bytes(o.GPU.TotalMiB) * planner.MiB}
 }
 
+// estimated are the charges a profile estimates from fitted constants,
+// which an observation may move (the refit reads them) but not by more
+// than HeldFactor either way. llama.cpp's compute buffer is planned within
+// 1 % of every run of the H200 grid (59 runs, 56 to the byte); vLLM's and
+// SGLang's estimated charges have no such record yet and are not held.
+var estimated = map[planner.EngineName][]string{planner.EngineLlamaCpp: {"compute_buffer"}}
+
+// HeldFactor is how far an estimated charge may lie from the plan of the
+// observation's own shape and settings before the observation is held: a
+// figure more than HeldFactor times the plan's, or less than the plan's
+// divided by it, beyond the figure's print resolution. So a compute
+// buffer reported at 3× or 0.01× the plan is held, and 40 uploads of 3×
+// cannot move E2 (#31 point 7, from 16 to 8,798,425 bytes a token).
+const HeldFactor = 2
+
 // Held returns why o contradicts the plan of its own shape and settings —
 // a charge its engine's profile computes exactly differs from the figure
-// by more than its print resolution — or nil. A held observation is kept
-// and listed, but the refit leaves it out.
+// by more than its print resolution, or one it estimates by more than
+// HeldFactor — or nil. A held observation is kept and listed, but the
+// refit leaves it out.
 func Held(o *Observation) []string {
 	keys := enginelog.ExactKeys(o.Engine) // the charges its profile computes to the byte
-	if len(keys) == 0 {
+	if len(keys) == 0 && len(estimated[o.Engine]) == 0 {
 		return nil
 	}
 	p, err := Plan(o, Calibration(o))
@@ -107,14 +124,24 @@ func Held(o *Observation) []string {
 	l := Log(o)
 	var why []string
 	for _, r := range enginelog.Compare(&l, &p) {
-		for _, k := range keys {
-			if r.Key == k && !r.Within {
-				why = append(why, fmt.Sprintf("%s is %d bytes, but the profile computes %d for this shape and these settings (exact): the shape or the settings do not describe the run, or %s allocates differently from %s",
-					k, r.Log, r.Plan, o.EngineVersion, profileVersion(o.Engine)))
-			}
+		switch {
+		case slices.Contains(keys, r.Key) && !r.Within:
+			why = append(why, fmt.Sprintf("%s is %d bytes, but the profile computes %d for this shape and these settings (exact): the shape or the settings do not describe the run, or %s allocates differently from %s",
+				r.Key, r.Log, r.Plan, o.EngineVersion, profileVersion(o.Engine)))
+		case slices.Contains(estimated[o.Engine], r.Key) && !plausible(o, r):
+			why = append(why, fmt.Sprintf("%s is %d bytes, more than %d× from the %d the profile estimates for this shape and these settings: no constant of the profile is that far off",
+				r.Key, r.Log, HeldFactor, r.Plan))
 		}
 	}
 	return why
+}
+
+// plausible reports whether an estimated charge's figure lies within
+// HeldFactor of the plan's either way, its print resolution allowed.
+func plausible(o *Observation, r enginelog.Row) bool {
+	f, _ := FigureOf(o, r.Key)
+	got, plan, res := float64(r.Log), float64(r.Plan), float64(f.Resolution) // in float64: a plan may be near 2^62
+	return got <= HeldFactor*plan+res && HeldFactor*(got+res) >= plan
 }
 
 // profileVersion is the release e's profile was read from.

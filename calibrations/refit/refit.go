@@ -24,6 +24,15 @@
 //     MoE's and the no-flash-attention group's less PoolFA, which their
 //     runs' pools include.
 //
+// Both rules fit robustly (robust.go: Median and Line, which any engine's
+// rules may use): a run implying a constant outside its plausible range
+// (computePerHidden and the others below) is rejected, then a run too far
+// from the others (3.5 MADs, 10 % of the centre, or its tolerance: the
+// pool's 16 MiB), and a fit that leaves its range keeps the code's
+// constants. The Result counts the runs each rule rejected, and the rows
+// say why. An observation observation.Held holds (the server holds it
+// too) is skipped before any of this.
+//
 // vLLM and SGLang observations are planned and their residuals reported,
 // but nothing is fitted from them: E4's activation constant was fitted on
 // published H100 figures, and a log's own activation figure replaces the
@@ -31,7 +40,6 @@
 package refit
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
@@ -48,15 +56,14 @@ type Source struct {
 	Observation observation.Observation
 }
 
-// Result is a refit: the constants before and after, how many runs each
-// rule read, and each observation's residuals under the planner's
+// Result is a refit: the constants before and after, what each rule read
+// and rejected, and each observation's residuals under the planner's
 // current constants.
 type Result struct {
 	Old, New planner.LlamaCppFit
-	// ComputeRuns, PoolRuns count the runs E2 and E3 read; PoolFA,
-	// PoolNoFA and PoolMoE count each E3 group.
-	ComputeRuns, PoolFA, PoolNoFA, PoolMoE int
-	Rows                                   []Row
+	// Compute is E2's line; PoolFA, PoolNoFA and PoolMoE are E3's groups.
+	Compute, PoolFA, PoolNoFA, PoolMoE Fit
+	Rows                               []Row
 }
 
 // Row is one observation's residuals: plan − measured, per figure key.
@@ -65,10 +72,12 @@ type Row struct {
 	Engine    planner.EngineName
 	Settings  string
 	Residuals []Residual
-	// Used reports which rules read it ("E2", "E3"); Skipped why the refit
-	// left it out altogether (held, not plannable).
-	Used    []string
-	Skipped string
+	// Used reports which rules read it ("E2", "E3"); Rejected which
+	// rejected it and why (robust.go); Skipped why the refit left it out
+	// altogether (held, not plannable).
+	Used     []string
+	Rejected []string
+	Skipped  string
 }
 
 // Residual is one figure's plan − measured.
@@ -96,33 +105,81 @@ func Table(all []planner.Calibration) Calibrations {
 	}
 }
 
+// The plausible ranges of the llama.cpp profile's constants (robust.go).
+// Each is an order of magnitude or more around what the source makes of
+// them, so no honest run falls outside and no upload moves a constant
+// where no run could put it.
+var (
+	// E2's bytes a token per n_embd: the compute graph's per-token rows
+	// are a few f32 activations of n_embd (4 B each; the fit is 10); 64 is
+	// 16 of them.
+	computePerHidden = Range{Lo: 0, Hi: 64}
+	// E2's bytes a token over those rows (the fit is 16): a row of 16,384
+	// f32 either way.
+	computePerToken = Range{Lo: -64 << 10, Hi: 64 << 10}
+	// E3's pools at the first decode: 13.6 to 81.8 MiB over the grid; a
+	// GiB with flash attention, two without it or with a MoE's extra.
+	poolFARange, poolRange = Range{Lo: 0, Hi: 1 << 30}, Range{Lo: 0, Hi: 2 << 30}
+)
+
 // Refit fits the constants from srcs.
 func Refit(srcs []Source, cals Calibrations) Result {
 	r := Result{Old: planner.LlamaCppFitted()}
 	r.New = r.Old
-	var e2 []sample
-	pools := map[poolGroup][]float64{}
+	var e2 []Sample
+	pools := map[poolGroup][]Sample{}
 	for i := range srcs {
 		row, s2, s3 := r.read(&srcs[i], cals)
 		if s2 != nil {
 			e2 = append(e2, *s2)
 		}
 		if s3 != nil {
-			pools[s3.group] = append(pools[s3.group], s3.bytes)
+			pools[s3.group] = append(pools[s3.group], s3.Sample)
 		}
 		r.Rows = append(r.Rows, row)
 	}
-	r.ComputeRuns = len(e2)
-	r.New.ComputePerHidden, r.New.ComputePerToken = fitLine(e2, r.Old.ComputePerHidden, r.Old.ComputePerToken)
-	r.PoolFA, r.PoolNoFA, r.PoolMoE = len(pools[poolFA]), len(pools[poolNoFA]), len(pools[poolMoE])
-	r.New.PoolFA = medianMiB(pools[poolFA], r.Old.PoolFA)
-	r.New.PoolNoFA = medianMiB(pools[poolNoFA], r.Old.PoolFA+r.Old.PoolNoFA) - r.New.PoolFA
-	r.New.PoolMoE = medianMiB(pools[poolMoE], r.Old.PoolFA+r.Old.PoolMoE) - r.New.PoolFA
+	old := r.Old
+	r.Compute = Line(e2, computePerHidden, computePerToken, float64(old.ComputePerHidden), float64(old.ComputePerToken))
+	r.New.ComputePerHidden, r.New.ComputePerToken = int64(math.Round(r.Compute.Slope)), int64(math.Round(r.Compute.Value))
+	r.PoolFA = Median(pools[poolFA], poolFARange, float64(old.PoolFA))
+	r.PoolNoFA = Median(pools[poolNoFA], poolRange, float64(old.PoolFA+old.PoolNoFA))
+	r.PoolMoE = Median(pools[poolMoE], poolRange, float64(old.PoolFA+old.PoolMoE))
+	r.New.PoolFA = toMiB(r.PoolFA.Value)
+	r.New.PoolNoFA = toMiB(r.PoolNoFA.Value) - r.New.PoolFA
+	r.New.PoolMoE = toMiB(r.PoolMoE.Value) - r.New.PoolFA
+	r.markRejected()
 	return r
 }
 
-// A sample is one run's implied per-token term y at n_embd x, weighted.
-type sample struct{ x, y, w float64 }
+// markRejected notes in each row the rules that rejected it, and takes
+// them from the rules it was used by.
+func (r *Result) markRejected() {
+	for _, rule := range []struct {
+		name string
+		fit  *Fit
+	}{{"E2", &r.Compute}, {"E3", &r.PoolFA}, {"E3", &r.PoolNoFA}, {"E3", &r.PoolMoE}} {
+		for _, rej := range rule.fit.Rejected {
+			i := slices.IndexFunc(r.Rows, func(row Row) bool { return row.Name == rej.Name })
+			if i < 0 {
+				continue
+			}
+			row := &r.Rows[i]
+			row.Used = slices.DeleteFunc(row.Used, func(u string) bool { return u == rule.name })
+			row.Rejected = append(row.Rejected, rule.name+": "+rej.Why)
+		}
+	}
+}
+
+// Rejected returns how many observations the rules rejected.
+func (r *Result) Rejected() int {
+	n := 0
+	for i := range r.Rows {
+		if len(r.Rows[i].Rejected) > 0 {
+			n++
+		}
+	}
+	return n
+}
 
 type poolGroup int
 
@@ -134,12 +191,12 @@ const (
 
 type poolSample struct {
 	group poolGroup
-	bytes float64
+	Sample
 }
 
 // read plans one observation and returns its row and what the rules take
 // of it.
-func (r *Result) read(src *Source, cals Calibrations) (Row, *sample, *poolSample) {
+func (r *Result) read(src *Source, cals Calibrations) (Row, *Sample, *poolSample) {
 	o := &src.Observation
 	row := Row{Name: src.Name, Engine: o.Engine, Settings: settings(o)}
 	if held := observation.Held(o); len(held) > 0 {
@@ -171,9 +228,11 @@ func (r *Result) read(src *Source, cals Calibrations) (Row, *sample, *poolSample
 	s2 := r.computeSample(o, &p)
 	s3 := poolSampleOf(o, &p, measured)
 	if s2 != nil {
+		s2.Name = src.Name
 		row.Used = append(row.Used, "E2")
 	}
 	if s3 != nil {
+		s3.Name = src.Name
 		row.Used = append(row.Used, "E3")
 	}
 	return row, s2, s3
@@ -181,7 +240,7 @@ func (r *Result) read(src *Source, cals Calibrations) (Row, *sample, *poolSample
 
 // computeSample is E2's sample of a run, or nil when the rule does not
 // read it.
-func (r *Result) computeSample(o *observation.Observation, p *planner.Plan) *sample {
+func (r *Result) computeSample(o *observation.Observation, p *planner.Plan) *Sample {
 	f, ok := observation.FigureOf(o, "compute_buffer")
 	m := &o.Model.Shape
 	ub := int64(min(o.LlamaCpp.NUbatch, 2048, o.LlamaCpp.NCtx))
@@ -196,7 +255,7 @@ func (r *Result) computeSample(o *observation.Observation, p *planner.Plan) *sam
 	perToken := float64(f.Bytes-int64(planned)) / float64(ub)
 	y := perToken + float64(r.Old.ComputePerHidden)*x + float64(r.Old.ComputePerToken)
 	res := float64(f.Resolution) / float64(ub)
-	return &sample{x: x, y: y, w: 1 / (1 + res*res)}
+	return &Sample{X: x, Y: y, W: 1 / (1 + res*res), Tol: res}
 }
 
 // poolSampleOf is E3's sample of a run, or nil: the run's device memory
@@ -209,7 +268,8 @@ func poolSampleOf(o *observation.Observation, p *planner.Plan, measured bool) *p
 		return nil
 	}
 	rest := p.Total - enginelog.Planned(p, "cuda_pool")
-	s := &poolSample{group: poolFA, bytes: float64(f.Bytes - int64(rest) - int64(planner.LlamaCppPoolCopies(&p.Input)))}
+	s := &poolSample{group: poolFA, Sample: Sample{Y: float64(f.Bytes - int64(rest) - int64(planner.LlamaCppPoolCopies(&p.Input))),
+		Tol: float64(max(f.Resolution, poolTol))}}
 	switch {
 	case !o.LlamaCpp.FlashAttn:
 		s.group = poolNoFA
@@ -228,40 +288,13 @@ func fullAttention(m *planner.Model) bool {
 	return len(m.Layers) > 0
 }
 
-// fitLine is the weighted least-squares line y = b·x + c, rounded to whole
-// bytes; with fewer than two distinct x it keeps b and fits c alone, and
-// with no sample it keeps both.
-func fitLine(s []sample, b0, c0 int64) (int64, int64) {
-	var sw, sx, sy, sxx, sxy float64
-	for _, p := range s {
-		sw += p.w
-		sx += p.w * p.x
-		sy += p.w * p.y
-		sxx += p.w * p.x * p.x
-		sxy += p.w * p.x * p.y
-	}
-	if sw == 0 {
-		return b0, c0
-	}
-	d := sw*sxx - sx*sx
-	if math.Abs(d) <= 1e-9*sw*sxx {
-		return b0, int64(math.Round((sy - float64(b0)*sx) / sw))
-	}
-	b := (sw*sxy - sx*sy) / d
-	return int64(math.Round(b)), int64(math.Round((sy - b*sx) / sw))
-}
+// poolTol is how far one run's pool may lie from its group's without being
+// an outlier, whatever the spread: the grid's groups spread 10 MiB
+// (13.6 to 23.4 MiB with flash attention, 70.2 to 81.8 without), and
+// community calibrations allow their figures 16 MiB the same way.
+const poolTol = 16 << 20
 
-// medianMiB is the median of v (bytes) rounded to the MiB, or keep when v
-// is empty.
-func medianMiB(v []float64, keep planner.Bytes) planner.Bytes {
-	if len(v) == 0 {
-		return keep
-	}
-	v = slices.Clone(v)
-	slices.SortFunc(v, cmp.Compare)
-	m := v[len(v)/2]
-	if len(v)%2 == 0 {
-		m = (v[len(v)/2-1] + m) / 2
-	}
-	return planner.Bytes(math.Round(m/float64(planner.MiB))) * planner.MiB
+// toMiB is v bytes rounded to the MiB.
+func toMiB(v float64) planner.Bytes {
+	return planner.Bytes(math.Round(v/float64(planner.MiB))) * planner.MiB
 }

@@ -6,9 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/internal/osfile"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
 	"github.com/vramplan/vramplan/web/calc/logcheck"
@@ -133,7 +133,7 @@ func readLog(path string) ([]byte, error) {
 	if path == "" {
 		return nil, fmt.Errorf("required")
 	}
-	fh, err := os.Open(path)
+	fh, _, err := osfile.Open(path) // a FIFO or a device is refused unopened: opening a FIFO waits for a writer
 	if err != nil {
 		return nil, err
 	}

@@ -76,13 +76,14 @@ func uploaded(base string) ([]refit.Source, []refit.Row, error) {
 	var held []refit.Row
 	for _, l := range list {
 		ch, err := observation.Check(l.Observation)
+		name := "upload " + shown(l.ID)
 		switch {
 		case err != nil:
-			held = append(held, refit.Row{Name: "upload " + l.ID, Skipped: "unreadable: " + err.Error()})
+			held = append(held, refit.Row{Name: name, Skipped: "unreadable: " + shown(err.Error())})
 		case l.Status != "accepted":
-			held = append(held, refit.Row{Name: "upload " + l.ID, Engine: ch.Observation.Engine, Skipped: "held by the server: " + strings.Join(l.Reasons, "; ")})
+			held = append(held, refit.Row{Name: name, Engine: ch.Observation.Engine, Skipped: "held by the server: " + shown(strings.Join(l.Reasons, "; "))})
 		default:
-			srcs = append(srcs, refit.Source{Name: "upload " + l.ID, Observation: ch.Observation})
+			srcs = append(srcs, refit.Source{Name: name, Observation: ch.Observation})
 		}
 	}
 	return srcs, held, nil
@@ -90,22 +91,33 @@ func uploaded(base string) ([]refit.Source, []refit.Row, error) {
 
 func printRefit(w io.Writer, r *refit.Result, n int) {
 	fmt.Fprintf(w, "%s: %d observations\n\n", planner.LlamaCppVersion, n)
-	fmt.Fprintf(w, "  %-58s %10s %10s\n", "constant (planner.LlamaCppFit)", "code", "refit")
+	fmt.Fprintf(w, "  %-72s %10s %10s\n", "constant (planner.LlamaCppFit)", "code", "refit")
 	for _, c := range []struct {
 		name     string
+		fit      *refit.Fit
 		old, new string
 	}{
-		{fmt.Sprintf("E2 compute buffer, -fa off, bytes per token per n_embd (%d runs)", r.ComputeRuns), fmt.Sprint(r.Old.ComputePerHidden), fmt.Sprint(r.New.ComputePerHidden)},
-		{"E2 compute buffer, -fa off, bytes per token", fmt.Sprint(r.Old.ComputePerToken), fmt.Sprint(r.New.ComputePerToken)},
-		{fmt.Sprintf("E3 CUDA pool, -fa on (%d runs)", r.PoolFA), r.Old.PoolFA.String(), r.New.PoolFA.String()},
-		{fmt.Sprintf("E3 CUDA pool, -fa off, over -fa on and the f16 copies (%d runs)", r.PoolNoFA), r.Old.PoolNoFA.String(), r.New.PoolNoFA.String()},
-		{fmt.Sprintf("E3 CUDA pool, a MoE's extra with -fa on (%d runs)", r.PoolMoE), r.Old.PoolMoE.String(), r.New.PoolMoE.String()},
+		{"E2 compute buffer, -fa off, bytes per token per n_embd", &r.Compute, fmt.Sprint(r.Old.ComputePerHidden), fmt.Sprint(r.New.ComputePerHidden)},
+		{"E2 compute buffer, -fa off, bytes per token", nil, fmt.Sprint(r.Old.ComputePerToken), fmt.Sprint(r.New.ComputePerToken)},
+		{"E3 CUDA pool, -fa on", &r.PoolFA, r.Old.PoolFA.String(), r.New.PoolFA.String()},
+		{"E3 CUDA pool, -fa off, over -fa on and the f16 copies", &r.PoolNoFA, r.Old.PoolNoFA.String(), r.New.PoolNoFA.String()},
+		{"E3 CUDA pool, a MoE's extra with -fa on", &r.PoolMoE, r.Old.PoolMoE.String(), r.New.PoolMoE.String()},
 	} {
 		mark := ""
 		if c.old != c.new {
 			mark = "  changed"
 		}
-		fmt.Fprintf(w, "  %-58s %10s %10s%s\n", c.name, c.old, c.new, mark)
+		name := c.name
+		if f := c.fit; f != nil {
+			name += fmt.Sprintf(" (%d runs, %d rejected)", f.Used, len(f.Rejected))
+			if f.Kept && f.Used > 0 {
+				mark += "  kept: " + f.Why
+			}
+		}
+		fmt.Fprintf(w, "  %-72s %10s %10s%s\n", name, c.old, c.new, mark)
+	}
+	if n := r.Rejected(); n > 0 {
+		fmt.Fprintf(w, "\n%d observations rejected as implausible or outliers (robust fit; their rows say why)\n", n)
 	}
 	fmt.Fprintf(w, "\nresiduals, plan with the code's constants − measured (MiB):\n")
 	fmt.Fprintf(w, "  %-34s %-10s %10s %10s %10s %10s  %s\n", "observation", "engine", "weights", "kv", "compute", "device", "used by")
@@ -120,6 +132,9 @@ func printRefit(w io.Writer, r *refit.Result, n int) {
 		}
 		fmt.Fprintf(w, "  %-34s %-10s %10s %10s %10s %10s  %s\n", row.Name, row.Engine, dash(cells["weights"]), dash(cells["kv"]),
 			dash(cells["compute_buffer"]), dash(cells["device_used"]), strings.Join(row.Used, " "))
+		for _, why := range row.Rejected {
+			fmt.Fprintf(w, "  %-34s rejected by %s\n", "", why)
+		}
 	}
 	fmt.Fprintf(w, "\nvLLM and SGLang observations are planned and listed, not fitted (E4).\n")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/modelfile"
 )
 
 // inputFlags are the flags that build a planner.Input.
@@ -126,6 +127,10 @@ func readLimited(path string) ([]byte, error) {
 func (f *inputFlags) applyModel(in *planner.Input, set map[string]bool) error {
 	if set["model"] {
 		m, err := loadModel(f.model, f.weightsDtype, f.mmproj)
+		var me *modelfile.MmprojError
+		if errors.As(err, &me) {
+			return &flagError{"mmproj", me.Err.Error()}
+		}
 		if err != nil {
 			return &flagError{"model", err.Error()}
 		}

@@ -7,12 +7,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -132,59 +130,19 @@ func cmdObservationUpload(args []string, stdout, stderr io.Writer) int {
 func reportObservation(w io.Writer, a *upload.Answer, base string) {
 	switch {
 	case a.Code == http.StatusCreated:
-		fmt.Fprintf(w, "%s: observation %s\n", a.Status, a.ID)
+		fmt.Fprintf(w, "%s: observation %s\n", shown(a.Status), shown(a.ID))
 		for _, r := range a.Reasons {
-			fmt.Fprintf(w, "  held out of the refit: %s\n", r.Reason)
+			fmt.Fprintf(w, "  held out of the refit: %s\n", shown(r.Reason))
 		}
-		fmt.Fprintf(w, "deletion token (shown once; keep it to withdraw the observation):\n  %s\n", a.Token)
-		fmt.Fprintf(w, "withdraw: curl -X DELETE -H 'Authorization: Bearer %s' %s%s\n", a.Token, strings.TrimSuffix(base, "/"), a.URL)
+		fmt.Fprintf(w, "deletion token (shown once; keep it to withdraw the observation):\n  %s\n", shown(a.Token))
+		fmt.Fprintf(w, "withdraw: curl -X DELETE -H 'Authorization: Bearer %s' %s%s\n", shown(a.Token), strings.TrimSuffix(base, "/"), shown(a.URL))
 	case a.Duplicate:
-		fmt.Fprintf(w, "already uploaded: observation %s (%s)\n", a.ID, a.Status)
+		fmt.Fprintf(w, "already uploaded: observation %s (%s)\n", shown(a.ID), shown(a.Status))
 	default:
-		fmt.Fprintf(w, "refused (%d): %s\n", a.Code, a.Error)
+		fmt.Fprintf(w, "refused (%d): %s\n", a.Code, shown(a.Error))
 		for _, r := range a.Reasons {
-			fmt.Fprintf(w, "  %s: %s\n", r.Field, r.Reason)
+			fmt.Fprintf(w, "  %s: %s\n", shown(r.Field), shown(r.Reason))
 		}
-	}
-}
-
-// listedObservation is one observation as GET /api/observations lists it.
-type listedObservation struct {
-	ID          string          `json:"id"`
-	Status      string          `json:"status"`
-	Reasons     []string        `json:"reasons"`
-	Observation json.RawMessage `json:"observation"`
-}
-
-// fetchObservations reads every observation of a server (of engine, when
-// it is not empty), page by page.
-func fetchObservations(base, engine string) ([]listedObservation, error) {
-	client := &http.Client{Timeout: 30 * time.Second}
-	var all []listedObservation
-	for after := int64(0); ; {
-		q := url.Values{"after": {fmt.Sprint(after)}}
-		if engine != "" {
-			q.Set("engine", engine)
-		}
-		u := strings.TrimSuffix(base, "/") + "/api/observations?" + q.Encode()
-		resp, err := client.Get(u)
-		if err != nil {
-			return nil, err
-		}
-		var page struct {
-			Observations []listedObservation `json:"observations"`
-			Next         int64               `json:"next"`
-		}
-		err = json.NewDecoder(io.LimitReader(resp.Body, 256<<20)).Decode(&page)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || err != nil {
-			return nil, fmt.Errorf("%s: %s %v", u, resp.Status, err)
-		}
-		all = append(all, page.Observations...)
-		if page.Next <= after {
-			return all, nil
-		}
-		after = page.Next
 	}
 }
 
@@ -206,7 +164,7 @@ func cmdObservationList(args []string, stdout, stderr io.Writer) int {
 	for _, l := range all {
 		ch, err := observation.Check(l.Observation)
 		if err != nil {
-			fmt.Fprintf(stdout, "%-20s unreadable: %v\n", l.ID, err)
+			fmt.Fprintf(stdout, "%-20s unreadable: %s\n", shown(l.ID), shown(err.Error()))
 			continue
 		}
 		o := &ch.Observation
@@ -214,7 +172,7 @@ func cmdObservationList(args []string, stdout, stderr io.Writer) int {
 		if model == "" {
 			model = "shape " + ch.ModelDigest[:12]
 		}
-		fmt.Fprintf(stdout, "%-20s %-9s %-10s %-9s %-14s %-18s %s\n", l.ID, o.Engine, o.EngineVersion, l.Status, o.GPU.Name, model, settingsOf(o))
+		fmt.Fprintf(stdout, "%-20s %-9s %-10s %-9s %-14s %-18s %s\n", shown(l.ID), o.Engine, o.EngineVersion, shown(l.Status), o.GPU.Name, model, settingsOf(o))
 	}
 	return exitFits
 }

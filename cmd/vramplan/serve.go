@@ -30,7 +30,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `host:port`")
 	var sf storeFlags
 	sf.register(fs)
-	maxConns := fs.Int("max-conns", 512, "close connections past `n` open at once")
+	var lim serveLimits
+	fs.IntVar(&lim.MaxConns, "max-conns", 512, "close connections past `n` open at once")
+	fs.IntVar(&lim.MaxPerPeer, "max-conns-per-peer", 64, "close one client address's connections past `n` open at once (an IPv6 /64 is one; --trusted-proxy peers are exempt)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitFits
@@ -53,7 +55,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if dbPath != "" {
 		fmt.Fprintf(stdout, "vramplan: calibration uploads in %s\n", dbPath)
 	}
-	srv := newServer(web.New(d), serveLimits{})
+	lim.Proxies = sf.proxies
+	srv := newServer(web.New(d), lim)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -62,7 +65,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		defer cancel()
 		srv.Shutdown(shut)
 	}()
-	if err := srv.Serve(limitConns(ln, *maxConns)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(limitConns(ln, lim)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(stderr, "vramplan serve: %v\n", err)
 		return 1
 	}

@@ -73,7 +73,8 @@ var badFiles = []struct {
 }{
 	{"empty", nil, "truncated"},
 	{"wrong magic", append([]byte("GGML"), make([]byte, 20)...), "not a GGUF file"},
-	{"version 9", append(header(0, 0)[:4], u32(9)...), "unsupported GGUF version"},
+	{"version 9", append(header(0, 0)[:4], u32(9)...), "unsupported GGUF version 9: llama.cpp reads versions 1 to 3"},
+	{"no version", header(0, 0)[:6], "read version: truncated"},
 	{"2^40 tensors", header(1<<40, 0), "more than"},
 	{"2^40 kvs", header(0, 1<<40), "more than"},
 	{"1 TB string", header(0, 1, u64(1<<40), make([]byte, 64)), "exceeds"},
@@ -94,8 +95,8 @@ func TestBadFiles(t *testing.T) {
 	dir := t.TempDir()
 	for _, tt := range badFiles {
 		_, err := ReadAt([]Part{{bytes.NewReader(tt.data), int64(len(tt.data))}}, Options{})
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("ReadAt(%s) = %v, want an error containing %q", tt.name, err, tt.want)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "<nil>") {
+			t.Errorf("ReadAt(%s) = %v, want an error containing %q (and no <nil>)", tt.name, err, tt.want)
 		}
 		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".gguf")
 		os.WriteFile(path, tt.data, 0o644)

@@ -28,11 +28,24 @@ import (
 // Limits on what a header may claim.
 const (
 	maxHeaderBytes = 1 << 30 // metadata and tensor infos of one file
-	maxString      = 1 << 26 // one string (chat templates run to ~100 KiB)
+	maxString      = 1 << 24 // one string read (chat templates run to ~100 KiB): no more than maxMetadataBytes keeps
 	maxArray       = 1 << 24 // items of one metadata array
-	maxTensors     = 1 << 20 // tensor infos of one file
-	maxDepth       = 4       // nesting of arrays of arrays
-	maxLayerValues = 1 << 12 // items of a per-layer array: block_count's bound (meta.go)
+	// maxTensors bounds the tensor infos of a model, over all its files:
+	// llama.cpp stores each layer's experts as one tensor, so a real model
+	// has about a thousand (DeepSeek-V3 and Llama-3.1-405B ~1,100), and the
+	// planner's 4,096 layers of 16 fit; 2^20 of them in each of 32 splits
+	// would have been 33M infos held together.
+	maxTensors = 1 << 16
+	// maxMetadata bounds the metadata entries of one file, and
+	// maxMetadataBytes the bytes of the keys and string values kept from
+	// a model's files (arrays are skipped or bounded by maxLayerValues;
+	// gguf-split keeps the metadata in the first split): a real GGUF
+	// has 30 to 60 entries, the chat template the longest string (~100
+	// KiB), and a 63 MB header of 3.1M entries took 7.5 s and 635 MB (#31).
+	maxMetadata      = 1 << 12
+	maxMetadataBytes = 16 << 20
+	maxDepth         = 4       // nesting of arrays of arrays
+	maxLayerValues   = 1 << 12 // items of a per-layer array: block_count's bound (meta.go)
 )
 
 // errTruncated reports a header that runs past the end of its file.
@@ -48,6 +61,7 @@ type blockReader struct {
 	block int
 	bo    binary.ByteOrder
 	v     parser.GGUFVersion
+	kept  *int64 // bytes of metadata kept by the whole decode (maxMetadataBytes)
 }
 
 // next returns the next n bytes, valid until the following call.

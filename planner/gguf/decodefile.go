@@ -23,8 +23,9 @@ func decode(parts []Part, block int) (gf *parser.GGUFFile, err error) {
 		return nil, fmt.Errorf("no GGUF file")
 	}
 	gf = &parser.GGUFFile{}
+	var kept int64 // metadata bytes kept, over every part
 	for i, p := range parts {
-		if err := decodePart(gf, p, block, len(parts) == 1); err != nil {
+		if err := decodePart(gf, p, block, len(parts) == 1, &kept); err != nil {
 			if len(parts) > 1 {
 				err = fmt.Errorf("split %d of %d: %w", i+1, len(parts), err)
 			}
@@ -41,8 +42,8 @@ func decode(parts []Part, block int) (gf *parser.GGUFFile, err error) {
 	return gf, nil
 }
 
-func decodePart(gf *parser.GGUFFile, p Part, block int, single bool) error {
-	b := &blockReader{r: p.R, size: p.Size, block: block, bo: binary.LittleEndian}
+func decodePart(gf *parser.GGUFFile, p Part, block int, single bool, kept *int64) error {
+	b := &blockReader{r: p.R, size: p.Size, block: block, bo: binary.LittleEndian, kept: kept}
 	defer b.release()
 	tensors, kvs, err := b.preamble(gf)
 	if err != nil {
@@ -78,8 +79,11 @@ func (b *blockReader) preamble(gf *parser.GGUFFile) (tensors, kvs uint64, err er
 	}
 	gf.Header.Magic = parser.GGUFMagic(magic)
 	v, err := b.u32()
-	if err != nil || v < 1 || v > 3 {
-		return 0, 0, fmt.Errorf("unsupported GGUF version %d (want 1 to 3): %v", v, err)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read version: %w", err)
+	}
+	if v < 1 || v > 3 {
+		return 0, 0, fmt.Errorf("unsupported GGUF version %d: llama.cpp reads versions 1 to 3", v)
 	}
 	b.v = parser.GGUFVersion(v)
 	gf.Header.Version = b.v
@@ -92,8 +96,27 @@ func (b *blockReader) preamble(gf *parser.GGUFFile) (tensors, kvs uint64, err er
 	if tensors > maxTensors || kvs > uint64(b.size-b.pos)/12 || tensors > uint64(b.size-b.pos)/20 {
 		return 0, 0, fmt.Errorf("header claims %d tensors and %d metadata entries, more than a %d-byte file holds", tensors, kvs, b.size)
 	}
+	if gf.Header.TensorCount+tensors > maxTensors {
+		return 0, 0, fmt.Errorf("%d tensors with the files before it, more than %d (a model has about a thousand)", gf.Header.TensorCount+tensors, maxTensors)
+	}
+	if kvs > maxMetadata {
+		return 0, 0, fmt.Errorf("header claims %d metadata entries, more than %d (a model has tens)", kvs, maxMetadata)
+	}
 	gf.Header.TensorCount += tensors
 	return tensors, kvs, nil
+}
+
+// keptBytes is what a decoded metadata value keeps: a string's bytes, a
+// per-layer array's numbers; skipped arrays and scalars keep nothing to
+// speak of.
+func keptBytes(v any) int64 {
+	switch v := v.(type) {
+	case string:
+		return int64(len(v))
+	case layerArray:
+		return 8 * int64(len(v.Values))
+	}
+	return 0
 }
 
 // metadata reads n metadata entries, refusing a key repeated within the
@@ -106,6 +129,9 @@ func (b *blockReader) metadata(gf *parser.GGUFFile, n uint64) error {
 		kv, err := b.kv()
 		if err != nil {
 			return fmt.Errorf("read metadata kv %d: %w", i, err)
+		}
+		if *b.kept += int64(len(kv.Key)) + keptBytes(kv.Value); *b.kept > maxMetadataBytes {
+			return fmt.Errorf("metadata of more than %d bytes, at key %.200q (a model's is a few hundred KiB)", maxMetadataBytes, kv.Key)
 		}
 		if _, dup := seen[kv.Key]; dup {
 			return fmt.Errorf("metadata key %.200q appears twice", kv.Key)

@@ -21,8 +21,8 @@ import (
 
 	parser "github.com/gpustack/gguf-parser-go"
 
+	"github.com/vramplan/vramplan/internal/osfile"
 	"github.com/vramplan/vramplan/planner"
-	"github.com/vramplan/vramplan/planner/internal/osfile"
 )
 
 // Options tune ReadAt. The zero value reads ahead in 1 MiB blocks.
@@ -71,10 +71,13 @@ func ReadAt(parts []Part, opts Options) (planner.Model, error) {
 // a multimodal model keeps resident, with its image geometry.
 func ReadVision(path string) (*planner.Vision, error) {
 	gf, err := readPath(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err == nil {
+		var v *planner.Vision
+		if v, err = toVision(gf); err == nil {
+			return v, nil
+		}
 	}
-	return toVision(gf)
+	return nil, fmt.Errorf("%s: %w", path, err)
 }
 
 // ReadVisionAt reads a vision projector (mmproj) through an io.ReaderAt.

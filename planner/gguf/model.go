@@ -21,6 +21,10 @@ var swaPatterns = map[string]int{"gemma2": 2, "gemma3": 6, "gpt-oss": 2, "cohere
 // mamba1 architectures keep one d_inner × d_state state per layer.
 var mamba1 = map[string]bool{"mamba": true, "jamba": true}
 
+// errNoTensors refuses a GGUF without tensors, which would plan as a model
+// of 0 exact bytes that fits anything (#31).
+var errNoTensors = fmt.Errorf("no tensors: a GGUF model's weights are its tensors, and this file has none")
+
 func toModel(gf *parser.GGUFFile) (m planner.Model, err error) {
 	defer recoverInto(&err)
 	md := newMeta(gf)
@@ -35,6 +39,9 @@ func toModel(gf *parser.GGUFFile) (m planner.Model, err error) {
 	}
 	if m.Layers, err = layers(md, &m); err != nil {
 		return m, err
+	}
+	if len(gf.TensorInfos) == 0 {
+		return m, errNoTensors
 	}
 	m.Weights = weights(gf.TensorInfos)
 	if m.VocabSize == 0 {

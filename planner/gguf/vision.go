@@ -18,6 +18,9 @@ func toVision(gf *parser.GGUFFile) (v *planner.Vision, err error) {
 	if md.arch != "clip" {
 		return nil, fmt.Errorf("general.architecture is %q, not a vision projector (clip)", md.arch)
 	}
+	if len(gf.TensorInfos) == 0 {
+		return nil, errNoTensors
+	}
 	size, err1 := md.int("clip.vision.image_size", 0)
 	patch, err2 := md.int("clip.vision.patch_size", 0)
 	if err := errorsJoin(err1, err2); err != nil {

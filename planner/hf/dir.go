@@ -9,14 +9,13 @@ import (
 	"io/fs"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/vramplan/vramplan/internal/osfile"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/internal/arch"
-	"github.com/vramplan/vramplan/planner/internal/osfile"
 )
 
 // LoadDir reads a Hugging Face model directory: its config.json and, when
@@ -40,26 +39,37 @@ func LoadDir(dir string, opts Options) (planner.Model, error) {
 	if err != nil || len(files) == 0 {
 		return m, err
 	}
-	ts, err := readShards(dir, files, newBudget(maxInFlight))
+	sums, err := readShards(dir, files, newBudget(maxInFlight), m.NumLayers())
 	if err != nil {
 		return m, err
 	}
-	ApplyTensors(&m, ts)
+	applyClasses(&m, sums)
 	return m, nil
 }
 
-// maxInFlight bounds the header bytes being read and parsed at once across
-// a directory's shards: enough for two of the largest headers (100 MB
-// each) to overlap on a machine with the cores for it, and a bound however
-// many cores there are (32 sparse shards of 100 MB headers once peaked at
-// 626 MB on 2 cores and 3.3 GB with GOMAXPROCS=32).
+// maxInFlight bounds the bytes that reading and parsing shard headers hold
+// at once, across a directory's shards: a header and the tensors parsed
+// from it cost up to parseCost times its length (parseCost), so 200 MB
+// reads the largest headers one at a time and MoE shards of a few MB by
+// the dozen, however many cores there are (32 sparse shards of 100 MB
+// headers once peaked at 626 MB on 2 cores and 3.3 GB with GOMAXPROCS=32;
+// 32 valid 95 MB headers at 1.09 GB, #31, and 6.9 GB with 860,169
+// one-element tensors each, before each shard was reduced to its classes'
+// bytes as it was read).
 const maxInFlight = 2 * MaxHeader
 
-// readShards reads the shards' headers, a few at a time and at most
-// maxInFlight header bytes at once. When shards fail it reports the first,
-// in the directory's order, and how many others did: one line.
-func readShards(dir string, files []string, budget *budget) ([]Tensor, error) {
-	got := make([][]Tensor, len(files))
+// parseCost is the bytes a header holds while it is read and parsed, per
+// byte of it: the header itself and its tensors (a 95 MB header of
+// one-element tensors, the densest, allocated 232 MB: 2.45 times).
+const parseCost = 3
+
+// readShards reads the shards' headers, a few at a time and within budget,
+// and returns their tensors' bytes by class for a model of layers layers;
+// a shard's tensors are summed as it is read and not kept. When shards
+// fail it reports the first, in the directory's order, and how many others
+// did: one line.
+func readShards(dir string, files []string, budget *budget, layers int) (classBytes, error) {
+	got := make([]classBytes, len(files))
 	errs := make([]error, len(files))
 	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
 	var wg sync.WaitGroup
@@ -67,14 +77,20 @@ func readShards(dir string, files []string, budget *budget) ([]Tensor, error) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			got[i], errs[i] = readShard(filepath.Join(dir, f), budget)
+			got[i], errs[i] = readShard(filepath.Join(dir, f), budget, layers)
 		})
 	}
 	wg.Wait()
 	if err := firstOf(errs); err != nil {
 		return nil, err
 	}
-	return slices.Concat(got...), nil
+	sums := classBytes{}
+	for _, g := range got {
+		for c, b := range g {
+			sums[c] += b
+		}
+	}
+	return sums, nil
 }
 
 // firstOf returns the first non-nil error of errs, saying how many more
@@ -113,9 +129,10 @@ func newBudget(n int64) *budget {
 	return b
 }
 
-// take waits until n bytes are free and takes them; n must not exceed the
-// budget's total.
-func (b *budget) take(n int64) {
+// take waits until n bytes are free and takes them; n past the budget's
+// total takes all of it. It returns what it took, for give.
+func (b *budget) take(n int64) int64 {
+	n = min(n, b.total)
 	b.mu.Lock()
 	for b.left < n {
 		b.cond.Wait()
@@ -123,6 +140,7 @@ func (b *budget) take(n int64) {
 	b.left -= n
 	b.most, b.runs = max(b.most, b.total-b.left), b.runs+1
 	b.mu.Unlock()
+	return n
 }
 
 func (b *budget) give(n int64) {
@@ -149,36 +167,44 @@ func shardFiles(dir string) ([]string, error) {
 	return matches, err
 }
 
-// readShard reads one shard's header, holding its length in the budget
-// while it reads and parses it.
-func readShard(path string, b *budget) ([]Tensor, error) {
+// readShard reads one shard's header, holding what it costs to parse
+// (parseCost) in the budget until its tensors are summed by class.
+func readShard(path string, b *budget, layers int) (classBytes, error) {
 	f, size, err := osfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	n := headerLength(f, size)
-	b.take(n)
-	defer b.give(n)
+	defer b.give(b.take(parseCost * headerLength(f, size)))
 	ts, err := ReadSafetensors(f, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return ts, nil
+	return sumClasses(ts, layers), nil
+}
+
+// classBytes are tensors' bytes by weight class (classOf).
+type classBytes map[string]planner.Bytes
+
+// sumClasses sums ts by class, for a model of layers layers.
+func sumClasses(ts []Tensor, layers int) classBytes {
+	bytes := classBytes{}
+	for i := range ts {
+		if c := classOf(ts[i].Name, layers); c != "" {
+			bytes[c] += planner.Bytes(ts[i].Bytes)
+		}
+	}
+	return bytes
 }
 
 // ApplyTensors replaces m's weight and vision bytes with the sums over ts,
 // the tensors of its safetensors files, and marks them exact. Parameters per
 // class stay the config's; tensors of multi-token-prediction layers beyond
 // the model's layers, which inference engines do not load, are left out.
-func ApplyTensors(m *planner.Model, ts []Tensor) {
-	bytes := map[string]planner.Bytes{}
-	n := m.NumLayers()
-	for i := range ts {
-		if c := classOf(ts[i].Name, n); c != "" {
-			bytes[c] += planner.Bytes(ts[i].Bytes)
-		}
-	}
+func ApplyTensors(m *planner.Model, ts []Tensor) { applyClasses(m, sumClasses(ts, m.NumLayers())) }
+
+// applyClasses replaces m's weight and vision bytes with bytes, by class.
+func applyClasses(m *planner.Model, bytes classBytes) {
 	var total planner.Bytes
 	classes := map[string]bool{}
 	for i := range m.Weights.Classes {

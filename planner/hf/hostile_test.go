@@ -90,12 +90,62 @@ func TestShardsInFlight(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, name), append(data, make([]byte, header)...), 0o644)
 		files = append(files, name)
 	}
-	b := newBudget(3 * header)
-	_, err := readShards(dir, files, b)
-	if b.runs != shards || b.most > 3*header {
-		t.Errorf("readShards took the budget %d times, at most %d bytes at once; want %d times, at most %d", b.runs, b.most, shards, 3*header)
+	b := newBudget(3 * parseCost * header)
+	_, err := readShards(dir, files, b, 24)
+	if b.runs != shards || b.most > 3*parseCost*header {
+		t.Errorf("readShards took the budget %d times, at most %d bytes at once; want %d times, at most %d", b.runs, b.most, shards, 3*parseCost*header)
 	}
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "and 7 more") {
 		t.Errorf("readShards(8 bad shards) = %q, want one line naming the first and counting the rest", err)
 	}
+}
+
+// TestShardsParsedInBudget holds issue 31's point 17 for safetensors: 32
+// valid 95 MB shard headers took 1.09 GB at GOMAXPROCS=32 against the
+// 200 MB budget, which counted each header but not the tensors parsed from
+// it (2.45 times its size for one-element tensors) and let every shard's
+// tensors live until the last was read (6.9 GB for 860,169 tensors a
+// shard). Each shard now takes its parse's cost from the budget and leaves
+// only its classes' sums behind.
+func TestShardsParsedInBudget(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(32))
+	dir := t.TempDir()
+	const shards, perShard = 8, 40000
+	var files []string
+	for s := range shards {
+		var ts []stTensor
+		for i := range perShard {
+			ts = append(ts, stTensor{fmt.Sprintf("model.layers.%d.mlp.experts.%d.down_proj.weight", i%24, s*perShard+i), "F32", []int64{1, 1}, 4})
+		}
+		name := fmt.Sprintf("model-%05d-of-%05d.safetensors", s+1, shards)
+		writeSafetensors(t, filepath.Join(dir, name), ts)
+		files = append(files, name)
+	}
+	fi, _ := os.Stat(filepath.Join(dir, files[0]))
+	header := fi.Size() - perShard*4 - 8
+	b := newBudget(2 * parseCost * header)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	sums, err := readShards(dir, files, b, 24)
+	runtime.GC()
+	runtime.GC() // and sync.Pool's victim cache
+	runtime.ReadMemStats(&after)
+	if err != nil || sums["experts"] != shards*perShard*4 {
+		t.Fatalf("readShards = %v, %v; want %d expert bytes", sums, err, shards*perShard*4)
+	}
+	if b.most > b.total {
+		t.Errorf("readShards held %d bytes of a budget of %d", b.most, b.total)
+	}
+	if kept := int64(after.HeapAlloc) - int64(before.HeapAlloc); kept > 1<<20 {
+		t.Errorf("readShards left %d bytes live after it returned, want only the classes' sums (its %d shards' headers are %d bytes each)", kept, shards, header)
+	}
+	one := newBudget(b.total)
+	runtime.ReadMemStats(&before)
+	_, err = readShard(filepath.Join(dir, files[0]), one, 24)
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; err != nil || alloc > uint64(one.most) {
+		t.Errorf("reading one shard of a %d-byte header allocated %d bytes but took %d of the budget (%v): the budget does not count what a parse holds", header, alloc, one.most, err)
+	}
+	runtime.KeepAlive(sums)
 }

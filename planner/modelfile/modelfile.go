@@ -12,11 +12,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vramplan/vramplan/internal/osfile"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/catalog"
 	"github.com/vramplan/vramplan/planner/gguf"
 	"github.com/vramplan/vramplan/planner/hf"
-	"github.com/vramplan/vramplan/planner/internal/osfile"
 )
 
 // Options are the choices that go with a model name. The zero value reads
@@ -39,16 +39,27 @@ const maxShapeFile = 64 << 20
 // split model reads them all), a config.json file or a directory holding
 // one (with its safetensors headers for exact bytes), a .json file in the
 // planner's model format (an object with a "layers" key), or a catalog ID
-// or unambiguous prefix of one.
+// or unambiguous prefix of one. An error of the Mmproj file is an
+// *MmprojError.
 func Open(nameOrPath string, opts Options) (planner.Model, error) {
 	m, err := open(nameOrPath, opts)
 	if err == nil && opts.Mmproj != "" {
 		if m.Vision, err = gguf.ReadVision(opts.Mmproj); err == nil {
 			m.Vision.File = opts.Mmproj
+		} else {
+			err = &MmprojError{Err: err}
 		}
 	}
 	return m, err
 }
+
+// MmprojError is an error of the vision projector Options.Mmproj names,
+// not of the model, so that a caller can say which of the two to fix.
+type MmprojError struct{ Err error }
+
+func (e *MmprojError) Error() string { return "the vision projector (mmproj): " + e.Err.Error() }
+
+func (e *MmprojError) Unwrap() error { return e.Err }
 
 func open(name string, opts Options) (planner.Model, error) {
 	st, err := os.Stat(name)

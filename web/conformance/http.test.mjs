@@ -137,6 +137,26 @@ test('bad input is a 4xx naming its field, and every error is one shape, the sam
   }
 });
 
+test('errors quote at most 512 bytes of the request, the same on both', async () => {
+  const long = 'A'.repeat(100 << 10);
+  const cases = [
+    [`/api/plan?model=${long}`, {}],
+    [`/api/plan?model=qwen3-4b-instruct-2507-q8_0&gpu=${long}`, {}],
+    ['/api/plan', { method: 'POST', body: `{"${long}":1}` }],
+    [`/api/models/${long}`, {}],
+    [`/api/uploads/${long}`, {}],
+    ['/api/uploads', post(`{"${long}":1}`)],
+    [`/${long}`, {}],
+  ];
+  for (const [path, init] of cases) {
+    const what = `${init.method ?? 'GET'} ${path.slice(0, 40)}…`;
+    const n = same(what, await both(path, init));
+    assert.ok(n.status >= 400 && n.body.length < 4096, `${what}: ${n.status} with ${n.body.length} bytes`);
+    const e = JSON.parse(n.body);
+    assert.ok(e.error.length <= 600 && (e.field ?? '').length <= 600, `${what}: ${e.error.slice(0, 100)}`);
+  }
+});
+
 test('HEAD answers as GET does, without a body', async () => {
   for (const path of ['/', `/api/plan?${b1}`, '/api/calibrations', '/static/style.css']) {
     const [g] = await both(path);
@@ -319,6 +339,39 @@ test('the JSONL export pages with ?after and ?limit, on both alike', async () =>
   assert.equal(String(rest.body).trim().split('\n').length, lines.length - 1);
   const bad = same('GET /api/uploads.jsonl?limit=0', await both('/api/uploads.jsonl?limit=0'));
   assert.deepEqual([bad.status, JSON.parse(bad.body).field], [400, 'limit']);
+});
+
+test('a page of another site cannot upload, delete or withdraw; the CLI and the embed\'s reads still work, on both alike', async () => {
+  const evil = [{ origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example' }];
+  const form = () => { const f = new FormData(); f.set('file', new Blob([calibration(40)]), 'mycard.json'); return f; };
+  for (const headers of evil) {
+    for (const [what, path, init] of [
+      ['the upload form, multipart', '/calibrations', { method: 'POST', body: form() }],
+      ['the upload form, urlencoded', '/calibrations', { method: 'POST', body: new URLSearchParams({ document: calibration(40) }) }],
+      ['the withdrawal form', '/calibrations/withdraw', { method: 'POST', body: new URLSearchParams({ id: 'x', token: 'y' }) }],
+      ['an upload', '/api/uploads', post(calibration(40))],
+      ['a deletion', '/api/uploads/x', { method: 'DELETE' }],
+      ['an observation', '/api/observations', post('{}')],
+    ]) {
+      const n = same(`${what} from ${JSON.stringify(headers)}`, await both(path, { ...init, headers: { ...init.headers, ...headers } }));
+      assert.equal(n.status, 403, `${what}: ${n.body}`);
+      assert.match(JSON.parse(n.body).error, /cross-site request refused/);
+    }
+  }
+  const jsonl = await both('/api/uploads.jsonl');
+  for (const r of jsonl) assert.ok(!String(r.body).includes('conformance upload 40'), `${r.server}: a cross-site upload was stored`);
+  const own = await Promise.all(servers.map((s) => fetch(`${s.url}/api/uploads`,
+    { ...post(calibration(41)), headers: { 'content-type': 'application/json', origin: s.url, 'sec-fetch-site': 'same-origin' } })));
+  assert.deepEqual(own.map((r) => r.status), [201, 201], 'an upload from the site\'s own page');
+  const reads = { origin: 'https://docs.example', 'sec-fetch-site': 'cross-site' };
+  for (const path of ['/api/models', `/api/plan?${b1}`, '/api/calibrations']) {
+    const n = same(`cross-origin GET ${path}`, await both(path, { headers: reads }));
+    assert.equal(n.status, 200, path);
+    assert.equal(n.headers.get('access-control-allow-origin'), '*', `${path}: CORS`);
+  }
+  const input = JSON.stringify(JSON.parse(planCLI(cliFlags(b1))).input);
+  const p = same('cross-origin POST /api/plan', await both('/api/plan', { method: 'POST', body: input, headers: { 'content-type': 'application/json', ...reads } }));
+  assert.equal(p.status, 200, 'planning changes nothing: any origin may');
 });
 
 test('wrong deletion tokens past the hour\'s allowance per client get 429 with Retry-After, on both alike', async () => {
