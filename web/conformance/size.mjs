@@ -25,11 +25,11 @@ export const limit = 3_000_000;
 
 /**
  * budget is what the upload's gzip may reach, in bytes: what #28 reached
- * (2,956,698 B at 0ac6706 with wasm-opt -O1) and ~13 KB, below the plan's
+ * (2,977,106 B on main at aeb9443 with wasm-opt -O1) and ~13 KB, below the plan's
  * limit so that the headroom under it is spent only by raising this line,
  * with the reason, in docs/benchmarks.md ("Worker", "Size").
  */
-export const budget = 2_970_000;
+export const budget = 2_990_000;
 
 /**
  * measure runs `wrangler deploy --dry-run` offline and resolves to the
