@@ -142,8 +142,8 @@ bench-wasm: deps-npm ## planner benchmarks under wasm in Node
 # `make worker` fails.
 # WORKERTAGS are the build tags of the worker (cmd/worker/deps_test.go reads
 # this line): each swaps a codec of this module for the library echo links
-# anyway, stdjson the JSON of the planner, calibrations and the store for
-# encoding/json, stdfmt internal/printf for fmt.
+# anyway, stdjson the planner's internal/jsonlite for encoding/json (planner/json_*.go),
+# stdfmt internal/printf for fmt.
 WORKER      := build/worker
 WORKERTAGS  := stdjson,stdfmt
 WORKERFLAGS := -tags $(WORKERTAGS) -trimpath -ldflags="-s -w" -gcflags=all=-l
