@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -13,9 +15,10 @@ import (
 // (~0.6 MB gzip with its HTTP, TLS and SSH clients), the model-file
 // readers, the embedded browser assets (Workers static assets serve them),
 // the SQLite driver, Prometheus, and the planner module's own JSON codec
-// (the stdjson tag: encoding/json is linked for echo anyway).
+// (the stdjson tag: encoding/json is linked for echo anyway). It lists the
+// packages under the tags the Makefile builds the worker with (WORKERTAGS).
 func TestLightImports(t *testing.T) {
-	cmd := exec.Command("go", "list", "-tags", "stdjson", "-deps", "-f", "{{.ImportPath}}", ".") // as make worker builds it
+	cmd := exec.Command("go", "list", "-tags", workerTags(t), "-deps", "-f", "{{.ImportPath}}", ".")
 	cmd.Env = append(cmd.Environ(), "GOOS=js", "GOARCH=wasm")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -48,4 +51,40 @@ func TestLightImports(t *testing.T) {
 			t.Errorf("cmd/worker depends on %s under GOOS=js GOARCH=wasm", heavy)
 		}
 	}
+}
+
+// TestSwappedFiles proves the worker's tags select the files that forward
+// to the libraries echo links anyway: internal/printf as fmt (stdfmt), the
+// planner's codec as encoding/json (stdjson). A tag misspelt in WORKERTAGS
+// would otherwise build the larger worker without a word.
+func TestSwappedFiles(t *testing.T) {
+	for pkg, file := range map[string]string{
+		"github.com/vramplan/vramplan/internal/printf": "printf_fmt.go",
+		"github.com/vramplan/vramplan/planner":         "json_std.go",
+	} {
+		cmd := exec.Command("go", "list", "-tags", workerTags(t), "-f", "{{.GoFiles}}", pkg)
+		cmd.Env = append(cmd.Environ(), "GOOS=js", "GOARCH=wasm")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		}
+		if !strings.Contains(string(out), file) {
+			t.Errorf("the worker's build of %s leaves out %s: %s", pkg, file, out)
+		}
+	}
+}
+
+// workerTags returns the build tags `make worker` sets, as the Makefile's
+// WORKERTAGS line gives them.
+func workerTags(t *testing.T) string {
+	t.Helper()
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^WORKERTAGS\s*:=\s*(\S+)\s*$`).FindSubmatch(mk)
+	if m == nil {
+		t.Fatal("Makefile: no `WORKERTAGS := tag,tag` line")
+	}
+	return string(m[1])
 }

@@ -1,4 +1,4 @@
-//go:build !stdjson
+//go:build !stdfmt
 
 // Package printf formats as fmt does, for the verbs and operands the planner
 // uses: %v %s %d %q %f %g %w with widths, precisions and the - + 0 flags,

@@ -1,13 +1,14 @@
-//go:build stdjson
+//go:build stdfmt
 
 package printf
 
-// This file is the package under the stdjson tag, which `make worker`
-// sets: the Workers build links fmt anyway (echo uses it), so there the
-// functions are fmt's own, and printf's formatter, which exists only to
+// This file is the package under the stdfmt tag, which `make worker` sets
+// (WORKERTAGS): the Workers build links fmt anyway (echo uses it), so there
+// the functions are fmt's own, and printf's formatter, which exists only to
 // keep fmt out of the planner's browser module, is not linked twice. The
 // package's tests hold printf to fmt on every verb the planner uses, so the
-// text is the same either way.
+// text is the same either way; under the tag they are left out, as there is
+// no formatter of this package's own to hold.
 
 import (
 	"fmt"

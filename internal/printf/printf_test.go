@@ -1,3 +1,5 @@
+//go:build !stdfmt
+
 package printf
 
 import (

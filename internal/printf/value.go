@@ -1,4 +1,4 @@
-//go:build !stdjson
+//go:build !stdfmt
 
 package printf
 

@@ -3,13 +3,14 @@
 // would (esbuild, minify = true in wrangler.toml) and reports the upload's
 // size and its gzip (Node's zlib at its default level, over every module
 // together). That figure, not `gzip -9` of the files (it reads ~1.7 %
-// less), is the one held to the plan's 3 MB, so `make worker` (this file
-// run as a program) and deploy.test.mjs share it and fail together.
+// less), is the one held to the budget, so `make worker` (this file run as
+// a program) and deploy.test.mjs share it and fail together.
 //
 //   node web/conformance/size.mjs    # after the Go side of make worker
 //
 // It prints the raw bytes of build/worker's modules, their gzip -9, and
-// wrangler's upload and gzip with the margin left, and exits 1 over budget.
+// wrangler's upload and gzip with the margin left under the budget and
+// under the plan's limit, and exits 1 over budget.
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, readFileSync, readdirSync } from 'node:fs';
@@ -19,8 +20,16 @@ import { gzipSync, constants } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { repo, wrangler, offline } from './servers.mjs';
 
-/** budget is the free plan's limit on the upload's gzip, in bytes (3 MB). */
-export const budget = 3_000_000;
+/** limit is the free plan's limit on the upload's gzip, in bytes (3 MB). */
+export const limit = 3_000_000;
+
+/**
+ * budget is what the upload's gzip may reach, in bytes: what #28 reached
+ * (2,977,106 B on main at aeb9443 with wasm-opt -O1) and ~13 KB, below the plan's
+ * limit so that the headroom under it is spent only by raising this line,
+ * with the reason, in docs/benchmarks.md ("Worker", "Size").
+ */
+export const budget = 2_990_000;
 
 /**
  * measure runs `wrangler deploy --dry-run` offline and resolves to the
@@ -53,6 +62,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const gz9 = gzipSync(files, { level: constants.Z_BEST_COMPRESSION }).length;
   const { raw, gzip } = measure();
   console.log(`worker: ${files.length} bytes raw, ${gz9} bytes gzip -9 (build/worker/*.mjs, *.js, app.wasm)`);
-  console.log(`worker: wrangler's upload ${kib(raw)} KiB, gzip ${kib(gzip)} KiB of the free plan's ${kib(budget)} KiB: ${gzip <= budget ? `${kib(budget - gzip)} KiB left` : `${kib(gzip - budget)} KiB over`}`);
+  const left = (n) => (gzip <= n ? `${kib(n - gzip)} KiB left` : `${kib(gzip - n)} KiB over`);
+  console.log(`worker: wrangler's upload ${kib(raw)} KiB, gzip ${kib(gzip)} KiB: of the budget's ${kib(budget)} KiB ${left(budget)}, of the free plan's ${kib(limit)} KiB ${left(limit)}`);
   if (gzip > budget) process.exit(1);
 }
