@@ -1,4 +1,4 @@
-// size.mjs measures the worker as Cloudflare's free plan is checked: by
+// size.mjs measures the worker as Cloudflare checks an upload: by
 // `wrangler deploy --dry-run`, which bundles build/worker as a deployment
 // would (esbuild, minify = true in wrangler.toml) and reports the upload's
 // size and its gzip (Node's zlib at its default level, over every module
@@ -20,16 +20,24 @@ import { gzipSync, constants } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { repo, wrangler, offline } from './servers.mjs';
 
-/** limit is the free plan's limit on the upload's gzip, in bytes (3 MB). */
-export const limit = 3_000_000;
+/**
+ * limit is the Workers Paid plan's limit on the upload's gzip, in bytes
+ * (10 MB). The free plan's 3 MB no longer holds the worker: on main at
+ * f63a05b it is 3,028,480 B with wasm-opt -O1, the names merge's resolver,
+ * quorum and look-alike checks being the last 22 KiB, and only a fork of
+ * echo (its http.Server and TLS, ~437 KB raw) would win it back
+ * (docs/benchmarks.md, "Worker", "Size").
+ */
+export const limit = 10_000_000;
 
 /**
- * budget is what the upload's gzip may reach, in bytes: what #28 reached
- * (2,977,106 B on main at aeb9443 with wasm-opt -O1) and ~13 KB, below the plan's
- * limit so that the headroom under it is spent only by raising this line,
- * with the reason, in docs/benchmarks.md ("Worker", "Size").
+ * budget is what the upload's gzip may reach, in bytes: the worker as
+ * measured on main after the names, agent, harden and build merges and
+ * ~13 KB, far below the plan's limit so that growth is spent only by
+ * raising this line, with the reason, in docs/benchmarks.md ("Worker",
+ * "Size").
  */
-export const budget = 2_990_000;
+export const budget = 3_050_000;
 
 /**
  * measure runs `wrangler deploy --dry-run` offline and resolves to the
@@ -63,6 +71,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { raw, gzip } = measure();
   console.log(`worker: ${files.length} bytes raw, ${gz9} bytes gzip -9 (build/worker/*.mjs, *.js, app.wasm)`);
   const left = (n) => (gzip <= n ? `${kib(n - gzip)} KiB left` : `${kib(gzip - n)} KiB over`);
-  console.log(`worker: wrangler's upload ${kib(raw)} KiB, gzip ${kib(gzip)} KiB: of the budget's ${kib(budget)} KiB ${left(budget)}, of the free plan's ${kib(limit)} KiB ${left(limit)}`);
+  console.log(`worker: wrangler's upload ${kib(raw)} KiB, gzip ${kib(gzip)} KiB: of the budget's ${kib(budget)} KiB ${left(budget)}, of the Paid plan's ${kib(limit)} KiB ${left(limit)}`);
   if (gzip > budget) process.exit(1);
 }
