@@ -7,7 +7,7 @@
 // field (its -ts) re-plans each device. Every figure is checked against
 // `vramplan plan --json`.
 
-import { test, before, after } from 'node:test';
+import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, mib, group, text } from './harness.mjs';
 
@@ -19,9 +19,16 @@ let server, chrome;
 
 before(async () => { [server, chrome] = await Promise.all([serve(), browser()]); });
 after(async () => { await chrome?.close(); server?.stop(); });
+// Each test's contexts close when it ends: left open, their keep-alive
+// connections pile up past the server's cap on one peer's connections
+// (serve's --max-conns-per-peer, 64), and a later test's page is refused
+// its wasm and never becomes ready.
+const contexts = [];
+afterEach(async () => { await Promise.all(contexts.splice(0).map((c) => c.close())); });
 
 async function open(query, { path = '', ...opts } = {}) {
   const ctx = await chrome.newContext(opts);
+  contexts.push(ctx);
   const page = await ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
