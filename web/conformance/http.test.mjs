@@ -138,15 +138,20 @@ test('bad input is a 4xx naming its field, and every error is one shape, the sam
 });
 
 test('errors quote at most 512 bytes of the request, the same on both', async () => {
-  const long = 'A'.repeat(100 << 10);
+  // A URL is 32 KiB, a body 100 KiB: workerd answers a URL past 64 KiB
+  // itself, 414 in plain text, before the worker sees it (measured with
+  // wrangler 4.164.0 between 65,000 and 80,000 bytes), and Cloudflare's
+  // edge refuses one past 16 KB; neither is this server's error to shape.
+  const url = 'A'.repeat(32 << 10);
+  const body = 'A'.repeat(100 << 10);
   const cases = [
-    [`/api/plan?model=${long}`, {}],
-    [`/api/plan?model=qwen3-4b-instruct-2507-q8_0&gpu=${long}`, {}],
-    ['/api/plan', { method: 'POST', body: `{"${long}":1}` }],
-    [`/api/models/${long}`, {}],
-    [`/api/uploads/${long}`, {}],
-    ['/api/uploads', post(`{"${long}":1}`)],
-    [`/${long}`, {}],
+    [`/api/plan?model=${url}`, {}],
+    [`/api/plan?model=qwen3-4b-instruct-2507-q8_0&gpu=${url}`, {}],
+    ['/api/plan', { method: 'POST', body: `{"${body}":1}` }],
+    [`/api/models/${url}`, {}],
+    [`/api/uploads/${url}`, {}],
+    ['/api/uploads', post(`{"${body}":1}`)],
+    [`/${url}`, {}],
   ];
   for (const [path, init] of cases) {
     const what = `${init.method ?? 'GET'} ${path.slice(0, 40)}…`;
