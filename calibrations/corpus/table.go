@@ -1,0 +1,218 @@
+package corpus
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Tolerance is the residual a figure is held to: the issue's 3 %.
+const Tolerance = 0.03
+
+// Table writes the residual table of rows as Markdown: the summary by
+// version band and model kind, the failed starts the plan did not refuse,
+// the entries that could not be planned, then every entry.
+func Table(rows []Row) string {
+	var b strings.Builder
+	writeTotals(&b, rows)
+	writeSummary(&b, rows)
+	writeUnrefused(&b, rows)
+	writeUnplanned(&b, rows)
+	writeRows(&b, rows)
+	return b.String()
+}
+
+// complete reports whether r is a started run the plan could plan whose
+// log prints its KV tokens: the runs the 3 % goal counts.
+func (r *Row) complete() bool {
+	return r.Err == nil && r.Entry.Outcome.Started() && r.KVTokens.Known
+}
+
+func writeTotals(b *strings.Builder, rows []Row) {
+	var n, kv, w, wn, failed, refused, unplanned int
+	for i := range rows {
+		r := &rows[i]
+		switch {
+		case r.Err != nil:
+			unplanned++
+		case !r.Entry.Outcome.Started():
+			failed++
+			refused += boolInt(r.Refused)
+		}
+		if r.complete() {
+			n++
+			kv += boolInt(r.KVTokens.Within(Tolerance))
+		}
+		if r.Err == nil && r.Entry.Outcome.Started() && r.Weights.Known {
+			wn++
+			w += boolInt(r.Weights.Within(Tolerance))
+		}
+	}
+	fmt.Fprintf(b, "%d entries: %d planned, %d not plannable (below). ", len(rows), len(rows)-unplanned, unplanned)
+	fmt.Fprintf(b, "KV tokens within 3 %%: %d of %d complete runs (%s). ", kv, n, percent(kv, n))
+	fmt.Fprintf(b, "Weights within 3 %%: %d of %d started runs that print them (%s). ", w, wn, percent(w, wn))
+	fmt.Fprintf(b, "Failed starts refused by the plan: %d of %d planned.\n\n", refused, failed)
+}
+
+func percent(k, n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%.0f %%", 100*float64(k)/float64(n))
+}
+
+func boolInt(ok bool) int {
+	if ok {
+		return 1
+	}
+	return 0
+}
+
+// group is the rows of one band and model kind.
+type group struct {
+	band, kind string
+	rows       []*Row
+}
+
+func groups(rows []Row) []group {
+	var gs []group
+	for _, band := range Bands {
+		for i := range rows {
+			r := &rows[i]
+			if r.Band.Name != band.Name {
+				continue
+			}
+			j := slices.IndexFunc(gs, func(g group) bool { return g.band == band.Name && g.kind == r.Entry.Model.Family })
+			if j < 0 {
+				gs, j = append(gs, group{band: band.Name, kind: r.Entry.Model.Family}), len(gs)
+			}
+			gs[j].rows = append(gs[j].rows, r)
+		}
+	}
+	return gs
+}
+
+func writeSummary(b *strings.Builder, rows []Row) {
+	b.WriteString("| band | kind | runs | started | KV tokens within 3 % | median KV residual | weights within 3 % | median weights residual | failed starts refused |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	for _, g := range groups(rows) {
+		var started, kvN, kvOK, wN, wOK, failed, refused int
+		var kvRes, wRes []float64
+		for _, r := range g.rows {
+			if r.Entry.Outcome.Started() {
+				started++
+			} else if r.Err == nil {
+				failed++
+				refused += boolInt(r.Refused)
+			}
+			if r.complete() {
+				kvN++
+				kvOK += boolInt(r.KVTokens.Within(Tolerance))
+				kvRes = append(kvRes, r.KVTokens.Residual())
+			}
+			if r.Err == nil && r.Entry.Outcome.Started() && r.Weights.Known {
+				wN++
+				wOK += boolInt(r.Weights.Within(Tolerance))
+				wRes = append(wRes, r.Weights.Residual())
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", g.band, g.kind, len(g.rows), started,
+			ratio(kvOK, kvN), signed(median(kvRes)), ratio(wOK, wN), signed(median(wRes)), ratio(refused, failed))
+	}
+	b.WriteString("\n")
+}
+
+func ratio(k, n int) string {
+	if n == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%d / %d", k, n)
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// signed writes a residual as a signed percentage, "–" when it is unknown.
+func signed(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%+.1f %%", 100*x)
+}
+
+func writeUnrefused(b *strings.Builder, rows []Row) {
+	b.WriteString("Failed starts the plan does not refuse:")
+	n := 0
+	for i := range rows {
+		if r := &rows[i]; r.Err == nil && !r.Entry.Outcome.Started() && !r.Refused {
+			fmt.Fprintf(b, "\n- `%s` (%s)", r.Entry.ID, r.Entry.Outcome)
+			n++
+		}
+	}
+	if n == 0 {
+		b.WriteString(" none.")
+	}
+	b.WriteString("\n\n")
+}
+
+func writeUnplanned(b *strings.Builder, rows []Row) {
+	b.WriteString("Entries that cannot be planned, and why:")
+	n := 0
+	for i := range rows {
+		if r := &rows[i]; r.Err != nil {
+			fmt.Fprintf(b, "\n- `%s`: %s", r.Entry.ID, cut(strings.TrimPrefix(r.Err.Error(), Unplannable), 160))
+			n++
+		}
+	}
+	if n == 0 {
+		b.WriteString(" none.")
+	}
+	b.WriteString("\n\n")
+}
+
+func writeRows(b *strings.Builder, rows []Row) {
+	b.WriteString("| entry | band | kind | GPU | TP × PP | outcome | KV tokens: log / plan | weights GiB per rank: log / plan | KV GiB: log / plan | plan refuses |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for i := range rows {
+		r := &rows[i]
+		e := r.Entry
+		if r.Err != nil {
+			fmt.Fprintf(b, "| %s | %s | %s | %s | – | %s | not plannable | | | |\n", e.ID, r.Band.Name, e.Model.Family, gpuName(e), e.Outcome)
+			continue
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d × %d | %s | %s | %s | %s | %s |\n", e.ID, r.Band.Name, e.Model.Family, gpuName(e),
+			r.TP, r.PP, e.Outcome, pair(r.KVTokens, "%.0f"), pair(r.Weights, "%.2f"), pair(r.KVGiB, "%.2f"), yesNo(r.Refused))
+	}
+}
+
+func gpuName(e *Entry) string {
+	name := e.GPU.Name
+	if name == "" {
+		name = "(not named)"
+	}
+	return fmt.Sprintf("%s, %.2f GiB", name, e.GPU.TotalGiB)
+}
+
+func pair(p Pair, format string) string {
+	if !p.Known {
+		return "– / " + fmt.Sprintf(format, p.Plan)
+	}
+	return fmt.Sprintf(format+" / "+format+" (%s)", p.Real, p.Plan, signed(p.Residual()))
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "no"
+}
