@@ -151,10 +151,16 @@ func signed(x float64) string {
 }
 
 func writeUnrefused(b *strings.Builder, rows []Row) {
-	b.WriteString("Failed starts the plan does not refuse:")
+	writeList(b, rows, "Failed starts the plan does not refuse:", func(r *Row) bool { return !r.Entry.Outcome.Started() && !r.Refused })
+	writeList(b, rows, "Runs that started and the plan refuses:", func(r *Row) bool { return r.Entry.Outcome.Started() && r.Refused })
+}
+
+// writeList lists the planned rows that hold.
+func writeList(b *strings.Builder, rows []Row, title string, holds func(r *Row) bool) {
+	b.WriteString(title)
 	n := 0
 	for i := range rows {
-		if r := &rows[i]; r.Err == nil && !r.Entry.Outcome.Started() && !r.Refused {
+		if r := &rows[i]; r.Err == nil && holds(r) {
 			fmt.Fprintf(b, "\n- `%s` (%s)", r.Entry.ID, r.Entry.Outcome)
 			n++
 		}
