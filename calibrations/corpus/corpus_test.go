@@ -43,9 +43,9 @@ const goodLog = "INFO 10-14 19:25:01 [gpu_model_runner.py:2653] Model loading to
 func goodEntry() map[string]any {
 	return map[string]any{
 		"id": "vllm-0.11.0-x", "engine": "vllm", "version": "0.11.0", "version_from": "log",
-		"source": map[string]any{"url": "https://example.org/a", "date": "2025-10-14", "where": "issue body"},
-		"gpu":    map[string]any{"name": "NVIDIA L4", "count": 1, "total_gib": 22.49, "total_from": "card"},
-		"model":  map[string]any{"hf_id": "meta-llama/Llama-3.1-8B-Instruct", "catalog": "llama-3.1-8b-instruct-bf16", "config": "", "family": "dense"},
+		"source":  map[string]any{"url": "https://example.org/a", "date": "2025-10-14", "where": "issue body"},
+		"gpu":     map[string]any{"name": "NVIDIA L4", "count": 1, "total_gib": 22.49, "total_from": "card"},
+		"model":   map[string]any{"hf_id": "meta-llama/Llama-3.1-8B-Instruct", "catalog": "llama-3.1-8b-instruct-bf16", "config": "", "family": "dense"},
 		"command": "", "config": map[string]any{"max_model_len": 32000, "enforce_eager": false},
 		"config_from": map[string]any{"max_model_len": "log", "enforce_eager": "log"},
 		"outcome":     "started", "notes": []any{},
