@@ -50,24 +50,9 @@ func checkValue(raw json.RawMessage, k kind) error {
 	if s == "null" {
 		return nil
 	}
-	var ok bool
-	switch k {
-	case kindInt:
-		var n int64
-		ok = json.Unmarshal(raw, &n) == nil
-	case kindFloat:
-		var f float64
-		ok = json.Unmarshal(raw, &f) == nil
-	case kindBool:
-		var b bool
-		ok = json.Unmarshal(raw, &b) == nil
-	case kindString:
-		var v string
-		ok = json.Unmarshal(raw, &v) == nil
-	case kindObject:
-		var m map[string]json.RawMessage
-		ok = strings.HasPrefix(s, "{") && json.Unmarshal(raw, &m) == nil
-	}
+	targets := [...]any{kindInt: new(int64), kindFloat: new(float64), kindBool: new(bool), kindString: new(string),
+		kindObject: new(map[string]json.RawMessage)}
+	ok := json.Unmarshal(raw, targets[k]) == nil && (k != kindObject || strings.HasPrefix(s, "{"))
 	if !ok {
 		return fmt.Errorf("%s is not %s", cut(s, 40), kindNames[k])
 	}

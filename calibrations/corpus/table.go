@@ -151,32 +151,27 @@ func signed(x float64) string {
 }
 
 func writeUnrefused(b *strings.Builder, rows []Row) {
-	writeList(b, rows, "Failed starts the plan does not refuse:", func(r *Row) bool { return !r.Entry.Outcome.Started() && !r.Refused })
-	writeList(b, rows, "Runs that started and the plan refuses:", func(r *Row) bool { return r.Entry.Outcome.Started() && r.Refused })
-}
-
-// writeList lists the planned rows that hold.
-func writeList(b *strings.Builder, rows []Row, title string, holds func(r *Row) bool) {
-	b.WriteString(title)
-	n := 0
-	for i := range rows {
-		if r := &rows[i]; r.Err == nil && holds(r) {
-			fmt.Fprintf(b, "\n- `%s` (%s)", r.Entry.ID, r.Entry.Outcome)
-			n++
-		}
-	}
-	if n == 0 {
-		b.WriteString(" none.")
-	}
-	b.WriteString("\n\n")
+	outcome := func(r *Row) string { return string(r.Entry.Outcome) }
+	writeList(b, rows, "Failed starts the plan does not refuse:", func(r *Row) bool {
+		return r.Err == nil && !r.Entry.Outcome.Started() && !r.Refused
+	}, outcome)
+	writeList(b, rows, "Runs that started and the plan refuses:", func(r *Row) bool {
+		return r.Err == nil && r.Entry.Outcome.Started() && r.Refused
+	}, outcome)
 }
 
 func writeUnplanned(b *strings.Builder, rows []Row) {
-	b.WriteString("Entries that cannot be planned, and why:")
+	writeList(b, rows, "Entries that cannot be planned, and why:", func(r *Row) bool { return r.Err != nil },
+		func(r *Row) string { return cut(strings.TrimPrefix(r.Err.Error(), Unplannable), 160) })
+}
+
+// writeList lists the rows that hold, each with what why says of it.
+func writeList(b *strings.Builder, rows []Row, title string, holds func(r *Row) bool, why func(r *Row) string) {
+	b.WriteString(title)
 	n := 0
 	for i := range rows {
-		if r := &rows[i]; r.Err != nil {
-			fmt.Fprintf(b, "\n- `%s`: %s", r.Entry.ID, cut(strings.TrimPrefix(r.Err.Error(), Unplannable), 160))
+		if r := &rows[i]; holds(r) {
+			fmt.Fprintf(b, "\n- `%s`: %s", r.Entry.ID, why(r))
 			n++
 		}
 	}
