@@ -22,8 +22,9 @@ type Row struct {
 	// KVTokens and Weights (GiB, one rank) are the plan's and the log's.
 	KVTokens Pair
 	Weights  Pair
-	// KVGiB is the memory vLLM gave its KV cache (one rank).
-	KVGiB Pair
+	// KVGiB is the memory vLLM gave its KV cache (one rank); Activation,
+	// NonTorch and Graphs are vLLM's other charges, GiB (one rank).
+	KVGiB, Activation, NonTorch, Graphs Pair
 	// TP and PP are the tensor- and pipeline-parallel sizes planned.
 	TP, PP int
 
@@ -83,6 +84,9 @@ func (r *Row) plan(p *planner.Plan) {
 		}
 	}
 	r.Weights.Plan = gib(weightsOf(ranks[0]))
+	r.Activation.Plan = gib(itemBytes(ranks[0], "activation_peak"))
+	r.NonTorch.Plan = gib(itemBytes(ranks[0], "non_torch"))
+	r.Graphs.Plan = gib(itemBytes(ranks[0], "cuda_graphs"))
 	r.KVTokens.Plan, r.KVGiB.Plan = math.Inf(1), math.Inf(1)
 	for _, rp := range ranks {
 		if a := rp.Engine; a != nil && a.Pool != nil {
@@ -98,14 +102,17 @@ func (r *Row) plan(p *planner.Plan) {
 
 // weightsOf is a rank's weights with its vision tower, as the engines'
 // load lines count them.
-func weightsOf(p *planner.Plan) planner.Bytes {
-	w := p.Weights
+func weightsOf(p *planner.Plan) planner.Bytes { return p.Weights + itemBytes(p, "vision_tower") }
+
+// itemBytes is the bytes of p's items of key.
+func itemBytes(p *planner.Plan, key string) planner.Bytes {
+	var b planner.Bytes
 	for _, it := range p.Items {
-		if it.Key == "vision_tower" {
-			w += it.Bytes
+		if it.Key == key {
+			b += it.Bytes
 		}
 	}
-	return w
+	return b
 }
 
 func gib(b planner.Bytes) float64 { return float64(b) / float64(planner.GiB) }
@@ -125,7 +132,12 @@ func (r *Row) real(e *Entry) {
 			r.Weights.Real, r.Weights.Known = a-b, true
 		}
 	}
-	if k, ok := v[FigureKVMemory]; ok {
-		r.KVGiB.Real, r.KVGiB.Known = k, true
+	for _, f := range []struct {
+		p *Pair
+		k FigureKey
+	}{{&r.KVGiB, FigureKVMemory}, {&r.Activation, FigureActivation}, {&r.NonTorch, FigureNonTorch}, {&r.Graphs, FigureGraphs}} {
+		if x, ok := v[f.k]; ok {
+			f.p.Real, f.p.Known = x, true
+		}
 	}
 }

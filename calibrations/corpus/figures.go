@@ -36,6 +36,12 @@ const (
 	// weights when the log prints no "mem usage".
 	FigureAvailBefore FigureKey = "avail_before_load_gib"
 	FigureAvailAfter  FigureKey = "avail_after_load_gib"
+	// FigureActivation and FigureNonTorch are vLLM's profiled activation
+	// peak and memory outside torch, GiB; FigureGraphs its CUDA graphs'
+	// memory, GiB (captured, or 0.21's estimate).
+	FigureActivation FigureKey = "activation_gib"
+	FigureNonTorch   FigureKey = "non_torch_gib"
+	FigureGraphs     FigureKey = "graphs_gib"
 )
 
 // figure is one engine's rule for a key: the markers one of which its
@@ -58,6 +64,9 @@ var figures = []figure{
 		"available_kv_cache_memory", "the rest of the memory reserved for KV Cache is "}, false},
 	{FigureAvailBefore, EngineSGLang, []string{"Load weight begin. avail mem="}, false},
 	{FigureAvailAfter, EngineSGLang, []string{"Load weight end. …avail mem="}, false},
+	{FigureActivation, EngineVLLM, []string{"PyTorch activation peak memory", "GiB for peak activation"}, false},
+	{FigureNonTorch, EngineVLLM, []string{"non_torch_memory", "GiB for non-torch memory"}, false},
+	{FigureGraphs, EngineVLLM, []string{"Graph capturing finished …took ", "Estimated CUDA graph memory: "}, false},
 }
 
 // figureOf returns engine's rule for k, nil when it has none.

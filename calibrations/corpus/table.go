@@ -182,17 +182,19 @@ func writeList(b *strings.Builder, rows []Row, title string, holds func(r *Row) 
 }
 
 func writeRows(b *strings.Builder, rows []Row) {
-	b.WriteString("| entry | band | kind | GPU | TP × PP | outcome | KV tokens: log / plan | weights GiB per rank: log / plan | KV GiB: log / plan | plan refuses |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| entry | band | kind | GPU | TP × PP | outcome | KV tokens: log / plan | weights GiB per rank: log / plan | KV GiB: log / plan " +
+		"| activation GiB | non-torch GiB | CUDA graphs GiB | plan refuses |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for i := range rows {
 		r := &rows[i]
 		e := r.Entry
 		if r.Err != nil {
-			fmt.Fprintf(b, "| %s | %s | %s | %s | – | %s | not plannable | | | |\n", e.ID, r.Band.Name, e.Model.Family, gpuName(e), e.Outcome)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | – | %s | not plannable | | | | | | |\n", e.ID, r.Band.Name, e.Model.Family, gpuName(e), e.Outcome)
 			continue
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %d × %d | %s | %s | %s | %s | %s |\n", e.ID, r.Band.Name, e.Model.Family, gpuName(e),
-			r.TP, r.PP, e.Outcome, pair(r.KVTokens, "%.0f"), pair(r.Weights, "%.2f"), pair(r.KVGiB, "%.2f"), yesNo(r.Refused))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d × %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", e.ID, r.Band.Name, e.Model.Family, gpuName(e),
+			r.TP, r.PP, e.Outcome, pair(r.KVTokens, "%.0f"), pair(r.Weights, "%.2f"), pair(r.KVGiB, "%.2f"),
+			short(r.Activation), short(r.NonTorch), short(r.Graphs), yesNo(r.Refused))
 	}
 }
 
@@ -209,6 +211,18 @@ func pair(p Pair, format string) string {
 		return "– / " + fmt.Sprintf(format, p.Plan)
 	}
 	return fmt.Sprintf(format+" / "+format+" (%s)", p.Real, p.Plan, signed(p.Residual()))
+}
+
+// short writes a small charge as log / plan without its residual, "–"
+// when neither has it.
+func short(p Pair) string {
+	switch {
+	case p.Known:
+		return fmt.Sprintf("%.2f / %.2f", p.Real, p.Plan)
+	case p.Plan != 0:
+		return fmt.Sprintf("– / %.2f", p.Plan)
+	}
+	return "–"
 }
 
 func yesNo(ok bool) string {
