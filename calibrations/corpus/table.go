@@ -15,6 +15,7 @@ const Tolerance = 0.03
 // the entries that could not be planned, then every entry.
 func Table(rows []Row) string {
 	var b strings.Builder
+	writeSpread(&b, rows)
 	writeTotals(&b, rows)
 	writeSummary(&b, rows)
 	writeUnrefused(&b, rows)
@@ -53,6 +54,50 @@ func writeTotals(b *strings.Builder, rows []Row) {
 	fmt.Fprintf(b, "KV tokens within 3 %%: %d of %d complete runs (%s). ", kv, n, percent(kv, n))
 	fmt.Fprintf(b, "Weights within 3 %%: %d of %d started runs that print them (%s). ", w, wn, percent(w, wn))
 	fmt.Fprintf(b, "Failed starts refused by the plan: %d of %d planned.\n\n", refused, failed)
+}
+
+// writeSpread counts the runs by engine and band, parallelism, GPU model,
+// checkpoint and kind.
+func writeSpread(b *strings.Builder, rows []Row) {
+	runs, bands := map[string]int{}, map[string]map[string]bool{}
+	gpus, models, kinds := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	parallel := 0
+	for i := range rows {
+		e := rows[i].Entry
+		runs[e.Engine]++
+		if bands[e.Engine] == nil {
+			bands[e.Engine] = map[string]bool{}
+		}
+		bands[e.Engine][rows[i].Band.Name] = true
+		gpus[e.GPU.Name] = e.GPU.Name != ""
+		models[e.Model.HFID] = true
+		for _, k := range strings.Split(e.Model.Family, "+") {
+			kinds[k] = true
+		}
+		if e.GPU.Count > 1 {
+			parallel++
+		}
+	}
+	fmt.Fprintf(b, "Spread: vLLM %d runs over %d bands, SGLang %d over %d; %d on more than one GPU; %d GPU names; %d checkpoints; kinds %s.\n\n",
+		runs[EngineVLLM], len(bands[EngineVLLM]), runs[EngineSGLang], len(bands[EngineSGLang]), parallel, countTrue(gpus), len(models),
+		strings.Join(sortedKeys(kinds), ", "))
+}
+
+func countTrue(m map[string]bool) int {
+	n := 0
+	for _, ok := range m {
+		n += boolInt(ok)
+	}
+	return n
+}
+
+func sortedKeys(m map[string]bool) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
 }
 
 func percent(k, n int) string {
