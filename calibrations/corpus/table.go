@@ -17,7 +17,8 @@ func Table(rows []Row) string {
 	var b strings.Builder
 	writeSpread(&b, rows)
 	writeTotals(&b, rows)
-	writeSummary(&b, rows)
+	writeSummary(&b, rows, "kind", kindOf)
+	writeSummary(&b, rows, "GPUs", parallelOf)
 	writeUnrefused(&b, rows)
 	writeUnplanned(&b, rows)
 	writeRows(&b, rows)
@@ -114,13 +115,14 @@ func boolInt(ok bool) int {
 	return 0
 }
 
-// group is the rows of one band and model kind.
+// group is the rows of one band and one class of a second axis (the
+// model kind, the parallelism).
 type group struct {
-	band, kind string
-	rows       []*Row
+	band, class string
+	rows        []*Row
 }
 
-func groups(rows []Row) []group {
+func groups(rows []Row, classOf func(r *Row) string) []group {
 	var gs []group
 	for _, band := range Bands {
 		for i := range rows {
@@ -128,9 +130,10 @@ func groups(rows []Row) []group {
 			if r.Band.Name != band.Name {
 				continue
 			}
-			j := slices.IndexFunc(gs, func(g group) bool { return g.band == band.Name && g.kind == r.Entry.Model.Family })
+			c := classOf(r)
+			j := slices.IndexFunc(gs, func(g group) bool { return g.band == band.Name && g.class == c })
 			if j < 0 {
-				gs, j = append(gs, group{band: band.Name, kind: r.Entry.Model.Family}), len(gs)
+				gs, j = append(gs, group{band: band.Name, class: c}), len(gs)
 			}
 			gs[j].rows = append(gs[j].rows, r)
 		}
@@ -138,34 +141,67 @@ func groups(rows []Row) []group {
 	return gs
 }
 
-func writeSummary(b *strings.Builder, rows []Row) {
-	b.WriteString("| band | kind | runs | started | KV tokens within 3 % | median KV residual | weights within 3 % | median weights residual | failed starts refused |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
-	for _, g := range groups(rows) {
-		var started, kvN, kvOK, wN, wOK, failed, refused int
-		var kvRes, wRes []float64
-		for _, r := range g.rows {
-			if r.Entry.Outcome.Started() {
-				started++
-			} else if r.Err == nil {
-				failed++
-				refused += boolInt(r.Refused)
-			}
-			if r.complete() {
-				kvN++
-				kvOK += boolInt(r.KVTokens.Within(Tolerance))
-				kvRes = append(kvRes, r.KVTokens.Residual())
-			}
-			if r.Err == nil && r.Entry.Outcome.Started() && r.Weights.Known {
-				wN++
-				wOK += boolInt(r.Weights.Within(Tolerance))
-				wRes = append(wRes, r.Weights.Residual())
-			}
+func kindOf(r *Row) string { return r.Entry.Model.Family }
+
+func parallelOf(r *Row) string {
+	if r.Entry.GPU.Count > 1 {
+		return "more than one GPU"
+	}
+	return "one GPU"
+}
+
+// tally is a group's counts and residuals.
+type tally struct {
+	started, kvN, kvOK, wN, wOK, failed, refused int
+	kvRes, wRes                                  []float64
+}
+
+func tallyOf(rs []*Row) tally {
+	var t tally
+	for _, r := range rs {
+		if r.Entry.Outcome.Started() {
+			t.started++
+		} else if r.Err == nil {
+			t.failed++
+			t.refused += boolInt(r.Refused)
 		}
-		fmt.Fprintf(b, "| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", g.band, g.kind, len(g.rows), started,
-			ratio(kvOK, kvN), signed(median(kvRes)), ratio(wOK, wN), signed(median(wRes)), ratio(refused, failed))
+		if r.complete() {
+			t.kvN++
+			t.kvOK += boolInt(r.KVTokens.Within(Tolerance))
+			t.kvRes = append(t.kvRes, r.KVTokens.Residual())
+		}
+		if r.Err == nil && r.Entry.Outcome.Started() && r.Weights.Known {
+			t.wN++
+			t.wOK += boolInt(r.Weights.Within(Tolerance))
+			t.wRes = append(t.wRes, r.Weights.Residual())
+		}
+	}
+	return t
+}
+
+// writeSummary writes the groups of band and classOf's classes, head
+// naming the class column.
+func writeSummary(b *strings.Builder, rows []Row, head string, classOf func(r *Row) string) {
+	b.WriteString("| band | " + head + " | runs | started | KV tokens within 3 % | KV residual: median (range) | " +
+		"weights within 3 % | weights residual: median (range) | failed starts refused |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	for _, g := range groups(rows, classOf) {
+		t := tallyOf(g.rows)
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", g.band, g.class, len(g.rows), t.started,
+			ratio(t.kvOK, t.kvN), spread(t.kvRes), ratio(t.wOK, t.wN), spread(t.wRes), ratio(t.refused, t.failed))
 	}
 	b.WriteString("\n")
+}
+
+// spread writes residuals as their median and range.
+func spread(xs []float64) string {
+	if len(xs) == 0 {
+		return "–"
+	}
+	if len(xs) == 1 {
+		return signed(xs[0])
+	}
+	return fmt.Sprintf("%s (%s … %s)", signed(median(xs)), signed(slices.Min(xs)), signed(slices.Max(xs)))
 }
 
 func ratio(k, n int) string {
