@@ -47,12 +47,13 @@ var Bands = []Band{
 	{Engine: EngineSGLang, Name: "SGLang 0.4", From: minor{0, 4}, Until: minor{0, 5}},
 	{Engine: EngineSGLang, Name: "SGLang 0.5", From: minor{0, 5}, Until: never},
 	{Engine: EngineSGLang, Name: "SGLang main (a source build)", Era: "main"},
+	{Engine: EngineSGLang, Name: "SGLang, release not known", Era: "unknown"},
 }
 
 // BandOf returns the band of e's version: a release ("0.10.1.1",
 // "0.5.2rc2"), a release known only to its minor version ("unknown-0.4"),
-// an era ("unknown-v0", "unknown-v1") or an SGLang source build
-// ("main@<commit>", "0.0.0.dev<n>").
+// an era ("unknown-v0", "unknown-v1", SGLang's "unknown") or an SGLang
+// source build ("main@<commit>", "0.0.0.dev<n>").
 func BandOf(e *Entry) (Band, error) {
 	v := e.Version
 	era := v

@@ -26,6 +26,7 @@ func TestBandOf(t *testing.T) {
 		{corpus.EngineSGLang, "0.0.0.dev11582+g4df60434d", "SGLang main (a source build)"},
 		{corpus.EngineVLLM, "0.1.7", ""},
 		{corpus.EngineVLLM, "main@abc", ""},
+		{corpus.EngineSGLang, "unknown", "SGLang, release not known"},
 		{corpus.EngineSGLang, "unknown-v1", ""},
 		{corpus.EngineSGLang, "x.y", ""},
 	} {
