@@ -59,7 +59,8 @@ bench-worker: build worker deps-npm ## per-request times of the worker under wra
 bench-web: build deps-npm chromium ## the browser benchmarks (see docs/benchmarks.md, "Browser calculator")
 	node web/e2e/bench.mjs
 
-test: deps check unit wasm-test bridge-test fuzz e2e worker-test ## install what is missing, then run every test
+test: ## install what is missing, then run every test, printing each phase's wall time
+	@MAKE='$(MAKE)' scripts/phases.sh deps check unit wasm-test bridge-test fuzz e2e worker-test
 
 test-quick: ## the inner loop: gofmt, go vet, the unit tests with invariants on (-short, cached results kept); no wasm, browser, worker or fuzzing
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
