@@ -27,6 +27,13 @@ type Command struct {
 	// Model is the model argument as given: a file, a directory, a catalog
 	// id or a Hugging Face repository id.
 	Model string
+	// Hub is set when Model is llama-server's -hf repository,
+	// "<user>/<model>[:quant]", and HubFile is its --hf-file. llama-server
+	// then also loads the repository's mmproj unless NoMmproj
+	// (--no-mmproj) is set (common/arg.cpp, --hf-repo's help).
+	Hub      bool
+	HubFile  string
+	NoMmproj bool
 	// WeightsDtype is the storage format the flags ask the weights in
 	// (vLLM/SGLang --dtype, --quantization); "" when they ask none.
 	WeightsDtype string
