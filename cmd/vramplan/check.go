@@ -3,11 +3,9 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
-	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/internal/osfile"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
@@ -17,11 +15,10 @@ import (
 // cmdCheck reads an engine's start-up log, plans the configuration it
 // states and prints plan against log, charge by charge.
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("vramplan check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("vramplan check", stderr)
 	logPath := fs.String("log", "", "the engine's start-up log `file` (llama.cpp; vLLM and SGLang lines as their source prints them)")
 	model := fs.String("model", "", "the model the log loaded: a catalog `name`, a .gguf file, a config.json or a model directory")
-	gpu := fs.String("gpu", "", "GPU calibration `id` or unambiguous prefix")
+	gpu := fs.String("gpu", "", "GPU: the card as people name it, a calibration `id` or a calibration file, as plan takes it")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	var obs observeFlags
 	obs.register(fs)
@@ -43,9 +40,12 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("model", err)
 	}
-	cal, err := calibrations.Lookup(*gpu)
+	cal, note, err := lookupGPU(*gpu)
 	if err != nil {
 		return fail("gpu", err)
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "vramplan check: --gpu: %s\n", note)
 	}
 	input, err := l.Input(m, cal)
 	if err != nil {

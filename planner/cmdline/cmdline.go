@@ -249,7 +249,7 @@ func intFlag(set func(c *Command, n int)) handler {
 		if err != nil {
 			return err
 		}
-		n, err := parseCount(v)
+		n, err := ParseCount(v)
 		if err != nil || n < 0 {
 			return &Error{flag, fmt.Sprintf("%q is not a count", v)}
 		}
@@ -258,10 +258,12 @@ func intFlag(set func(c *Command, n int)) handler {
 	}
 }
 
-// parseCount reads an integer with vLLM's human-readable suffixes
+// ParseCount reads an integer with vLLM's human-readable suffixes
 // (vllm/engine/arg_utils.py, human_readable_int): k, m, g are powers of
-// 1000, K, M, G powers of 1024 (32k is 32000, 32K is 32768).
-func parseCount(v string) (int, error) {
+// 1000, K, M, G powers of 1024 (32k is 32000, 32K is 32768). It is the one
+// reader of counts: an engine's flags here, and vramplan's own count flags
+// (--max-seq-len 32K) read the same way.
+func ParseCount(v string) (int, error) {
 	mult := 1
 	if n := len(v); n > 1 {
 		if i := strings.IndexByte("kmgKMG", v[n-1]); i >= 0 {
