@@ -26,6 +26,10 @@ var stdin io.Reader = os.Stdin
 func cmdCalibrationList(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("vramplan calibrations list", stderr)
 	asJSON := fs.Bool("json", false, "print the calibrations as a JSON array, each as its table file holds it")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: vramplan calibrations [list] [--json]\n\nLists the embedded GPU calibrations.\n\n")
+		fs.PrintDefaults()
+	}
 	if code, done := parseOnly(fs, args); done {
 		return code
 	}

@@ -91,6 +91,43 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
+// TestCompletionShells runs the zsh and fish scripts where those shells
+// are installed: zsh's function with compadd and _files stood in for,
+// fish's through complete -C.
+func TestCompletionShells(t *testing.T) {
+	for _, tc := range []struct {
+		shell, script string
+		want          []string
+	}{
+		{"zsh", `compdef() { :; }; compadd() { [[ $1 == -a ]] && print -r -- ${(P)2} }; _files() { print FILES }; source "$1"
+words=(vramplan calibrations ""); CURRENT=3; _vramplan
+words=(vramplan plan --model ""); CURRENT=4; _vramplan
+words=(vramplan eng); CURRENT=2; _vramplan`,
+			[]string{"list upload export --json", "FILES", "plan solve check observations engines calibrations models serve version completion --version --help"}},
+		{"fish", `source $argv[1]; complete -C "vramplan engines "; complete -C "vramplan calibrations u"; complete -C "vramplan plan --max-s"`,
+			[]string{"refit", "upload", "--max-seq-len\tlongest sequence in tokens"}},
+	} {
+		sh, err := exec.LookPath(tc.shell)
+		if err != nil {
+			t.Logf("no %s to run its script", tc.shell)
+			continue
+		}
+		_, script, _ := runCLI("completion", tc.shell)
+		path := filepath.Join(t.TempDir(), "vramplan."+tc.shell)
+		os.WriteFile(path, []byte(script), 0o644)
+		args := []string{"-c", tc.script, tc.shell, path} // zsh's $0, then $1
+		if tc.shell == "fish" {
+			args = []string{"-c", tc.script, path} // fish's $argv[1]
+		}
+		out, err := exec.Command(sh, args...).CombinedOutput()
+		for _, w := range tc.want {
+			if err != nil || !strings.Contains(string(out), w) {
+				t.Errorf("%s completion: %q (%v), want %q", tc.shell, out, err, w)
+			}
+		}
+	}
+}
+
 // TestListJSON checks that each listing command prints JSON under --json.
 func TestListJSON(t *testing.T) {
 	var cals []struct{ ID string }
