@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 
 	"github.com/vramplan/vramplan/internal/osfile"
 	"github.com/vramplan/vramplan/planner"
@@ -37,6 +38,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	m, err := loadModel(*model, "", "")
+	if c, ok := catalogGGUF(*model, ""); errors.Is(err, iofs.ErrNotExist) && ok {
+		// A log of llama-server -hf names the file in its download cache.
+		m, err = c, nil
+		fmt.Fprintf(stderr, "vramplan check: --model: %s is not here: planned as the catalog's %s, whose GGUF file has that name\n", *model, c.ID)
+	}
 	if err != nil {
 		return fail("model", err)
 	}
@@ -115,7 +121,7 @@ func readCheckFlags(logPath string, model *string, gpu string) (enginelog.Log, [
 		missing = append(missing, "--model: required: the model the log loaded (a catalog name, a .gguf, a config.json or a model directory)")
 	}
 	if gpu == "" {
-		missing = append(missing, "--gpu: required: the GPU the log ran on (an id or prefix of vramplan calibrations)")
+		missing = append(missing, "--gpu: required: the GPU the log ran on (the card as people name it, a calibration id or a calibration file, as plan takes it)")
 	}
 	return l, data, missing
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -49,5 +51,23 @@ func TestHubReferences(t *testing.T) {
 		if strings.Contains(all, "no such file") {
 			t.Errorf("%v: %q says no such file", tc.args, all)
 		}
+	}
+}
+
+// TestCheckHubCache checks a log of llama-server -hf, whose model is a file
+// of the download cache that is not here: it is planned as the catalog
+// model whose GGUF file has that name (the H200 grid's dense run is
+// Llama-3.1-8B-Instruct Q8_0's shape).
+func TestCheckHubCache(t *testing.T) {
+	log := startupLog(t, "dense", "32768_1_0_f16_f16_0_512_0")
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached := "/root/.cache/huggingface/hub/models--bartowski--Meta-Llama-3.1-8B-Instruct-GGUF/snapshots/0a1b/Llama-3.1-8B-Instruct-Q8_0.gguf"
+	os.WriteFile(log, bytes.ReplaceAll(data, []byte("/tmp/h16/models/dense-llama3-8b.gguf"), []byte(cached)), 0o644)
+	code, out, errs := runCLI("check", "--log", log, "--gpu", "h200")
+	if code != 0 || strings.Count(out, "within the log's rounding") != 3 || !strings.Contains(errs, "planned as the catalog's llama-3.1-8b-instruct-q8_0") {
+		t.Errorf("check of an -hf log = exit %d\n%s%s", code, out, errs)
 	}
 }
