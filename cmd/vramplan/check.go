@@ -24,7 +24,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	var obs observeFlags
 	obs.register(fs)
 	if err := fs.Parse(args); err != nil {
-		return exitBadInput
+		return flagExit(err)
 	}
 	fail := func(flag string, err error) int {
 		fmt.Fprintf(stderr, "vramplan check: --%s: %v\n", flag, err)

@@ -183,6 +183,17 @@ func TestHelpAndTypos(t *testing.T) {
 	}
 }
 
+// TestHelpEverywhere asks every command of the table for -h: each exits 0
+// and prints help, to stdout for a group, to stderr for a command's flags.
+func TestHelpEverywhere(t *testing.T) {
+	for _, n := range nodes()[1:] {
+		args := append(strings.Fields(n.path), "-h")
+		if code, out, errs := runCLI(args...); code != 0 || !strings.Contains(out+errs, "usage") && !strings.Contains(out+errs, "Usage") {
+			t.Errorf("%v = exit %d, %q; want exit 0 and its help", args, code, out+errs)
+		}
+	}
+}
+
 // TestCountFlags reads --max-seq-len and the other counts as --from-flags
 // reads an engine's: K is 1024, k 1000.
 func TestCountFlags(t *testing.T) {
