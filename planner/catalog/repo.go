@@ -75,7 +75,7 @@ func LookupRepo(r Repo) (planner.Model, error) {
 	if i < 0 {
 		e := &RepoError{Repo: r.Name, File: r.File, Near: near, Held: len(near) > 0}
 		if !e.Held {
-			e.Near = names.Closest(guessID(r, gguf), IDs(), names.MaxNear)
+			e.Near = nearestIDs(modelName(r, gguf))
 		}
 		return planner.Model{}, e
 	}
@@ -219,13 +219,39 @@ func isGGUFRepo(name string) bool {
 	return len(ref) > 5 && strings.EqualFold(ref[len(ref)-5:], "-gguf")
 }
 
-// guessID is the id r would have in the catalog, for the nearest ids.
-func guessID(r Repo, gguf bool) string {
+// modelName is the name of the model r names, as the catalog's
+// repositories name theirs: Qwen3-8B for Qwen/Qwen3-8B, for
+// Qwen/Qwen3-8B-GGUF:Q6_K and for bartowski/Qwen_Qwen3-8B-GGUF.
+func modelName(r Repo, gguf bool) string {
 	if !gguf {
-		return strings.ToLower(r.Name[strings.IndexByte(r.Name, '/')+1:])
+		return r.Name[strings.IndexByte(r.Name, '/')+1:]
 	}
-	file, _ := ggufWanted(r)
-	return strings.TrimSuffix(strings.ToLower(file), ".gguf")
+	_, base := ggufWanted(r)
+	if _, after, ok := strings.Cut(base, "_"); ok {
+		return after
+	}
+	return base
+}
+
+// nearestIDs lists the entries of the catalog's repositories whose model
+// names are nearest to name (names.Closest), nearest first, up to
+// names.MaxNear.
+func nearestIDs(name string) []string {
+	var repos []string
+	byName := map[string][]string{}
+	for i := range models {
+		repo, _ := planner.CatalogRepo(&models[i])
+		n := strings.ToLower(repo[strings.IndexByte(repo, '/')+1:])
+		if byName[n] == nil {
+			repos = append(repos, n)
+		}
+		byName[n] = append(byName[n], models[i].ID)
+	}
+	var out []string
+	for _, n := range names.Closest(name, repos, names.MaxNear) {
+		out = append(out, byName[n]...)
+	}
+	return out[:min(len(out), names.MaxNear)]
 }
 
 // quote quotes a name for a message, as names does.

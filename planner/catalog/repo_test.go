@@ -40,7 +40,8 @@ func TestLookupRepoMissing(t *testing.T) {
 		contains string
 	}{
 		{Repo{Name: "Qwen/Qwen3-8B-GGUF:Q5_K_M"}, true, "the catalog has this model as qwen3-8b-bf16, qwen3-8b-q4_k_m, qwen3-8b-q6_k, qwen3-8b-q8_0"},
-		{Repo{Name: "Qwen/Qwen3-9B"}, false, "nearest: qwen3-"},
+		{Repo{Name: "Qwen/Qwen3-9B"}, false, "nearest: qwen3-8b-bf16, qwen3-8b-q4_k_m"},
+		{Repo{Name: "bartowski/Qwen_Qwen3-9B-GGUF:Q4_K_M"}, false, "nearest: qwen3-8b-"},
 		{Repo{Name: "TheDrummer/Cydonia-24B-v4-GGUF:Q4_K_M"}, false, "nearest: "},
 		{Repo{Name: "meta-llama/Llama-3.2-3B-Instruct"}, true, "llama-3.2-3b-instruct-q4_k_m"}, // GGUF only: not for vLLM
 		{Repo{Name: "./models/x"}, false, "must be a local file"},
