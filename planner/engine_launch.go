@@ -13,7 +13,7 @@ import (
 // was read from, or its id.
 func modelArg(in *Input) string {
 	m := &in.Model
-	if repo, ok := catalogRepo(m); ok {
+	if repo, ok := CatalogRepo(m); ok {
 		if loads(in) == ModelHF {
 			return repo
 		}
@@ -30,9 +30,10 @@ func modelArg(in *Input) string {
 	return "MODEL"
 }
 
-// catalogRepo returns the Hugging Face repository catalog model m was
-// generated from ("Qwen/Qwen3-8B"), and whether m is a catalog model.
-func catalogRepo(m *Model) (string, bool) {
+// CatalogRepo returns the Hugging Face repository catalog model m was
+// generated from ("Qwen/Qwen3-8B"), and whether m is a catalog model. The
+// catalog writes it once, in m.Source, from its spec.json.
+func CatalogRepo(m *Model) (string, bool) {
 	r, ok := strings.CutPrefix(m.Source, "generated from ")
 	if !ok {
 		return "", false
@@ -47,7 +48,7 @@ func catalogRepo(m *Model) (string, bool) {
 // checkpoint as published in BF16. It is "" for a model not from the
 // catalog.
 func GGUFFile(m *Model) string {
-	repo, ok := catalogRepo(m)
+	repo, ok := CatalogRepo(m)
 	if !ok {
 		return ""
 	}
@@ -88,7 +89,7 @@ func poolLayoutLaunch(e *EngineReport, p *Parallel, tp, pp, dp, ep string) {
 // neither is known.
 func mmprojFile(in *Input) string {
 	v := in.Model.Vision
-	switch repo, ok := catalogRepo(&in.Model); {
+	switch repo, ok := CatalogRepo(&in.Model); {
 	case v == nil:
 		return ""
 	case v.File != "":

@@ -446,7 +446,9 @@ type LlamaCppFit struct {
 	// and is not fitted; the other two are the weighted least-squares fit
 	// over full-attention runs whose KQ scores are the largest tensor,
 	// rounded to the byte.
-	ComputePerQuery, ComputePerHidden, ComputePerToken int64
+	ComputePerQuery  int64 `json:"compute_per_query"`
+	ComputePerHidden int64 `json:"compute_per_hidden"`
+	ComputePerToken  int64 `json:"compute_per_token"`
 	// PoolFA, PoolNoFA and PoolMoE are the first decode's CUDA pool
 	// (llamaPool): each group's median over the runs of the device's memory
 	// in use after the first decode less the plan's other charges, rounded
@@ -454,7 +456,9 @@ type LlamaCppFit struct {
 	// MoE's median with it on, less PoolFA; PoolNoFA the median with it
 	// off, less attention's f16 copies (LlamaCppPoolCopies, a rule, not
 	// fitted), less PoolFA.
-	PoolFA, PoolNoFA, PoolMoE Bytes
+	PoolFA   Bytes `json:"pool_fa_bytes"`
+	PoolNoFA Bytes `json:"pool_no_fa_bytes"`
+	PoolMoE  Bytes `json:"pool_moe_bytes"`
 }
 
 // llamaFit are the constants the profile plans with.

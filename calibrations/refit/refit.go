@@ -60,31 +60,35 @@ type Source struct {
 // and rejected, and each observation's residuals under the planner's
 // current constants.
 type Result struct {
-	Old, New planner.LlamaCppFit
+	Old planner.LlamaCppFit `json:"old"`
+	New planner.LlamaCppFit `json:"new"`
 	// Compute is E2's line; PoolFA, PoolNoFA and PoolMoE are E3's groups.
-	Compute, PoolFA, PoolNoFA, PoolMoE Fit
-	Rows                               []Row
+	Compute  Fit   `json:"compute"`
+	PoolFA   Fit   `json:"pool_fa"`
+	PoolNoFA Fit   `json:"pool_no_fa"`
+	PoolMoE  Fit   `json:"pool_moe"`
+	Rows     []Row `json:"rows"`
 }
 
 // Row is one observation's residuals: plan − measured, per figure key.
 type Row struct {
-	Name      string
-	Engine    planner.EngineName
-	Settings  string
-	Residuals []Residual
+	Name      string             `json:"name"`
+	Engine    planner.EngineName `json:"engine,omitempty"`
+	Settings  string             `json:"settings,omitempty"`
+	Residuals []Residual         `json:"residuals,omitempty"`
 	// Used reports which rules read it ("E2", "E3"); Rejected which
 	// rejected it and why (robust.go); Skipped why the refit left it out
 	// altogether (held, not plannable).
-	Used     []string
-	Rejected []string
-	Skipped  string
+	Used     []string `json:"used,omitempty"`
+	Rejected []string `json:"rejected,omitempty"`
+	Skipped  string   `json:"skipped,omitempty"`
 }
 
 // Residual is one figure's plan − measured.
 type Residual struct {
-	Key      string
-	Plan     planner.Bytes
-	Measured planner.Bytes
+	Key      string        `json:"key"`
+	Plan     planner.Bytes `json:"plan_bytes"`
+	Measured planner.Bytes `json:"measured_bytes"`
 }
 
 // Calibrations finds the measured calibration of an observation's GPU; the

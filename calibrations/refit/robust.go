@@ -49,18 +49,20 @@ type Sample struct {
 
 // Rejection is a sample a fit left out, and why.
 type Rejection struct {
-	Name, Why string
+	Name string `json:"name"`
+	Why  string `json:"why"`
 }
 
 // Fit is a robust fit: the constants, the samples it used, the ones it
 // rejected, and whether it kept the old constants (Kept: nothing was left
 // to fit, or the fit left its Ranges; Why says which).
 type Fit struct {
-	Slope, Value float64
-	Used         int
-	Rejected     []Rejection
-	Kept         bool
-	Why          string
+	Slope    float64     `json:"slope"`
+	Value    float64     `json:"value"`
+	Used     int         `json:"used"`
+	Rejected []Rejection `json:"rejected,omitempty"`
+	Kept     bool        `json:"kept"`
+	Why      string      `json:"why,omitempty"`
 }
 
 // The outlier rule.

@@ -21,19 +21,29 @@ import (
 // stdin is where upload reads its confirmation; tests replace it.
 var stdin io.Reader = os.Stdin
 
-func cmdCalibrations(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "upload":
-			return cmdUpload(args[1:], stdout, stderr)
-		case "export":
-			return cmdExport(args[1:], stdout, stderr)
-		}
+// cmdCalibrationList is `vramplan calibrations [list] [--json]`: the
+// embedded table.
+func cmdCalibrationList(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("vramplan calibrations list", stderr)
+	asJSON := fs.Bool("json", false, "print the calibrations as a JSON array, each as its table file holds it")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: vramplan calibrations [list] [--json]\n\nLists the embedded GPU calibrations.\n\n")
+		fs.PrintDefaults()
+	}
+	if code, done := parseOnly(fs, args); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "vramplan calibrations list: unexpected argument %q\n", fs.Arg(0))
+		return exitBadInput
 	}
 	all, err := calibrations.All()
 	if err != nil {
 		fmt.Fprintf(stderr, "vramplan calibrations: %v\n", err)
 		return exitBadInput
+	}
+	if *asJSON {
+		return writeJSON(stdout, all)
 	}
 	fmt.Fprintf(stdout, "%-28s %-28s %-8s %-9s %10s %10s %10s\n", "id", "gpu", "platform", "source", "total", "context", "library")
 	for _, c := range all {
@@ -56,8 +66,7 @@ func cmdUpload(args []string, stdout, stderr io.Writer) int {
 // uploadArgs parses an upload command's FILE --to URL [--yes] and reads
 // FILE. On bad input it returns no data and the exit code.
 func uploadArgs(name string, args []string, stderr io.Writer) ([]byte, string, bool, int) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet(name, stderr)
 	to := fs.String("to", "", "the vramplan server's `URL` (http://127.0.0.1:8080)")
 	yes := fs.Bool("yes", false, "send without asking (what is sent is still printed)")
 	file, rest := splitFile(args)
@@ -121,8 +130,7 @@ func flagExit(err error) int {
 // cmdExport is `vramplan calibrations export --group KEY [--from URL] [-o FILE]`:
 // a community aggregate as a table entry.
 func cmdExport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("vramplan calibrations export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("vramplan calibrations export", stderr)
 	group := fs.String("group", "", "the upload group's `key` (see GET /api/community)")
 	from := fs.String("from", "http://127.0.0.1:8080", "the vramplan server's `URL`")
 	out := fs.String("o", "", "write to `FILE` (calibrations/<id>.json) instead of standard output")

@@ -3,11 +3,10 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 
-	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/internal/osfile"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
@@ -17,16 +16,15 @@ import (
 // cmdCheck reads an engine's start-up log, plans the configuration it
 // states and prints plan against log, charge by charge.
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("vramplan check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("vramplan check", stderr)
 	logPath := fs.String("log", "", "the engine's start-up log `file` (llama.cpp; vLLM and SGLang lines as their source prints them)")
 	model := fs.String("model", "", "the model the log loaded: a catalog `name`, a .gguf file, a config.json or a model directory")
-	gpu := fs.String("gpu", "", "GPU calibration `id` or unambiguous prefix")
+	gpu := fs.String("gpu", "", "GPU: the card as people name it, a calibration `id` or a calibration file, as plan takes it")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	var obs observeFlags
 	obs.register(fs)
 	if err := fs.Parse(args); err != nil {
-		return exitBadInput
+		return flagExit(err)
 	}
 	fail := func(flag string, err error) int {
 		fmt.Fprintf(stderr, "vramplan check: --%s: %v\n", flag, err)
@@ -40,12 +38,20 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	m, err := loadModel(*model, "", "")
+	if c, ok := catalogGGUF(*model, ""); errors.Is(err, iofs.ErrNotExist) && ok {
+		// A log of llama-server -hf names the file in its download cache.
+		m, err = c, nil
+		fmt.Fprintf(stderr, "vramplan check: --model: %s is not here: planned as the catalog's %s, whose GGUF file has that name\n", *model, c.ID)
+	}
 	if err != nil {
 		return fail("model", err)
 	}
-	cal, err := calibrations.Lookup(*gpu)
+	cal, note, err := lookupGPU(*gpu)
 	if err != nil {
 		return fail("gpu", err)
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "vramplan check: --gpu: %s\n", note)
 	}
 	input, err := l.Input(m, cal)
 	if err != nil {
@@ -115,7 +121,7 @@ func readCheckFlags(logPath string, model *string, gpu string) (enginelog.Log, [
 		missing = append(missing, "--model: required: the model the log loaded (a catalog name, a .gguf, a config.json or a model directory)")
 	}
 	if gpu == "" {
-		missing = append(missing, "--gpu: required: the GPU the log ran on (an id or prefix of vramplan calibrations)")
+		missing = append(missing, "--gpu: required: the GPU the log ran on (the card as people name it, a calibration id or a calibration file, as plan takes it)")
 	}
 	return l, data, missing
 }

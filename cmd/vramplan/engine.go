@@ -49,7 +49,7 @@ func (f *engineFlags) applyCommand(in *planner.Input) error {
 	if err != nil {
 		return &flagError{"from-flags", err.Error()}
 	}
-	m, err := resolveModel(c.Model, c.WeightsDtype, c.Mmproj, c.Engine)
+	m, err := resolveModel(&c)
 	if err != nil {
 		return &flagError{"from-flags", err.Error()}
 	}
@@ -62,6 +62,10 @@ func (f *engineFlags) applyCommand(in *planner.Input) error {
 		return &flagError{"from-flags", err.Error()}
 	}
 	f.notes = append(f.notes, fmt.Sprintf("read a %s command line; model %s", c.Engine, m.ID))
+	if c.Hub && c.Mmproj == "" && !c.NoMmproj && m.Vision != nil {
+		in.Features.Vision = true
+		f.notes = append(f.notes, "-hf: llama-server also loads the repository's mmproj, charged as the vision tower (--no-mmproj leaves it out)")
+	}
 	f.notes = append(f.notes, notes...)
 	if len(c.Ignored) > 0 {
 		f.notes = append(f.notes, "ignored (no effect on memory planned): "+strings.Join(c.Ignored, ", "))
@@ -69,37 +73,28 @@ func (f *engineFlags) applyCommand(in *planner.Input) error {
 	return nil
 }
 
-// resolveModel resolves an engine's model argument as --model does, and
-// also as the Hugging Face repository id of a catalog model: the weights
-// as published for an engine that loads checkpoints (or in the dtype the
-// flags ask), Q8_0 for one that loads GGUF files.
-func resolveModel(name, dtype, mmproj string, e planner.EngineName) (planner.Model, error) {
-	if _, err := os.Stat(name); err != nil {
-		if m, ok := catalogGGUF(name, mmproj); ok {
-			return m, nil
+// resolveModel resolves an engine's model argument as --model does, or as
+// a Hugging Face repository of a catalog model (catalog.LookupRepo): for
+// llama-server's -hf and for an id that is no file here, the GGUF file
+// type for an engine that loads GGUF files (Q4_K_M unless the tag or
+// --hf-file says), the weights as published, or in the dtype the flags
+// ask, for one that loads checkpoints.
+func resolveModel(c *cmdline.Command) (planner.Model, error) {
+	name := c.Model
+	if !c.Hub {
+		if _, err := os.Stat(name); err == nil || !catalog.IsRepo(name) {
+			if m, ok := catalogGGUF(name, c.Mmproj); ok && err != nil {
+				return m, nil
+			}
+			return loadModel(name, c.WeightsDtype, c.Mmproj)
 		}
 	}
-	if _, err := os.Stat(name); err == nil || !strings.Contains(name, "/") {
-		return loadModel(name, dtype, mmproj)
-	}
-	all, err := catalog.All()
+	gguf := c.Engine.Profile() != nil && c.Engine.Profile().Loads == planner.ModelGGUF
+	m, err := catalog.LookupRepo(catalog.Repo{Name: name, File: c.HubFile, GGUF: gguf, Dtype: c.WeightsDtype})
 	if err != nil {
-		return planner.Model{}, err
+		return m, err
 	}
-	var best *planner.Model
-	for i := range all {
-		m := &all[i]
-		if !strings.Contains(strings.ToLower(m.Source), " "+strings.ToLower(name)+" config.json") {
-			continue
-		}
-		if best == nil || modelRank(m, dtype, e) > modelRank(best, dtype, e) {
-			best = m
-		}
-	}
-	if best == nil {
-		return loadModel(name, dtype, mmproj)
-	}
-	return *best, nil
+	return withMmproj(m, c.Mmproj), nil
 }
 
 // catalogGGUF resolves a GGUF file that is not here by its name, as the
@@ -116,29 +111,21 @@ func catalogGGUF(name, mmproj string) (planner.Model, bool) {
 	}
 	for i := range all {
 		if m := all[i]; strings.EqualFold(planner.GGUFFile(&m), base) {
-			if _, err := os.Stat(mmproj); mmproj != "" && err == nil {
-				if withTower, err := loadModel(m.ID, "", mmproj); err == nil {
-					return withTower, true
-				}
-			}
-			return m, true
+			return withMmproj(m, mmproj), true
 		}
 	}
 	return planner.Model{}, false
 }
 
-func modelRank(m *planner.Model, dtype string, e planner.EngineName) int {
-	d := strings.ToLower(m.Weights.Dtype)
-	gguf := e.Profile() != nil && e.Profile().Loads == planner.ModelGGUF
-	switch {
-	case dtype != "" && strings.HasPrefix(d, strings.ToLower(dtype)):
-		return 3
-	case gguf && d == "q8_0":
-		return 2
-	case !gguf && strings.Contains(m.Source, "weights as published"):
-		return 2
+// withMmproj returns catalog model m with the vision tower of mmproj when
+// it is a file here, else with the catalog's.
+func withMmproj(m planner.Model, mmproj string) planner.Model {
+	if _, err := os.Stat(mmproj); mmproj != "" && err == nil {
+		if withTower, err := loadModel(m.ID, "", mmproj); err == nil {
+			return withTower
+		}
 	}
-	return 1
+	return m
 }
 
 // applyEngine applies --engine and the engine options given.

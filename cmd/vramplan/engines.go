@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -12,23 +11,14 @@ import (
 	"github.com/vramplan/vramplan/planner"
 )
 
-// cmdEngines is `vramplan engines refit`.
-func cmdEngines(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "refit" {
-		fmt.Fprintln(stderr, "usage: vramplan engines refit [--logs DIR] [--from URL]")
-		return exitBadInput
-	}
-	return cmdRefit(args[1:], stdout, stderr)
-}
-
 // cmdRefit refits the llama.cpp profile's estimated constants from a
 // validation grid's logs and a server's uploaded observations, and prints
 // the constants before and after and every observation's residuals.
 func cmdRefit(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("vramplan engines refit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("vramplan engines refit", stderr)
 	logs := fs.String("logs", "", "a llama.cpp validation grid `dir` as scripts/llamacpp/device-run.sh writes it (planner/testdata/engines/llamacpp-h200)")
 	from := fs.String("from", "", "also read the observations uploaded to the vramplan server at `URL`")
+	asJSON := fs.Bool("json", false, "print the constants before and after, each fit and every observation's residuals as JSON")
 	if err := fs.Parse(args); err != nil {
 		return flagExit(err)
 	}
@@ -61,6 +51,13 @@ func cmdRefit(args []string, stdout, stderr io.Writer) int {
 	}
 	r := refit.Refit(srcs, refit.Table(all))
 	r.Rows = append(r.Rows, skipped...)
+	if *asJSON {
+		return writeJSON(stdout, struct {
+			Version      string `json:"version"`
+			Observations int    `json:"observations"`
+			*refit.Result
+		}{planner.LlamaCppVersion, len(srcs), &r})
+	}
 	printRefit(stdout, &r, len(srcs))
 	return exitFits
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/cmdline"
 	"github.com/vramplan/vramplan/planner/modelfile"
 )
 
@@ -32,21 +34,43 @@ func (f *inputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.mmproj, "mmproj", "", "vision projector GGUF `file` to charge as the vision tower (implies --vision)")
 	fs.StringVar(&f.gpu, "gpu", "", "GPU: the card as people name it (4090, \"RTX 4090\", h100: its Linux entry), a calibration `id` (see 'vramplan calibrations') or a calibration file (what gpuagent calibrate wrote); a comma list gives one per rank")
 	fs.StringVar(&f.budget, "budget", "", "memory `budget` such as 30GiB (default: the device total)")
-	fs.IntVar(&f.maxBatch, "max-batch", 0, "concurrent sequences (0: as many as fit)")
-	fs.IntVar(&f.maxSeqLen, "max-seq-len", 0, "longest sequence in `tokens`")
+	fs.Var(count(&f.maxBatch), "max-batch", "concurrent sequences (0: as many as fit)")
+	fs.Var(count(&f.maxSeqLen), "max-seq-len", "longest sequence in `tokens` (32K is 32768, 4k 4000, as --from-flags reads them)")
 	fs.StringVar(&f.kvDtype, "kv-dtype", "", "KV-cache `dtype`: f16, bf16, fp8, q8_0, q4_0, nvfp4 (default f16)")
-	fs.IntVar(&f.blockTokens, "block-tokens", 0, "tokens per KV block (default 16)")
-	fs.IntVar(&f.prefill, "max-prefill-tokens", 0, "prefill chunk in tokens (default 512)")
+	fs.Var(count(&f.blockTokens), "block-tokens", "tokens per KV block (default 16)")
+	fs.Var(count(&f.prefill), "max-prefill-tokens", "prefill chunk in tokens (default 512)")
 	fs.StringVar(&f.weightCache, "weight-cache", "", "weight-cache `policy`: none, fp16, fp8, nvfp4 (default none)")
 	fs.BoolVar(&f.vision, "vision", false, "charge the model's vision tower")
-	fs.IntVar(&f.specK, "spec-k", 0, "speculative decoding: the largest number of draft tokens")
+	fs.Var(count(&f.specK), "spec-k", "speculative decoding: the largest number of draft tokens")
 	fs.BoolVar(&f.graphs, "cuda-graphs", false, "charge the CUDA-graph pool")
-	fs.IntVar(&f.ring, "residual-ring", 0, "residual FP16 ring length in tokens")
-	fs.IntVar(&f.snapshots, "snapshots", 0, "recurrent-state prefix snapshots")
+	fs.Var(count(&f.ring), "residual-ring", "residual FP16 ring length in tokens")
+	fs.Var(count(&f.snapshots), "snapshots", "recurrent-state prefix snapshots")
 	fs.BoolVar(&f.eager, "eager-loading", false, "CUDA_MODULE_LOADING=EAGER figures")
 	fs.BoolVar(&f.sidecar, "sidecar", false, "charge a second CUDA context for an agent beside the engine")
 	f.engineFlags.register(fs)
 	f.parallel.register(fs)
+}
+
+// countValue is a count flag, read as --from-flags reads an engine's
+// counts (cmdline.ParseCount): 32K is 32768, 4k is 4000.
+type countValue struct{ n *int }
+
+func count(n *int) countValue { return countValue{n} }
+
+func (c countValue) String() string {
+	if c.n == nil {
+		return "0"
+	}
+	return strconv.Itoa(*c.n)
+}
+
+func (c countValue) Set(s string) error {
+	n, err := cmdline.ParseCount(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a count (digits, with k, m or g for 1000s and K, M or G for 1024s: 32K is 32768)", s)
+	}
+	*c.n = n
+	return nil
 }
 
 // flagError is bad input attributed to a flag.

@@ -116,8 +116,8 @@ func TestCalibrations(t *testing.T) {
 func TestServeDeps(t *testing.T) {
 	d := deps()
 	models, err := d.Models()
-	if err != nil || len(models) != 49 {
-		t.Fatalf("deps().Models() = %d models, %v; want 49", len(models), err)
+	if err != nil || len(models) != 55 {
+		t.Fatalf("deps().Models() = %d models, %v; want 55", len(models), err)
 	}
 	cals, err := d.Calibrations()
 	if err != nil || len(cals) == 0 || cals[0].ID != "h200-linux-cuda13.0" {
@@ -186,8 +186,8 @@ func TestEngineFlags(t *testing.T) {
 
 func TestModels(t *testing.T) {
 	code, out, _ := runCLI("models")
-	if code != 0 || strings.Count(out, "\n") != 50 || !strings.Contains(out, "qwen3-4b-instruct-2507-q8_0") {
-		t.Errorf("models = exit %d, %d lines, want the header and 49 models", code, strings.Count(out, "\n"))
+	if code != 0 || strings.Count(out, "\n") != 56 || !strings.Contains(out, "qwen3-4b-instruct-2507-q8_0") {
+		t.Errorf("models = exit %d, %d lines, want the header and 55 models", code, strings.Count(out, "\n"))
 	}
 	code, out, _ = runCLI("models", "QWEN3", "q8")
 	if code != 0 || !strings.Contains(out, "qwen3-8b-q8_0") || strings.Contains(out, "llama") || strings.Contains(out, "qwen3-8b-bf16") {

@@ -13,10 +13,11 @@ import (
 // cmdModels lists the catalog, or the models whose id, name or architecture
 // holds every word of a search.
 func cmdModels(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("vramplan models", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("vramplan models", stderr)
+	asJSON := fs.Bool("json", false, "print the models as a JSON array, each as models/*.json holds it")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: vramplan models [WORD ...]\n\nLists the catalog's models, or those whose id, name or architecture holds every word.\n")
+		fmt.Fprint(stderr, "usage: vramplan models [--json] [WORD ...]\n\nLists the catalog's models, or those whose id, name or architecture holds every word.\n\n")
+		fs.PrintDefaults()
 	}
 	if code, done := parseOnly(fs, args); done {
 		return code
@@ -35,6 +36,9 @@ func cmdModels(args []string, stdout, stderr io.Writer) int {
 	if len(shown) == 0 {
 		fmt.Fprintf(stderr, "vramplan models: no model matches %q; 'vramplan models' lists all %d\n", strings.Join(fs.Args(), " "), len(all))
 		return exitNoFit
+	}
+	if *asJSON {
+		return writeJSON(stdout, shown)
 	}
 	fmt.Fprintf(stdout, "%-40s %-22s %10s %9s\n", "id", "arch", "weights", "context")
 	for _, m := range shown {

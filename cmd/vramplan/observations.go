@@ -83,20 +83,6 @@ func catalogID(m *planner.Model) string {
 	return m.ID
 }
 
-// cmdObservations is `vramplan observations upload|list`.
-func cmdObservations(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "upload":
-			return cmdObservationUpload(args[1:], stdout, stderr)
-		case "list":
-			return cmdObservationList(args[1:], stdout, stderr)
-		}
-	}
-	fmt.Fprintln(stderr, "usage: vramplan observations upload FILE --to URL [--yes] | list --from URL [--engine E]")
-	return exitBadInput
-}
-
 // cmdObservationUpload is `vramplan observations upload FILE --to URL [--yes]`.
 func cmdObservationUpload(args []string, stdout, stderr io.Writer) int {
 	const name = "vramplan observations upload"
@@ -148,10 +134,10 @@ func reportObservation(w io.Writer, a *upload.Answer, base string) {
 
 // cmdObservationList is `vramplan observations list --from URL [--engine E]`.
 func cmdObservationList(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("vramplan observations list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("vramplan observations list", stderr)
 	from := fs.String("from", "http://127.0.0.1:8080", "the vramplan server's `URL`")
 	engine := fs.String("engine", "", "only this `engine`'s observations (llama.cpp, vllm, sglang)")
+	asJSON := fs.Bool("json", false, "print the list as the server sends it: a JSON array of id, status, reasons and observation")
 	if err := fs.Parse(args); err != nil {
 		return flagExit(err)
 	}
@@ -159,6 +145,9 @@ func cmdObservationList(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "vramplan observations list: %v\n", err)
 		return exitBadInput
+	}
+	if *asJSON {
+		return writeJSON(stdout, append([]listedObservation{}, all...)) // [] for none, not null
 	}
 	fmt.Fprintf(stdout, "%-20s %-9s %-10s %-9s %-14s %-18s %s\n", "id", "engine", "version", "status", "gpu", "model", "settings")
 	for _, l := range all {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,6 +70,11 @@ func TestObservationLoop(t *testing.T) {
 	code, out, errs = runCLI("observations", "list", "--from", url)
 	if code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "-c 32768 -np 1 -ub 512 -ctk f16 -ctv f16 -fa off") {
 		t.Errorf("list = %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = runCLI("observations", "list", "--from", url, "--json")
+	var listed []struct{ ID, Status string }
+	if err := json.Unmarshal([]byte(out), &listed); code != 0 || err != nil || len(listed) != 1 || listed[0].ID != id {
+		t.Errorf("list --json = exit %d, %+v (%v); want the one observation %s", code, listed, err, id)
 	}
 	code, out, errs = runCLI("engines", "refit", "--logs", grid, "--from", url)
 	if code != 0 || !strings.Contains(out, "60 observations") {

@@ -16,8 +16,7 @@ import (
 )
 
 func cmdPlan(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("vramplan plan", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("vramplan plan", stderr)
 	var in inputFlags
 	in.register(fs)
 	asJSON := fs.Bool("json", false, "print the plan document instead of the report")

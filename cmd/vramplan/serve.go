@@ -25,8 +25,7 @@ func deps() web.Deps {
 }
 
 func cmdServe(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("vramplan serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("vramplan serve", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `host:port`")
 	var sf storeFlags
 	sf.register(fs)

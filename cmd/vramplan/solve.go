@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 
@@ -11,8 +10,7 @@ import (
 )
 
 func cmdSolve(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("vramplan solve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("vramplan solve", stderr)
 	var in inputFlags
 	in.register(fs)
 	asJSON := fs.Bool("json", false, "print the solution as JSON")

@@ -135,3 +135,31 @@ func TestLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishedSizes compares generated GGUF weights with the file sizes
+// their publishers list: bartowski's llama.cpp b5200 quantizations of
+// Qwen3 (huggingface.co/bartowski/Qwen_Qwen3-8B-GGUF and
+// Qwen_Qwen3-4B-GGUF, README "File Size", in GB of 10^9 bytes to two
+// decimals; Qwen3-4B is Qwen3-4B-Instruct-2507's shape). A file also holds
+// its tokenizer and metadata, a few MB, so the tolerance is 0.01 GB of
+// rounding and 0.01 GB of metadata.
+func TestPublishedSizes(t *testing.T) {
+	tests := []struct {
+		id string
+		gb float64
+	}{
+		{"qwen3-8b-q8_0", 8.71},
+		{"qwen3-8b-q6_k", 6.73},
+		{"qwen3-4b-instruct-2507-q4_k_m", 2.50},
+		{"qwen3-4b-instruct-2507-q8_0", 4.28},
+	}
+	for _, tt := range tests {
+		m, err := Lookup(tt.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := float64(m.Weights.Bytes)/1e9 - tt.gb; d > 0.01 || d < -0.02 {
+			t.Errorf("Lookup(%s).Weights.Bytes = %d, want a file of %.2f GB less 0 to 0.02 GB of metadata", tt.id, m.Weights.Bytes, tt.gb)
+		}
+	}
+}

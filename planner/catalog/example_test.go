@@ -17,5 +17,5 @@ func ExampleLookup() {
 	fmt.Println(err)
 	// Output:
 	// 8030261248 16060522496 32 full
-	// model "qwen3-8b" is ambiguous: it could be qwen3-8b-bf16, qwen3-8b-q8_0
+	// model "qwen3-8b" is ambiguous: it could be qwen3-8b-bf16, qwen3-8b-q4_k_m, qwen3-8b-q6_k, qwen3-8b-q8_0
 }

@@ -11,9 +11,9 @@ import (
 // formats of its shape, whichever way the model is looked up.
 func TestVariants(t *testing.T) {
 	want := map[string][]string{
-		"qwen3-4b-instruct-2507-bf16": {"qwen3-4b-instruct-2507-fp8", "qwen3-4b-instruct-2507-q8_0"},
+		"qwen3-4b-instruct-2507-bf16": {"qwen3-4b-instruct-2507-fp8", "qwen3-4b-instruct-2507-q4_k_m", "qwen3-4b-instruct-2507-q8_0"},
 		"deepseek-v3-fp8":             {"deepseek-v3-q4_k_m"},
-		"llama-3.1-8b-instruct-q8_0":  {"llama-3.1-8b-instruct-awq-int4", "llama-3.1-8b-instruct-bf16", "llama-3.1-8b-instruct-q4_k_m"},
+		"llama-3.1-8b-instruct-q8_0":  {"llama-3.1-8b-instruct-awq-int4", "llama-3.1-8b-instruct-bf16", "llama-3.1-8b-instruct-q4_k_m", "llama-3.1-8b-instruct-q6_k"},
 		"gemma-2-2b-it-q4_k_m":        nil,
 		"qwen3-30b-a3b-q4_k_m":        nil, // not Qwen3-Coder-30B-A3B, whose shape differs
 	}

@@ -27,6 +27,13 @@ type Command struct {
 	// Model is the model argument as given: a file, a directory, a catalog
 	// id or a Hugging Face repository id.
 	Model string
+	// Hub is set when Model is llama-server's -hf repository,
+	// "<user>/<model>[:quant]", and HubFile is its --hf-file. llama-server
+	// then also loads the repository's mmproj unless NoMmproj
+	// (--no-mmproj) is set (common/arg.cpp, --hf-repo's help).
+	Hub      bool
+	HubFile  string
+	NoMmproj bool
 	// WeightsDtype is the storage format the flags ask the weights in
 	// (vLLM/SGLang --dtype, --quantization); "" when they ask none.
 	WeightsDtype string
@@ -242,7 +249,7 @@ func intFlag(set func(c *Command, n int)) handler {
 		if err != nil {
 			return err
 		}
-		n, err := parseCount(v)
+		n, err := ParseCount(v)
 		if err != nil || n < 0 {
 			return &Error{flag, fmt.Sprintf("%q is not a count", v)}
 		}
@@ -251,10 +258,12 @@ func intFlag(set func(c *Command, n int)) handler {
 	}
 }
 
-// parseCount reads an integer with vLLM's human-readable suffixes
+// ParseCount reads an integer with vLLM's human-readable suffixes
 // (vllm/engine/arg_utils.py, human_readable_int): k, m, g are powers of
-// 1000, K, M, G powers of 1024 (32k is 32000, 32K is 32768).
-func parseCount(v string) (int, error) {
+// 1000, K, M, G powers of 1024 (32k is 32000, 32K is 32768). It is the one
+// reader of counts: an engine's flags here, and vramplan's own count flags
+// (--max-seq-len 32K) read the same way.
+func ParseCount(v string) (int, error) {
 	mult := 1
 	if n := len(v); n > 1 {
 		if i := strings.IndexByte("kmgKMG", v[n-1]); i >= 0 {

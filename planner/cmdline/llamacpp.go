@@ -16,8 +16,15 @@ var llamaCppDialect = dialect{engine: planner.EngineLlamaCpp,
 		return args[1:], p == "llama-server" || p == "llama-cli" || p == "server"
 	},
 	flags: []flag{
-		{names: names("-m", "--model", "-hf", "--hf-repo", "-hfr"), read: strFlag(func(c *Command, v string) { c.Model = v })},
+		{names: names("-m", "--model"), read: strFlag(func(c *Command, v string) {
+			if !c.Hub { // with -hf, -m is where the download is kept
+				c.Model = v
+			}
+		})},
+		{names: names("-hf", "-hfr", "--hf-repo"), read: strFlag(func(c *Command, v string) { c.Model, c.Hub = v, true })},
+		{names: names("-hff", "--hf-file"), read: strFlag(func(c *Command, v string) { c.HubFile = v })},
 		{names: names("-mm", "--mmproj"), read: strFlag(func(c *Command, v string) { c.Mmproj = v })},
+		{names: names("--no-mmproj"), read: boolFlag(func(c *Command) { c.NoMmproj = true }), boolean: true},
 		{names: names("-c", "--ctx-size"), read: intFlag(func(c *Command, n int) { c.CtxSize = n })},
 		{names: names("-np", "--parallel"), read: intFlag(func(c *Command, n int) { c.Limits.MaxBatch = n })},
 		{names: names("-ub", "--ubatch-size"), read: intFlag(func(c *Command, n int) { c.Limits.MaxPrefillTokens = n })},

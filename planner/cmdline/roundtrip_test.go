@@ -18,6 +18,10 @@ var notWritten = map[string]string{
 	"-nofa":   "the launch writes -fa off",
 	"--model": "vllm serve names the model by its first argument",
 	"-mm":     "an alias the launch writes as --mmproj", // a name of the same flag as --mmproj
+	"-hf":     "the launch names the catalog model's GGUF file with -m (planner.GGUFFile), which -hf resolves to",
+	"-hff":    "as -hf",
+	// the launch writes --mmproj for a vision tower and nothing without one
+	"--no-mmproj": "a vision tower is --mmproj FILE in the launch",
 }
 
 // TestLaunchRoundTrip runs each engine's launch command back through the

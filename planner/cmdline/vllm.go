@@ -43,7 +43,7 @@ func maxModelLen(c *Command, flag string, t *tokens) error {
 		c.AutoLen = true
 		return nil
 	}
-	n, err := parseCount(v)
+	n, err := ParseCount(v)
 	if err != nil || n < 1 {
 		return &Error{flag, fmt.Sprintf("%q is not a length", v)}
 	}

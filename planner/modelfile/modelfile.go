@@ -38,8 +38,10 @@ const maxShapeFile = 64 << 20
 // Open returns the model nameOrPath names: a .gguf file (the first of a
 // split model reads them all), a config.json file or a directory holding
 // one (with its safetensors headers for exact bytes), a .json file in the
-// planner's model format (an object with a "layers" key), or a catalog ID
-// or unambiguous prefix of one. An error of the Mmproj file is an
+// planner's model format (an object with a "layers" key), a catalog ID
+// or unambiguous prefix of one, or the Hugging Face repository of a catalog
+// model ("Qwen/Qwen3-8B", "Qwen/Qwen3-8B-GGUF:Q6_K": catalog.LookupRepo)
+// when no file has that name. An error of the Mmproj file is an
 // *MmprojError.
 func Open(nameOrPath string, opts Options) (planner.Model, error) {
 	m, err := open(nameOrPath, opts)
@@ -72,6 +74,8 @@ func open(name string, opts Options) (planner.Model, error) {
 		return openJSON(name, opts)
 	case !errors.Is(err, fs.ErrNotExist):
 		return planner.Model{}, err
+	case catalog.IsRepo(name) && opts.WeightsDtype == "":
+		return catalog.LookupRepo(catalog.Repo{Name: name})
 	case looksLikePath(name):
 		return planner.Model{}, fmt.Errorf("model %q: %w", name, err)
 	}

@@ -52,3 +52,15 @@ func TestNearIDs(t *testing.T) {
 		t.Errorf("Closest(1 MiB name) = %v, want 2 ids", got)
 	}
 }
+
+func TestSuggest(t *testing.T) {
+	cmds := []string{"plan", "solve", "check", "calibrations", "serve", "models", "list"}
+	for q, want := range map[string]string{
+		"lsit": "list", "plna": "plan", "calibratoins": "calibrations", "SERV": "serve", "modles": "models",
+		"frobnicate": "", "plan": "", "x": "", "": "", "pl": "",
+	} {
+		if got := names.Suggest(q, cmds); got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", q, got, want)
+		}
+	}
+}
