@@ -12,7 +12,7 @@ import (
 func (p *Plan) layoutText() string {
 	var b strings.Builder
 	l := p.Layout
-	printf.Fprintf(&b, "Layout %s: %d GPUs, %d distinct %s.\n", l.Parallel, l.GPUs, len(l.Ranks), plural(len(l.Ranks), "rank", "ranks"))
+	printf.Fprintf(&b, "Layout %s: %d %s, %d distinct %s.\n", l.Parallel, l.GPUs, plural(l.GPUs, "GPU", "GPUs"), len(l.Ranks), plural(len(l.Ranks), "rank", "ranks"))
 	bp, _ := p.RankPlanOf(l.Binding)
 	if p.Fits {
 		printf.Fprintf(&b, "Fits on every GPU; the binding rank is %d, with %s to spare.\n", l.Binding, bp.Headroom.mib())
@@ -22,10 +22,10 @@ func (p *Plan) layoutText() string {
 	for i := range l.Ranks {
 		writeRank(&b, &l.Ranks[i], l.Binding)
 	}
-	printf.Fprintf(&b, "\n== all %d GPUs: %s of %s (weights %s)\n", l.GPUs, p.Total.mib(), p.Budget.mib(), p.Weights.mib())
+	printf.Fprintf(&b, "\n== all %d %s: %s of %s (weights %s)\n", l.GPUs, plural(l.GPUs, "GPU", "GPUs"), p.Total.mib(), p.Budget.mib(), p.Weights.mib())
 	if c := p.Capacity; c != nil {
-		printf.Fprintf(&b, "  capacity on every rank: %d sequences of %d tokens; %d tokens at batch %d\n",
-			c.MaxSeqsAtMaxLen, p.Input.Limits.MaxSeqLen, c.MaxLenAtBatch, max(p.Input.Limits.MaxBatch, 1))
+		printf.Fprintf(&b, "  capacity on every rank: %d %s of %d tokens; %d tokens at batch %d\n",
+			c.MaxSeqsAtMaxLen, plural(int(c.MaxSeqsAtMaxLen), "sequence", "sequences"), p.Input.Limits.MaxSeqLen, c.MaxLenAtBatch, max(p.Input.Limits.MaxBatch, 1))
 	}
 	p.writeLevers(&b)
 	return b.String()

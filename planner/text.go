@@ -55,14 +55,14 @@ func (p *Plan) writeItems(b *strings.Builder) {
 }
 
 func (p *Plan) writeCapacity(b *strings.Builder) {
-	printf.Fprintf(b, "\n  KV: %d blocks of %d tokens, %s/token, %s %s\n", p.KV.Blocks, p.KV.BlockTokens,
-		p.KV.BytesPerToken, p.KV.Dtype, p.KV.Bytes)
+	printf.Fprintf(b, "\n  KV: %d %s of %d %s, %s/token, %s %s\n", p.KV.Blocks, plural(int(p.KV.Blocks), "block", "blocks"),
+		p.KV.BlockTokens, plural(int(p.KV.BlockTokens), "token", "tokens"), p.KV.BytesPerToken, p.KV.Dtype, p.KV.Bytes)
 	if s := p.KV.SWA; s != nil {
 		printf.Fprintf(b, "  SWA KV: %d blocks (%d per sequence, window %d), %s\n", s.Blocks, s.BlocksPerSeq, s.Window, s.Bytes)
 	}
 	if c := p.Capacity; c != nil {
-		printf.Fprintf(b, "  capacity: %d sequences of %d tokens; %d tokens at batch %d\n",
-			c.MaxSeqsAtMaxLen, p.Input.Limits.MaxSeqLen, c.MaxLenAtBatch, max(p.Input.Limits.MaxBatch, 1))
+		printf.Fprintf(b, "  capacity: %d %s of %d tokens; %d tokens at batch %d\n",
+			c.MaxSeqsAtMaxLen, plural(int(c.MaxSeqsAtMaxLen), "sequence", "sequences"), p.Input.Limits.MaxSeqLen, c.MaxLenAtBatch, max(p.Input.Limits.MaxBatch, 1))
 	}
 }
 
@@ -134,8 +134,8 @@ func (p *Plan) writeEngine(b *strings.Builder) {
 		}
 	}
 	if a := e.Pool; a != nil {
-		printf.Fprintf(b, "  %s: KV pool %s, %d blocks of %d tokens, %d tokens; %.2fx concurrency at %d tokens; longest request %d tokens\n",
-			e.Engine, a.PoolBytes, a.Blocks, a.BlockTokens, a.Tokens, a.MaxConcurrency, p.Input.Limits.MaxSeqLen, a.LongestRequest)
+		printf.Fprintf(b, "  %s: KV pool %s, %d %s of %d %s, %d tokens; %.2fx concurrency at %d tokens; longest request %d tokens\n",
+			e.Engine, a.PoolBytes, a.Blocks, plural(int(a.Blocks), "block", "blocks"), a.BlockTokens, plural(int(a.BlockTokens), "token", "tokens"), a.Tokens, a.MaxConcurrency, p.Input.Limits.MaxSeqLen, a.LongestRequest)
 	}
 	for _, it := range e.Outside {
 		printf.Fprintf(b, "  outside the fraction: %s %d MiB\n", it.Name, it.Bytes.MiB())
