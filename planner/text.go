@@ -119,7 +119,7 @@ func (p *Plan) writeEngine(b *strings.Builder) {
 		return
 	}
 	if a := e.LlamaCpp; a != nil {
-		printf.Fprintf(b, "  llama.cpp: -c %d -np %d: %d cells x %d streams", a.CtxSize, a.Parallel, a.CtxSeq, a.Streams)
+		printf.Fprintf(b, "  llama.cpp: -c %d -np %d: %d cells x %d %s", a.CtxSize, a.Parallel, a.CtxSeq, a.Streams, plural(a.Streams, "stream", "streams"))
 		if a.SWACells > 0 {
 			printf.Fprintf(b, ", sliding-window layers %d cells", a.SWACells)
 		}
