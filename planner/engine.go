@@ -259,6 +259,9 @@ func validateServing(in *Input) error {
 		return bad("serving.engine", "unknown engine %q (want one of %v)", s.Engine, Engines)
 	}
 	p := profileFor(in)
+	if err := validateVersion(in, p); err != nil {
+		return err
+	}
 	if q := s.optionsBesides(p); q != nil {
 		if p == nil {
 			return bad("serving", "engine options given without their engine")

@@ -115,3 +115,46 @@ func (r VersionRange) String() string {
 // release is the Version major.minor.patch, build the llama.cpp build n.
 func release(major, minor, patch int32) Version { return Version{n: [3]int32{major, minor, patch}} }
 func build(n int32) Version                     { return Version{n: [3]int32{n}, build: true} }
+
+// band returns the index in p.Versions of the range that holds release s,
+// the newest range for "" and for a release no range holds (validation
+// refuses those before any plan).
+func (p *Profile) band(s string) int {
+	last := len(p.Versions) - 1
+	if s == "" {
+		return last
+	}
+	v, err := ParseVersion(s)
+	if err != nil {
+		return last
+	}
+	for i, r := range p.Versions {
+		if r.Contains(v) {
+			return i
+		}
+	}
+	return last
+}
+
+// rangeOf returns the range of in's engine release that the plan follows.
+func (p *Profile) rangeOf(in *Input) VersionRange { return p.Versions[p.band(in.Serving.Version)] }
+
+// validateVersion refuses a release that is not one, or that no range of
+// the profile covers, naming the ranges; the seed's engine has no releases.
+func validateVersion(in *Input, p *Profile) error {
+	s := in.Serving.Version
+	if s == "" {
+		return nil
+	}
+	if p == nil {
+		return bad("serving.version", "%q is a release of an engine, and vramplan's own engine has none: pick an engine", s)
+	}
+	v, err := ParseVersion(s)
+	if err == nil {
+		_, err = p.Range(v)
+	}
+	if e, ok := err.(*InputError); ok {
+		return bad("serving.version", "%s", e.Msg)
+	}
+	return err
+}
