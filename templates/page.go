@@ -326,6 +326,23 @@ func engineChoices() []Option {
 	return os
 }
 
+// EngineReleases says the releases each engine's profile covers, for the
+// engine-release field's note: "llama.cpp b12072 and later; vLLM 0.4 up to
+// 0.8 (V0 engine), …".
+var EngineReleases = engineReleases()
+
+func engineReleases() string {
+	var parts []string
+	for _, p := range planner.Profiles()[1:] {
+		rs := make([]string, len(p.Versions))
+		for i, r := range p.Versions {
+			rs[i] = r.String()
+		}
+		parts = append(parts, p.Label+" "+strings.Join(rs, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // gpuCount names a number of GPUs.
 func gpuCount(n int) string {
 	if n == 1 {
