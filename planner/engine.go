@@ -150,7 +150,7 @@ func (p *Profile) Range(v Version) (VersionRange, error) {
 	for i, r := range p.Versions {
 		names[i] = r.String()
 	}
-	return VersionRange{}, bad("engine_version", "%s %s is outside the releases the profile covers (%s)", p.Label, v, strings.Join(names, "; "))
+	return VersionRange{}, bad("engine_version", "%s %s is outside the releases the profile covers (%s)", p.Label, v.String(), strings.Join(names, "; "))
 }
 
 // EngineReport is what a plan says in one engine's terms: the version its

@@ -33,12 +33,12 @@ const EngineSGLang EngineName = "sglang"
 // SGLangVersion is the SGLang release the newest range's rules were read from.
 const SGLangVersion = "SGLang 0.5"
 
-var sglangProfile = Profile{Name: EngineSGLang, Label: "SGLang", Versions: sglangVersions(),
+var sglangProfile = Profile{Name: EngineSGLang, Label: "SGLang", Versions: sglangRanges[:],
 	KVDtypes: []KVDtype{KVDtypeBF16, KVDtypeF16, KVDtypeFP8}, Loads: ModelHF,
 	knobs: []Knob{KnobMaxSeqLen, KnobKVDtype, KnobVision}, pool: true}
 
 // sglangRules are the rules that changed between SGLang releases, one set
-// per range of releases (sglangReleases).
+// per range of releases (sglangBands).
 type sglangRules struct {
 	// byTP is 0.4's mem_fraction_static default, by tensor-parallel size
 	// alone (0.88, 0.87 at 2, 0.85 at 4, 0.81 at 8, 0.79 at 16); without
@@ -56,33 +56,27 @@ type sglangRules struct {
 	towerAlways bool
 }
 
-// sglangRelease is a range of SGLang releases and the rules they follow.
-type sglangRelease struct {
-	VersionRange
-	sglangRules
+// sglangRanges are the releases the profile covers, oldest first; the
+// rules of each are sglangBands' entry at its index (docs/architecture.md,
+// "Engine releases", says where each was read).
+var sglangRanges = [...]VersionRange{
+	{From: Version{n: [3]int32{0, 4, 0}}, Until: Version{n: [3]int32{0, 4, 9}}, ReadAt: "SGLang 0.4.4"},
+	{Name: "sliding-window pools", From: Version{n: [3]int32{0, 4, 9}}, Until: Version{n: [3]int32{0, 5, 0}}, ReadAt: "SGLang 0.4.9"},
+	{From: Version{n: [3]int32{0, 5, 0}}, ReadAt: SGLangVersion},
 }
 
-// sglangReleases are the ranges the profile covers, oldest first, each
-// with where its rules were read (docs/architecture.md, "Engine releases").
-var sglangReleases = [...]sglangRelease{
-	{VersionRange{From: release(0, 4, 0), Until: release(0, 4, 9), ReadAt: "SGLang 0.4.4"},
-		sglangRules{byTP: true, freeAtStart: true, towerAlways: true}},
-	{VersionRange{Name: "sliding-window pools", From: release(0, 4, 9), Until: release(0, 5, 0), ReadAt: "SGLang 0.4.9"},
-		sglangRules{byTP: true, freeAtStart: true, swa: true, towerAlways: true}},
-	{VersionRange{From: release(0, 5, 0), ReadAt: SGLangVersion}, sglangRules{swa: true}},
+var sglangBands = [len(sglangRanges)]sglangRules{
+	{byTP: true, freeAtStart: true, towerAlways: true},
+	{byTP: true, freeAtStart: true, swa: true, towerAlways: true},
+	{swa: true},
 }
 
-func sglangVersions() []VersionRange {
-	vs := make([]VersionRange, len(sglangReleases))
-	for i := range sglangReleases {
-		vs[i] = sglangReleases[i].VersionRange
-	}
-	return vs
-}
-
-// sglangRulesOf returns the rules of in's SGLang release.
+// sglangRulesOf returns the rules of in's SGLang release. It is not
+// inlined: a plan calls it from many places.
+//
+//go:noinline
 func sglangRulesOf(in *Input) *sglangRules {
-	return &sglangReleases[sglangProfile.band(in.Serving.Version)].sglangRules
+	return &sglangBands[sglangProfile.band(in.Serving.Version)]
 }
 
 // sglangByTP is 0.4's mem_fraction_static default: from tensor-parallel

@@ -43,12 +43,12 @@ const EngineVLLM EngineName = "vllm"
 // VLLMVersion is the vLLM release the newest range's rules were read from.
 const VLLMVersion = "vLLM 0.22 (V1 engine)"
 
-var vllmProfile = Profile{Name: EngineVLLM, Label: "vLLM", Versions: vllmVersions(),
+var vllmProfile = Profile{Name: EngineVLLM, Label: "vLLM", Versions: vllmRanges[:],
 	KVDtypes: []KVDtype{KVDtypeBF16, KVDtypeF16, KVDtypeFP8}, Loads: ModelHF,
 	knobs: []Knob{KnobMaxSeqLen, KnobKVDtype, KnobMaxBatch, KnobPrefillTokens, KnobBlockTokens, KnobVision}, pool: true}
 
 // vllmRules are the rules that changed between vLLM releases, one set
-// per range of releases (vllmReleases).
+// per range of releases (vllmBands).
 type vllmRules struct {
 	// utilization is gpu_memory_utilization's default.
 	utilization float64
@@ -67,40 +67,34 @@ type vllmRules struct {
 	graphsInBudget bool
 }
 
-// vllmRelease is a range of vLLM releases and the rules they follow.
-type vllmRelease struct {
-	VersionRange
-	vllmRules
+// vllmRanges are the releases the profile covers, oldest first; the rules
+// of each are vllmBands' entry at its index (docs/architecture.md, "Engine
+// releases", says where each was read). Both are static data: a profile
+// built by code at start would cost the WebAssembly module its init code.
+var vllmRanges = [...]VersionRange{
+	{Name: "V0 engine", From: Version{n: [3]int32{0, 4, 0}}, Until: Version{n: [3]int32{0, 8, 0}}, ReadAt: "vLLM 0.6 (V0 engine)"},
+	{Name: "V1 engine", From: Version{n: [3]int32{0, 8, 0}}, Until: Version{n: [3]int32{0, 9, 0}}, ReadAt: "vLLM 0.8 (V1 engine)"},
+	{Name: "V1 engine", From: Version{n: [3]int32{0, 9, 0}}, Until: Version{n: [3]int32{0, 10, 0}}, ReadAt: "vLLM 0.9 (V1 engine)"},
+	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 10, 0}}, Until: Version{n: [3]int32{0, 21, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
+	{Name: "V1, CUDA graphs in the budget", From: Version{n: [3]int32{0, 21, 0}}, Until: Version{n: [3]int32{0, 22, 0}}, ReadAt: "vLLM 0.21 (V1 engine)"},
+	{Name: "V1 engine", From: Version{n: [3]int32{0, 22, 0}}, ReadAt: VLLMVersion},
 }
 
-// vllmReleases are the ranges the profile covers, oldest first, each with
-// where its rules were read (docs/architecture.md, "Engine releases").
-var vllmReleases = [...]vllmRelease{
-	{VersionRange{Name: "V0 engine", From: release(0, 4, 0), Until: release(0, 8, 0), ReadAt: "vLLM 0.6 (V0 engine)"},
-		vllmRules{utilization: 0.9, v0: true}},
-	{VersionRange{Name: "V1 engine", From: release(0, 8, 0), Until: release(0, 9, 0), ReadAt: "vLLM 0.8 (V1 engine)"},
-		vllmRules{utilization: 0.9}},
-	{VersionRange{Name: "V1 engine", From: release(0, 9, 0), Until: release(0, 10, 0), ReadAt: "vLLM 0.9 (V1 engine)"},
-		vllmRules{utilization: 0.9, notA100: true}},
-	{VersionRange{Name: "V1, hybrid KV-cache manager", From: release(0, 10, 0), Until: release(0, 21, 0), ReadAt: "vLLM 0.10 (V1 engine)"},
-		vllmRules{utilization: 0.9, notA100: true, hybrid: true}},
-	{VersionRange{Name: "V1, CUDA graphs in the budget", From: release(0, 21, 0), Until: release(0, 22, 0), ReadAt: "vLLM 0.21 (V1 engine)"},
-		vllmRules{utilization: 0.9, notA100: true, hybrid: true, graphsInBudget: true}},
-	{VersionRange{Name: "V1 engine", From: release(0, 22, 0), ReadAt: VLLMVersion},
-		vllmRules{utilization: 0.92, notA100: true, hybrid: true, graphsInBudget: true}},
+var vllmBands = [len(vllmRanges)]vllmRules{
+	{utilization: 0.9, v0: true},
+	{utilization: 0.9},
+	{utilization: 0.9, notA100: true},
+	{utilization: 0.9, notA100: true, hybrid: true},
+	{utilization: 0.9, notA100: true, hybrid: true, graphsInBudget: true},
+	{utilization: 0.92, notA100: true, hybrid: true, graphsInBudget: true},
 }
 
-func vllmVersions() []VersionRange {
-	vs := make([]VersionRange, len(vllmReleases))
-	for i := range vllmReleases {
-		vs[i] = vllmReleases[i].VersionRange
-	}
-	return vs
-}
-
-// vllmRulesOf returns the rules of in's vLLM release.
+// vllmRulesOf returns the rules of in's vLLM release. It is not inlined:
+// a plan calls it from many places (as profileOf).
+//
+//go:noinline
 func vllmRulesOf(in *Input) *vllmRules {
-	return &vllmReleases[vllmProfile.band(in.Serving.Version)].vllmRules
+	return &vllmBands[vllmProfile.band(in.Serving.Version)]
 }
 
 // VLLMOptions are `vllm serve` memory flags that Limits does not carry.
@@ -114,10 +108,9 @@ type VLLMOptions struct {
 	// skips the profiled budget.
 	KVCacheMemoryBytes Bytes `json:"kv_cache_memory_bytes,omitempty"`
 	EnforceEager       bool  `json:"enforce_eager,omitempty"` // --enforce-eager: no CUDA graphs
-	// EntryPoint is how vLLM is started, which picks its batch defaults
-	// from the V1 engine on: "" or "serve" (`vllm serve`, the OpenAI
-	// server), or "llm" (the Python LLM class).
-	EntryPoint string `json:"entry_point,omitempty"`
+	// LLMClass is vLLM started as the Python LLM class rather than by
+	// `vllm serve`: from the V1 engine on, its batch defaults are larger.
+	LLMClass bool `json:"llm_class,omitempty"`
 	// ActivationBytes and NonTorchBytes replace the estimates with what a
 	// vLLM start-up log reported.
 	ActivationBytes Bytes `json:"activation_bytes,omitempty"`
@@ -139,17 +132,8 @@ func (vllm) validate(in *Input) error {
 			return bad("serving.vllm."+f.name, "%d is out of range [0, 1 PiB]", f.v)
 		}
 	}
-	if e := o.EntryPoint; e != "" && e != VLLMEntryServe && e != VLLMEntryLLM {
-		return bad("serving.vllm.entry_point", "%q is not an entry point (want %s or %s)", e, VLLMEntryServe, VLLMEntryLLM)
-	}
 	return poolLayers(in)
 }
-
-// vLLM's entry points (VLLMOptions.EntryPoint).
-const (
-	VLLMEntryServe = "serve" // vllm serve, the OpenAI server (UsageContext.OPENAI_API_SERVER)
-	VLLMEntryLLM   = "llm"   // the Python LLM class (UsageContext.LLM_CLASS)
-)
 
 // poolLayers refuses what the pool profiles do not model yet.
 func poolLayers(in *Input) error {
@@ -205,7 +189,7 @@ func vllmBatchDefaults(in *Input, r *vllmRules) (seqs, tokens int) {
 		}
 		return 256, max(in.Limits.MaxSeqLen, 2048)
 	}
-	big, llm := boolInt(bigGPU(in, r)), boolInt(in.Serving.VLLM.EntryPoint == VLLMEntryLLM)
+	big, llm := boolInt(bigGPU(in, r)), boolInt(in.Serving.VLLM.LLMClass)
 	return vllmV1Seqs[big], vllmV1Tokens[big][llm]
 }
 
@@ -388,14 +372,18 @@ func vllmActivation(in *Input, r *vllmRules, l limits) Bytes {
 
 // vllmV0Activation estimates V0's profile run, a forward pass over
 // max_num_batched_tokens tokens in rows sequences (worker/model_runner.py,
-// GPUModelRunnerBase.profile_run): at its peak, every token's MLP
-// gate-and-up output and activation (3 × intermediate) beside the hidden
-// state and the residual (2 × hidden), 16-bit, and the rows' fp32 logits.
+// GPUModelRunnerBase.profile_run). Its peak is the MLP's: every token's
+// gate-and-up output and activation (3 × intermediate) beside three
+// hidden-sized tensors (the layer's input, its normalized copy and the
+// residual), 16-bit; the sampler's fp32 logits over the rows come after
+// the forward pass has freed them, so the peak is the larger of the two.
+// Held to issue #10517's RTX 3090 log at 20k and 29k tokens
+// (TestVLLMV0Run).
 func vllmV0Activation(in *Input, rows int64) Bytes {
 	m := &in.Model
 	tokens := int64(max(in.Limits.MaxPrefillTokens, 1))
-	perToken := 2 * (3*int64(m.IntermediateSize) + 2*int64(m.HiddenSize))
-	return satAdd(satMul(tokens, perToken), satMul3(rows, int64(m.VocabSize), 4))
+	forward := satMul(tokens, 2*(3*int64(m.IntermediateSize)+3*int64(m.HiddenSize)))
+	return max(forward, satMul3(rows, int64(m.VocabSize), 4))
 }
 
 // captureSizes counts vLLM's CUDA-graph capture sizes: 1, 2, 4, then every
@@ -427,7 +415,7 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 			return "activation peak (torch)", "as reported"
 		}
 		if vllmRulesOf(in).v0 {
-			return "activation peak (torch)", c.linef("estimated: V0's profile run over max_num_batched_tokens %d: tokens × (3 × intermediate + 2 × hidden) × 2 B + min(max_num_seqs %d, tokens) × vocab × 4 B",
+			return "activation peak (torch)", c.linef("estimated: V0's profile run over max_num_batched_tokens %d: tokens × (3 × intermediate + 3 × hidden) × 2 B, or min(max_num_seqs %d, tokens) × vocab × 4 B when more",
 				int64(in.Limits.MaxPrefillTokens), int64(l.batch))
 		}
 		return "activation peak (torch)", c.linef("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × 38 B + tokens × hidden × 4 B",
@@ -465,7 +453,7 @@ func (vllm) report(in *Input, s *shape, p *Plan) {
 	geo := vllmGeometry(in, l.block)
 	a := poolAnswer(in, p, geo, utilization(in), int64(l.prefill))
 	r := &EngineReport{Engine: EngineVLLM, Version: vllmProfile.rangeOf(in).ReadAt, Launch: vllmLaunch(in, l), Pool: a}
-	vllmGraphsOutside(in, l, r)
+	vllmGraphsOutside(in, r)
 	left := seedBudget(in) - p.Budget
 	if ctx := in.Calibration.Context; ctx > left {
 		r.Notes = append(r.Notes, printf.Sprintf("the CUDA context (%s) is more than the %s gpu_memory_utilization leaves: "+
@@ -478,22 +466,12 @@ func (vllm) report(in *Input, s *shape, p *Plan) {
 	p.Engine = r
 }
 
-// vllmGraphsOutside states the CUDA graphs of a release that captures them
-// after the KV cache is sized: outside the budget, on top of it.
-func vllmGraphsOutside(in *Input, l limits, r *EngineReport) {
-	rules, o := vllmRulesOf(in), &in.Serving.VLLM
-	if rules.graphsInBudget || o.EnforceEager {
-		return
+// vllmGraphsOutside notes the CUDA graphs of a release that captures them
+// after it sizes the KV cache: their memory is on top of the budget.
+func vllmGraphsOutside(in *Input, r *EngineReport) {
+	if !vllmRulesOf(in).graphsInBudget && !in.Serving.VLLM.EnforceEager {
+		r.Notes = append(r.Notes, "this release captures CUDA graphs after it sizes the KV cache: their memory is outside gpu_memory_utilization, on top of the plan")
 	}
-	note := "this release captures CUDA graphs after it sizes the KV cache: their memory is outside gpu_memory_utilization"
-	if g := in.Calibration.GraphExec; g > 0 {
-		n := int64(captureSizes(l.batch))
-		r.Outside = append(r.Outside, Item{Key: "cuda_graphs", Name: printf.Sprintf("CUDA graphs (%d capture sizes)", n),
-			Tier: TierEnginePersistent, Bytes: satMul(n, int64(g)), Source: SourceCalibrated, Detail: "captured after the KV cache is sized"})
-	} else {
-		note += ", and the calibration has no graph measurement to size them"
-	}
-	r.Notes = append(r.Notes, note)
 }
 
 // poolAnswer states a pool engine's KV cache in its own terms.
