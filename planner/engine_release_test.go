@@ -131,12 +131,12 @@ func TestSGLang044Run(t *testing.T) {
 func TestReleaseDefaults(t *testing.T) {
 	a100 := Calibration{Schema: CalibrationSchema, ID: "a100", GPU: "NVIDIA A100-SXM4-80GB", DeviceTotal: 80 * GiB}
 	for _, tc := range []struct {
-		version string
-		llm            bool
-		cal            Calibration
-		maxLen         int
-		seqs, tokens   int
-		util           float64
+		version      string
+		llm          bool
+		cal          Calibration
+		maxLen       int
+		seqs, tokens int
+		util         float64
 	}{
 		{"0.6.3", false, a100, 8192, 256, 8192, 0.9},
 		{"0.6.3", false, a100, 65536, 256, 2048, 0.9},
