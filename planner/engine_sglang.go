@@ -26,6 +26,12 @@ import (
 //   - ReqToTokenPool: int32 [max_running_requests + 1, context_len], its
 //     default request count min(max(tokens / context_len × 512, 2048), 4096)
 //     [2nd], allocated after the pool is sized, from the rest.
+//
+// Older releases differ (sglangRanges; docs/architecture.md, "Engine
+// releases", cites each rule): 0.4 takes mem_fraction_static by TP alone,
+// reserves its share of the memory free at start, keeps every layer in one
+// full pool (the sliding-window pools came with 0.4.9), and loads a
+// checkpoint's vision tower whatever the page's vision switch says.
 
 // EngineSGLang is SGLang.
 const EngineSGLang EngineName = "sglang"
@@ -193,7 +199,7 @@ func swaRatio(in *Input) float64 {
 // sglangCells is the bytes one token costs in the full pool and in the
 // sliding-window pool.
 func sglangCells(in *Input) (full, swa Bytes) {
-	d := in.Limits.KVDtype.normalize()
+	d, pools := in.Limits.KVDtype.normalize(), sglangRulesOf(in).swa
 	for i := range in.Model.Layers {
 		g := &in.Model.Layers[i]
 		var cell Bytes
@@ -203,7 +209,7 @@ func sglangCells(in *Input) (full, swa Bytes) {
 		case LayerMLA:
 			cell = d.RowBytes(g.LatentDim)
 		}
-		if g.Kind == LayerSliding && sglangRulesOf(in).swa {
+		if g.Kind == LayerSliding && pools {
 			swa = satAdd(swa, satMul(int64(g.Count), int64(cell)))
 		} else {
 			full = satAdd(full, satMul(int64(g.Count), int64(cell)))

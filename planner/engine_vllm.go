@@ -36,6 +36,16 @@ import (
 // published H100 figures (Llama-3.1-8B 4.76 GiB, Qwen3-0.6B 5.56 GiB,
 // gpt-oss-20b 7.38 GiB; within 0.4 %); memory outside torch 0.15 GiB at
 // TP 1 (llm-d's planner constant).
+//
+// Older releases differ (vllmRanges; docs/architecture.md, "Engine
+// releases", cites each rule): V0 profiles a forward pass over
+// max_num_batched_tokens (max(max_model_len, 2048) without chunked
+// prefill), defaults gpu_memory_utilization to 0.9 and captures CUDA
+// graphs after sizing the KV cache; V1 before 0.9 gives an A100 the big
+// GPU's batch defaults; before 0.10 (the hybrid KV-cache manager) a model
+// mixing sliding-window and full attention is charged full-length blocks
+// in every layer; before 0.21 the CUDA-graph estimate is outside the
+// budget; before 0.22 the utilization's default is 0.9.
 
 // EngineVLLM is vLLM.
 const EngineVLLM EngineName = "vllm"
