@@ -1,8 +1,8 @@
 // End-to-end test of the engine-release field in Debian's chromium: a
 // release typed under an engine re-plans in the page under that release's
 // rules, the URL holds it, the launch command is the CLI's for the same
-// state and release, and a release outside every range is said by the
-// field's label with the ranges named.
+// state and release, a release outside every range is said by the field's
+// label with the ranges named, and <vram-calculator version> plans it.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,6 +42,18 @@ test('the engine release plans under that release and the URL keeps it', async (
   await again.waitForSelector('#calc[data-ready="true"]');
   assert.equal(await again.locator('[data-testid="engine-version"]').inputValue(), '0.6.3');
   assert.match(await text(again, 'engine'), /^planned as vLLM 0\.6 \(V0 engine\)/);
+
+  const docs = await ctx.newPage(); // <vram-calculator version="…"> plans that release too
+  await docs.goto(`${server.url}docs`);
+  await docs.evaluate(() => {
+    const wc = document.createElement('vram-calculator');
+    wc.id = 'version-wc';
+    for (const [k, v] of Object.entries({ model: 'llama-3.1-8b-instruct-bf16', gpu: 'est-rtx3090-linux', engine: 'vllm', len: '20000', version: '0.6.3' })) wc.setAttribute(k, v);
+    document.body.append(wc);
+  });
+  const wc = docs.locator('#version-wc[data-ready="true"]');
+  await wc.waitFor();
+  assert.match(await wc.locator('[data-testid="wc-engine"]').innerText(), /^planned as vLLM 0\.6 \(V0 engine\)/);
   assert.deepEqual(errors, []);
   await ctx.close();
 });
