@@ -141,16 +141,17 @@ func (p *Profile) Cells() bool { return p.cells }
 // Range returns the range of p's releases that holds v, or an error naming
 // the ranges p covers.
 func (p *Profile) Range(v Version) (VersionRange, error) {
-	for _, r := range p.Versions {
+	names := ""
+	for i, r := range p.Versions {
 		if r.Contains(v) {
 			return r, nil
 		}
+		if i > 0 {
+			names += "; "
+		}
+		names += r.String()
 	}
-	names := make([]string, len(p.Versions))
-	for i, r := range p.Versions {
-		names[i] = r.String()
-	}
-	return VersionRange{}, bad("engine_version", "%s %s is outside the releases the profile covers (%s)", p.Label, v, strings.Join(names, "; "))
+	return VersionRange{}, bad(versionField, "%s %s is outside the releases the profile covers (%s)", p.Label, v.String(), names)
 }
 
 // EngineReport is what a plan says in one engine's terms: the version its
@@ -259,6 +260,9 @@ func validateServing(in *Input) error {
 		return bad("serving.engine", "unknown engine %q (want one of %v)", s.Engine, Engines)
 	}
 	p := profileFor(in)
+	if err := validateVersion(in, p); err != nil {
+		return err
+	}
 	if q := s.optionsBesides(p); q != nil {
 		if p == nil {
 			return bad("serving", "engine options given without their engine")

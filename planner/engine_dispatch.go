@@ -7,7 +7,10 @@ package planner
 // for each registered engine. Only the selected engine's options are read;
 // the others must be zero.
 type Serving struct {
-	Engine   EngineName      `json:"engine,omitempty"`
+	Engine EngineName `json:"engine,omitempty"`
+	// Version is the engine's release the plan follows ("0.6.3"), one of
+	// the ranges its profile covers; "" is the newest range.
+	Version  string          `json:"version,omitempty"`
 	LlamaCpp LlamaCppOptions `json:"llama_cpp,omitzero"`
 	VLLM     VLLMOptions     `json:"vllm,omitzero"`
 	SGLang   SGLangOptions   `json:"sglang,omitzero"`

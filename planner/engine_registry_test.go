@@ -156,8 +156,12 @@ func TestVersion(t *testing.T) {
 	if release(0, 22, 0) != mustVersion("0.22") || build(12072) != mustVersion("b12072") {
 		t.Error("release and build differ from ParseVersion")
 	}
-	if _, err := vllmProfile.Range(mustVersion("0.6.3")); err == nil || !strings.Contains(err.Error(), "0.22 and later") {
-		t.Errorf("vLLM 0.6.3: %v, want an error naming the releases the profile covers", err)
+	if _, err := vllmProfile.Range(mustVersion("0.3.3")); err == nil || !strings.Contains(err.Error(), "0.4 up to 0.8 (V0 engine)") ||
+		!strings.Contains(err.Error(), "0.22 and later") {
+		t.Errorf("vLLM 0.3.3: %v, want an error naming the releases the profile covers", err)
+	}
+	if got, err := vllmProfile.Range(mustVersion("0.6.3")); err != nil || got.ReadAt != "vLLM 0.6 (V0 engine)" {
+		t.Errorf("vLLM 0.6.3: %v, %v, want the V0 range", got, err)
 	}
 	if got, err := llamaCppProfile.Range(mustVersion("b12100")); err != nil || got.ReadAt != LlamaCppVersion {
 		t.Errorf("llama.cpp b12100: %v, %v", got, err)

@@ -26,17 +26,71 @@ import (
 //   - ReqToTokenPool: int32 [max_running_requests + 1, context_len], its
 //     default request count min(max(tokens / context_len × 512, 2048), 4096)
 //     [2nd], allocated after the pool is sized, from the rest.
+//
+// Older releases differ (sglangRanges; docs/architecture.md, "Engine
+// releases", cites each rule): 0.4 takes mem_fraction_static by TP alone,
+// reserves its share of the memory free at start, keeps every layer in one
+// full pool (the sliding-window pools came with 0.4.9), and loads a
+// checkpoint's vision tower whatever the page's vision switch says.
 
 // EngineSGLang is SGLang.
 const EngineSGLang EngineName = "sglang"
 
-// SGLangVersion is the SGLang release the profile's rules were read from.
+// SGLangVersion is the SGLang release the newest range's rules were read from.
 const SGLangVersion = "SGLang 0.5"
 
-var sglangProfile = Profile{Name: EngineSGLang, Label: "SGLang",
-	Versions: []VersionRange{{From: release(0, 5, 0), ReadAt: SGLangVersion}},
+var sglangProfile = Profile{Name: EngineSGLang, Label: "SGLang", Versions: sglangRanges[:],
 	KVDtypes: []KVDtype{KVDtypeBF16, KVDtypeF16, KVDtypeFP8}, Loads: ModelHF,
 	knobs: []Knob{KnobMaxSeqLen, KnobKVDtype, KnobVision}, pool: true}
+
+// sglangRules are the rules that changed between SGLang releases, one set
+// per range of releases (sglangBands).
+type sglangRules struct {
+	// byTP is 0.4's mem_fraction_static default, by tensor-parallel size
+	// alone (0.88, 0.87 at 2, 0.85 at 4, 0.81 at 8, 0.79 at 16); without
+	// it, 0.5's reserve formula.
+	byTP bool
+	// freeAtStart reserves total × (1 − mem_fraction_static) of the memory
+	// free when the process started, after its CUDA context, not of the
+	// device's total; the context is then outside the fraction.
+	freeAtStart bool
+	// swa gives sliding-window layers their own pool; without it every
+	// layer's cell is in the one full pool.
+	swa bool
+	// towerAlways loads a checkpoint's vision tower whatever the page's
+	// vision switch says: its weights are in `mem usage`.
+	towerAlways bool
+}
+
+// sglangRanges are the releases the profile covers, oldest first; the
+// rules of each are sglangBands' entry at its index (docs/architecture.md,
+// "Engine releases", says where each was read).
+var sglangRanges = [...]VersionRange{
+	{From: Version{n: [3]int32{0, 4, 0}}, Until: Version{n: [3]int32{0, 4, 9}}, ReadAt: "SGLang 0.4.4"},
+	{Name: "sliding-window pools", From: Version{n: [3]int32{0, 4, 9}}, Until: Version{n: [3]int32{0, 5, 0}}, ReadAt: "SGLang 0.4.9"},
+	{From: Version{n: [3]int32{0, 5, 0}}, ReadAt: SGLangVersion},
+}
+
+var sglangBands = [len(sglangRanges)]sglangRules{
+	{byTP: true, freeAtStart: true, towerAlways: true},
+	{byTP: true, freeAtStart: true, swa: true, towerAlways: true},
+	{swa: true},
+}
+
+// sglangRulesOf returns the rules of in's SGLang release. It is not
+// inlined: a plan calls it from many places.
+//
+//go:noinline
+func sglangRulesOf(in *Input) *sglangRules {
+	return &sglangBands[sglangProfile.band(in.Serving.Version)]
+}
+
+// sglangByTP is 0.4's mem_fraction_static default: from tensor-parallel
+// size at, the fraction (server_args.py, ServerArgs.__post_init__).
+var sglangByTP = [...]struct {
+	tp   int
+	frac float64
+}{{16, 0.79}, {8, 0.81}, {4, 0.85}, {2, 0.87}, {1, 0.88}}
 
 // SGLangOptions are `python -m sglang.launch_server` memory flags that
 // Limits does not carry. Limits.MaxSeqLen is --context-length,
@@ -92,6 +146,17 @@ func memFractionStatic(in *Input) float64 {
 	if f := in.Serving.SGLang.MemFractionStatic; f > 0 {
 		return f
 	}
+	if sglangRulesOf(in).byTP {
+		tp := 1
+		if r := in.Rank; r != nil {
+			tp = r.Layout.tp()
+		}
+		for _, t := range sglangByTP {
+			if tp >= t.tp {
+				return t.frac
+			}
+		}
+	}
 	chunk, graphBS := sglangTier(in)
 	chunk = orDefaultInt(in.Limits.MaxPrefillTokens, chunk)
 	graphBS = orDefaultInt(in.Serving.SGLang.CUDAGraphMaxBS, graphBS)
@@ -117,7 +182,11 @@ func (sglang) layoutLaunch(e *EngineReport, rin *Input, m *Model) {
 }
 
 func (sglang) budget(in *Input) Bytes {
-	return fraction(seedBudget(in), memFractionStatic(in))
+	total := seedBudget(in)
+	if sglangRulesOf(in).freeAtStart {
+		total = max(total-in.Calibration.Context, 0)
+	}
+	return fraction(total, memFractionStatic(in))
 }
 
 func swaRatio(in *Input) float64 {
@@ -130,7 +199,7 @@ func swaRatio(in *Input) float64 {
 // sglangCells is the bytes one token costs in the full pool and in the
 // sliding-window pool.
 func sglangCells(in *Input) (full, swa Bytes) {
-	d := in.Limits.KVDtype.normalize()
+	d, pools := in.Limits.KVDtype.normalize(), sglangRulesOf(in).swa
 	for i := range in.Model.Layers {
 		g := &in.Model.Layers[i]
 		var cell Bytes
@@ -140,7 +209,7 @@ func sglangCells(in *Input) (full, swa Bytes) {
 		case LayerMLA:
 			cell = d.RowBytes(g.LatentDim)
 		}
-		if g.Kind == LayerSliding {
+		if g.Kind == LayerSliding && pools {
 			swa = satAdd(swa, satMul(int64(g.Count), int64(cell)))
 		} else {
 			full = satAdd(full, satMul(int64(g.Count), int64(cell)))
@@ -157,11 +226,13 @@ func tokenBytes(in *Input) float64 {
 }
 
 func (sglang) charge(in *Input, s *shape, l limits, c *charges) {
-	m := &in.Model
-	c.set(keyContext, in.Calibration.Context)
+	m, r := &in.Model, sglangRulesOf(in)
+	if !r.freeAtStart {
+		c.set(keyContext, in.Calibration.Context)
+	}
 	c.set(keyLibrary, in.Calibration.LibraryReserve)
 	c.set(keyWeights, m.Weights.Bytes)
-	if in.Features.Vision && m.Vision != nil {
+	if (in.Features.Vision || r.towerAlways) && m.Vision != nil {
 		c.set(keyVisionTower, m.Vision.Bytes)
 	}
 	var others Bytes
@@ -221,7 +292,7 @@ func (sglang) report(in *Input, s *shape, p *Plan) {
 		reqs = int(min(max(a.Tokens*512/int64(l.seqLen), 2048), 4096))
 	}
 	rest := seedBudget(in) - p.Budget
-	r := &EngineReport{Engine: EngineSGLang, Version: SGLangVersion, Launch: sglangLaunch(in, l), Pool: a,
+	r := &EngineReport{Engine: EngineSGLang, Version: sglangProfile.rangeOf(in).ReadAt, Launch: sglangLaunch(in, l), Pool: a,
 		Outside: []Item{{Key: "req_to_token", Name: printf.Sprintf("request-to-token table (%d requests)", reqs),
 			Tier: TierPooled, Bytes: satMul3(int64(reqs)+1, int64(l.seqLen), 4), Source: SourceExact,
 			Detail: "int32 [max_running_requests + 1, context_len], from the memory mem_fraction_static leaves"},

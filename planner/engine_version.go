@@ -39,13 +39,13 @@ func ParseVersion(s string) (Version, error) {
 		}
 		if j == 0 {
 			if i == 0 {
-				return Version{}, bad("engine_version", "%q is not a release (want one like 0.22.1 or b12072)", s)
+				return Version{}, bad(versionField, "%q is not a release (want one like 0.22.1 or b12072)", s)
 			}
 			break
 		}
 		n, err := strconv.Atoi(rest[:j])
 		if err != nil || n > maxVersionPart {
-			return Version{}, bad("engine_version", "%q has a number out of range", s)
+			return Version{}, bad(versionField, "%q has a number out of range", s)
 		}
 		v.n[i], rest = int32(n), rest[j:]
 		if v.build || len(rest) < 2 || rest[0] != '.' || rest[1] < '0' || rest[1] > '9' {
@@ -115,3 +115,46 @@ func (r VersionRange) String() string {
 // release is the Version major.minor.patch, build the llama.cpp build n.
 func release(major, minor, patch int32) Version { return Version{n: [3]int32{major, minor, patch}} }
 func build(n int32) Version                     { return Version{n: [3]int32{n}, build: true} }
+
+// band returns the index in p.Versions of the range that holds release s,
+// the newest range for "" and for a release no range holds (validation
+// refuses those before any plan).
+func (p *Profile) band(s string) int {
+	last := len(p.Versions) - 1
+	if s == "" {
+		return last
+	}
+	v, err := ParseVersion(s)
+	if err != nil {
+		return last
+	}
+	for i, r := range p.Versions {
+		if r.Contains(v) {
+			return i
+		}
+	}
+	return last
+}
+
+// rangeOf returns the range of in's engine release that the plan follows.
+func (p *Profile) rangeOf(in *Input) VersionRange { return p.Versions[p.band(in.Serving.Version)] }
+
+// versionField is the input field of an engine's release.
+const versionField = "serving.version"
+
+// validateVersion refuses a release that is not one, or that no range of
+// the profile covers, naming the ranges; the seed's engine has none.
+func validateVersion(in *Input, p *Profile) error {
+	s := in.Serving.Version
+	if s == "" {
+		return nil
+	}
+	if p == nil {
+		return bad(versionField, "%q is a release of an engine, and vramplan's own engine has none: pick an engine", s)
+	}
+	v, err := ParseVersion(s)
+	if err == nil {
+		_, err = p.Range(v)
+	}
+	return err
+}

@@ -36,17 +36,76 @@ import (
 // published H100 figures (Llama-3.1-8B 4.76 GiB, Qwen3-0.6B 5.56 GiB,
 // gpt-oss-20b 7.38 GiB; within 0.4 %); memory outside torch 0.15 GiB at
 // TP 1 (llm-d's planner constant).
+//
+// Older releases differ (vllmRanges; docs/architecture.md, "Engine
+// releases", cites each rule): V0 profiles a forward pass over
+// max_num_batched_tokens (max(max_model_len, 2048) without chunked
+// prefill), defaults gpu_memory_utilization to 0.9 and captures CUDA
+// graphs after sizing the KV cache; V1 before 0.9 gives an A100 the big
+// GPU's batch defaults; before 0.10 (the hybrid KV-cache manager) a model
+// mixing sliding-window and full attention is charged full-length blocks
+// in every layer; before 0.21 the CUDA-graph estimate is outside the
+// budget; before 0.22 the utilization's default is 0.9.
 
 // EngineVLLM is vLLM.
 const EngineVLLM EngineName = "vllm"
 
-// VLLMVersion is the vLLM release the profile's rules were read from.
+// VLLMVersion is the vLLM release the newest range's rules were read from.
 const VLLMVersion = "vLLM 0.22 (V1 engine)"
 
-var vllmProfile = Profile{Name: EngineVLLM, Label: "vLLM",
-	Versions: []VersionRange{{Name: "V1 engine", From: release(0, 22, 0), ReadAt: VLLMVersion}},
+var vllmProfile = Profile{Name: EngineVLLM, Label: "vLLM", Versions: vllmRanges[:],
 	KVDtypes: []KVDtype{KVDtypeBF16, KVDtypeF16, KVDtypeFP8}, Loads: ModelHF,
 	knobs: []Knob{KnobMaxSeqLen, KnobKVDtype, KnobMaxBatch, KnobPrefillTokens, KnobBlockTokens, KnobVision}, pool: true}
+
+// vllmRules are the rules that changed between vLLM releases, one set
+// per range of releases (vllmBands).
+type vllmRules struct {
+	// utilization is gpu_memory_utilization's default.
+	utilization float64
+	// v0 is the V0 engine: its profile run is a forward pass over
+	// max_num_batched_tokens tokens, its batch defaults are V0's, and it
+	// captures CUDA graphs after sizing the KV cache, outside the budget.
+	v0 bool
+	// notA100 keeps an A100 on the small V1 batch defaults at 80 GB.
+	notA100 bool
+	// hybrid is the hybrid KV-cache manager: sliding-window layers get
+	// their own groups. Without it a model that mixes them with full
+	// attention is charged full-length blocks in every layer.
+	hybrid bool
+	// graphsInBudget takes the CUDA-graph estimate out of the budget
+	// before the KV cache is sized; before, graphs sit outside it.
+	graphsInBudget bool
+}
+
+// vllmRanges are the releases the profile covers, oldest first; the rules
+// of each are vllmBands' entry at its index (docs/architecture.md, "Engine
+// releases", says where each was read). Both are static data: a profile
+// built by code at start would cost the WebAssembly module its init code.
+var vllmRanges = [...]VersionRange{
+	{Name: "V0 engine", From: Version{n: [3]int32{0, 4, 0}}, Until: Version{n: [3]int32{0, 8, 0}}, ReadAt: "vLLM 0.6 (V0 engine)"},
+	{Name: "V1 engine", From: Version{n: [3]int32{0, 8, 0}}, Until: Version{n: [3]int32{0, 9, 0}}, ReadAt: "vLLM 0.8 (V1 engine)"},
+	{Name: "V1 engine", From: Version{n: [3]int32{0, 9, 0}}, Until: Version{n: [3]int32{0, 10, 0}}, ReadAt: "vLLM 0.9 (V1 engine)"},
+	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 10, 0}}, Until: Version{n: [3]int32{0, 21, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
+	{Name: "V1, CUDA graphs in the budget", From: Version{n: [3]int32{0, 21, 0}}, Until: Version{n: [3]int32{0, 22, 0}}, ReadAt: "vLLM 0.21 (V1 engine)"},
+	{Name: "V1 engine", From: Version{n: [3]int32{0, 22, 0}}, ReadAt: VLLMVersion},
+}
+
+var vllmBands = [len(vllmRanges)]vllmRules{
+	{utilization: 0.9, v0: true},
+	{utilization: 0.9},
+	{utilization: 0.9, notA100: true},
+	{utilization: 0.9, notA100: true, hybrid: true},
+	{utilization: 0.9, notA100: true, hybrid: true, graphsInBudget: true},
+	{utilization: 0.92, notA100: true, hybrid: true, graphsInBudget: true},
+}
+
+// vllmRulesOf returns the rules of in's vLLM release. It is not inlined:
+// a plan calls it from many places (as profileOf).
+//
+//go:noinline
+func vllmRulesOf(in *Input) *vllmRules {
+	return &vllmBands[vllmProfile.band(in.Serving.Version)]
+}
 
 // VLLMOptions are `vllm serve` memory flags that Limits does not carry.
 // Limits.MaxSeqLen is --max-model-len, Limits.MaxBatch --max-num-seqs (0:
@@ -54,11 +113,14 @@ var vllmProfile = Profile{Name: EngineVLLM, Label: "vLLM",
 // default), Limits.BlockTokens --block-size (0: 16), Limits.KVDtype
 // --kv-cache-dtype.
 type VLLMOptions struct {
-	GPUMemoryUtilization float64 `json:"gpu_memory_utilization,omitempty"` // 0 means 0.92
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization,omitempty"` // 0 means the release's default
 	// KVCacheMemoryBytes is --kv-cache-memory-bytes: a fixed KV cache that
 	// skips the profiled budget.
 	KVCacheMemoryBytes Bytes `json:"kv_cache_memory_bytes,omitempty"`
 	EnforceEager       bool  `json:"enforce_eager,omitempty"` // --enforce-eager: no CUDA graphs
+	// LLMClass is vLLM started as the Python LLM class rather than by
+	// `vllm serve`: from the V1 engine on, its batch defaults are larger.
+	LLMClass bool `json:"llm_class,omitempty"`
 	// ActivationBytes and NonTorchBytes replace the estimates with what a
 	// vLLM start-up log reported.
 	ActivationBytes Bytes `json:"activation_bytes,omitempty"`
@@ -66,8 +128,6 @@ type VLLMOptions struct {
 }
 
 type vllm struct{}
-
-const defaultUtilization = 0.92
 
 func (vllm) validate(in *Input) error {
 	o := &in.Serving.VLLM
@@ -102,7 +162,7 @@ func utilization(in *Input) float64 {
 	if u := in.Serving.VLLM.GPUMemoryUtilization; u > 0 {
 		return u
 	}
-	return defaultUtilization
+	return vllmRulesOf(in).utilization
 }
 
 func fraction(total Bytes, f float64) Bytes { return Bytes(float64(total) * f) }
@@ -111,22 +171,48 @@ func (vllm) budget(in *Input) Bytes {
 	return fraction(seedBudget(in), utilization(in))
 }
 
-// bigGPU reports whether vLLM's larger batch defaults apply.
-func bigGPU(in *Input) bool {
-	return in.Calibration.DeviceTotal >= 70*GiB && !strings.Contains(in.Calibration.GPU, "A100")
+// bigGPU reports whether vLLM's larger batch defaults apply: 70 GiB or
+// more, and from 0.9 not an A100.
+func bigGPU(in *Input, r *vllmRules) bool {
+	return in.Calibration.DeviceTotal >= 70*GiB && !(r.notA100 && strings.Contains(in.Calibration.GPU, "A100"))
 }
 
-// normalize fills max_num_seqs, max_num_batched_tokens and block_size.
+// normalize fills max_num_seqs, max_num_batched_tokens and block_size as
+// the release does.
 func (vllm) normalize(in *Input) {
-	l := &in.Limits
-	seqs, tokens := 256, 2048
-	if bigGPU(in) {
-		seqs, tokens = 1024, 8192
-	}
+	l, r := &in.Limits, vllmRulesOf(in)
+	seqs, tokens := vllmBatchDefaults(in, r)
 	l.MaxBatch = orDefaultInt(l.MaxBatch, seqs)
 	l.MaxPrefillTokens = orDefaultInt(l.MaxPrefillTokens, tokens)
 	l.BlockTokens = orDefaultInt(l.BlockTokens, 16)
 }
+
+// vllmBatchDefaults are max_num_seqs and max_num_batched_tokens when not
+// given. V0: 256, and max(max_model_len, 2048) without chunked prefill,
+// 2048 with it, which the OpenAI server turns on above 32,768 tokens. V1:
+// by GPU memory and entry point, 256 and 2048 (serve) or 8192 (LLM), on a
+// big GPU 1024 and 8192 or 16384.
+func vllmBatchDefaults(in *Input, r *vllmRules) (seqs, tokens int) {
+	if r.v0 {
+		if in.Limits.MaxSeqLen > vllmV0LongContext {
+			return 256, 2048
+		}
+		return 256, max(in.Limits.MaxSeqLen, 2048)
+	}
+	big, llm := boolInt(bigGPU(in, r)), boolInt(in.Serving.VLLM.LLMClass)
+	return vllmV1Seqs[big], vllmV1Tokens[big][llm]
+}
+
+// vllmV1Seqs and vllmV1Tokens are V1's max_num_seqs by GPU size (small,
+// big) and max_num_batched_tokens by GPU size and entry point (serve, LLM).
+var (
+	vllmV1Seqs   = [2]int{256, 1024}
+	vllmV1Tokens = [2][2]int{{2048, 8192}, {8192, 16384}}
+)
+
+// vllmV0LongContext is the max_model_len past which V0's OpenAI server
+// turns chunked prefill on by itself.
+const vllmV0LongContext = 32 * 1024
 
 // poolGeometry is a pool engine's KV layout: the bytes one block costs
 // across a group's layer slots, and the groups a request holds blocks in.
@@ -147,6 +233,7 @@ type swaGroups struct {
 
 func vllmGeometry(in *Input, block int) poolGeometry {
 	m, d := &in.Model, in.Limits.KVDtype.normalize()
+	windows := vllmWindows(in)
 	var page Bytes
 	var buf [8]typeCount
 	types := buf[:0] // layers by attention type: window 0 is full attention
@@ -155,7 +242,7 @@ func vllmGeometry(in *Input, block int) poolGeometry {
 		switch g.Kind {
 		case LayerFull, LayerSliding:
 			page = max(page, satMul(int64(g.KVHeads), int64(d.RowBytes(g.KeyDim)+d.RowBytes(g.ValueDim))))
-			types = addType(types, g.Window*boolInt(g.Kind == LayerSliding), g.Count)
+			types = addType(types, g.Window*boolInt(windows && g.Kind == LayerSliding), g.Count)
 		case LayerMLA:
 			page = max(page, d.RowBytes(g.LatentDim))
 			types = addType(types, 0, g.Count)
@@ -177,6 +264,26 @@ func vllmGeometry(in *Input, block int) poolGeometry {
 		}
 	}
 	return geo
+}
+
+// vllmWindows reports whether in's release keeps sliding-window layers to
+// their window: V0 charges every layer full length; V1 before the hybrid
+// KV-cache manager does so when a model mixes them with full attention
+// (kv_cache_utils.py, unify_hybrid_kv_cache_specs).
+func vllmWindows(in *Input) bool {
+	r := vllmRulesOf(in)
+	if r.hybrid {
+		return true
+	}
+	if r.v0 {
+		return false
+	}
+	for i := range in.Model.Layers {
+		if k := in.Model.Layers[i].Kind; k == LayerFull || k == LayerMLA {
+			return false
+		}
+	}
+	return true
 }
 
 // typeCount is the number of layers of one attention type.
@@ -227,9 +334,10 @@ func (vllm) charge(in *Input, s *shape, l limits, c *charges) {
 	if in.Features.Vision && m.Vision != nil {
 		c.set(keyVisionTower, m.Vision.Bytes)
 	}
-	c.set(keyActivation, orDefault(o.ActivationBytes, vllmActivation(in, l)))
+	r := vllmRulesOf(in)
+	c.set(keyActivation, orDefault(o.ActivationBytes, vllmActivation(in, r, l)))
 	c.set(keyNonTorch, orDefault(o.NonTorchBytes, GiB*15/100))
-	if !o.EnforceEager && in.Calibration.GraphExec > 0 {
+	if r.graphsInBudget && !o.EnforceEager && in.Calibration.GraphExec > 0 {
 		c.graphs = int64(captureSizes(l.batch))
 		c.set(keyGraphEstimate, satMul(c.graphs, int64(in.Calibration.GraphExec)))
 	}
@@ -263,10 +371,29 @@ func (c *charges) setPool(pool, need Bytes, geo poolGeometry) {
 }
 
 // vllmActivation estimates the profiled activation peak (see above).
-func vllmActivation(in *Input, l limits) Bytes {
+func vllmActivation(in *Input, r *vllmRules, l limits) Bytes {
 	m := &in.Model
 	rows := int64(min(l.batch, l.prefill))
+	if r.v0 {
+		return vllmV0Activation(in, rows)
+	}
 	return satAdd(satMul3(rows, int64(m.VocabSize), 38), satMul3(int64(l.prefill), int64(m.HiddenSize), 4))
+}
+
+// vllmV0Activation estimates V0's profile run, a forward pass over
+// max_num_batched_tokens tokens in rows sequences (worker/model_runner.py,
+// GPUModelRunnerBase.profile_run). Its peak is the MLP's: every token's
+// gate-and-up output and activation (3 × intermediate) beside three
+// hidden-sized tensors (the layer's input, its normalized copy and the
+// residual), 16-bit; the sampler's fp32 logits over the rows come after
+// the forward pass has freed them, so the peak is the larger of the two.
+// Held to issue #10517's RTX 3090 log at 20k and 29k tokens
+// (TestVLLMV0Run).
+func vllmV0Activation(in *Input, rows int64) Bytes {
+	m := &in.Model
+	tokens := int64(max(in.Limits.MaxPrefillTokens, 1))
+	forward := satMul(tokens, 2*(3*int64(m.IntermediateSize)+3*int64(m.HiddenSize)))
+	return max(forward, satMul3(rows, int64(m.VocabSize), 4))
 }
 
 // captureSizes counts vLLM's CUDA-graph capture sizes: 1, 2, 4, then every
@@ -296,6 +423,10 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 	case keyActivation:
 		if in.Serving.VLLM.ActivationBytes > 0 {
 			return "activation peak (torch)", "as reported"
+		}
+		if vllmRulesOf(in).v0 {
+			return "activation peak (torch)", c.linef("estimated: V0's profile run over max_num_batched_tokens %d: tokens × (3 × intermediate + 3 × hidden) × 2 B, or min(max_num_seqs %d, tokens) × vocab × 4 B when more",
+				int64(in.Limits.MaxPrefillTokens), int64(l.batch))
 		}
 		return "activation peak (torch)", c.linef("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × 38 B + tokens × hidden × 4 B",
 			int64(l.batch), int64(l.prefill))
@@ -331,7 +462,8 @@ func (vllm) report(in *Input, s *shape, p *Plan) {
 	l := resolve(&in.Limits)
 	geo := vllmGeometry(in, l.block)
 	a := poolAnswer(in, p, geo, utilization(in), int64(l.prefill))
-	r := &EngineReport{Engine: EngineVLLM, Version: VLLMVersion, Launch: vllmLaunch(in, l), Pool: a}
+	r := &EngineReport{Engine: EngineVLLM, Version: vllmProfile.rangeOf(in).ReadAt, Launch: vllmLaunch(in, l), Pool: a}
+	vllmGraphsOutside(in, r)
 	left := seedBudget(in) - p.Budget
 	if ctx := in.Calibration.Context; ctx > left {
 		r.Notes = append(r.Notes, printf.Sprintf("the CUDA context (%s) is more than the %s gpu_memory_utilization leaves: "+
@@ -342,6 +474,14 @@ func (vllm) report(in *Input, s *shape, p *Plan) {
 			a.MaxConcurrency, l.seqLen, l.batch))
 	}
 	p.Engine = r
+}
+
+// vllmGraphsOutside notes the CUDA graphs of a release that captures them
+// after it sizes the KV cache: their memory is on top of the budget.
+func vllmGraphsOutside(in *Input, r *EngineReport) {
+	if !vllmRulesOf(in).graphsInBudget && !in.Serving.VLLM.EnforceEager {
+		r.Notes = append(r.Notes, "this release captures CUDA graphs after it sizes the KV cache: their memory is outside gpu_memory_utilization, on top of the plan")
+	}
 }
 
 // poolAnswer states a pool engine's KV cache in its own terms.

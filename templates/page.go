@@ -249,6 +249,7 @@ var ComponentAttributes = []Attribute{
 	{"kv", oneOf(planner.KVDtypes), "the KV cache's dtype"},
 	{"budget", "MiB, or a size with a unit: 24GiB, 24 GB", "the memory to plan in; absent, the whole GPU"},
 	{"engine", oneOf(slices.DeleteFunc(slices.Clone(planner.Engines), func(e planner.EngineName) bool { return e == planner.EngineSeed })), "plans as that engine allocates, with its launch command and notes; absent, vramplan's own"},
+	{"version", "an engine release: 0.6.3, 0.4.4, b12072", `the release whose rules the plan follows, under an engine; one outside the engine's ranges is refused, naming them; absent, the newest`},
 	{"tp", "1 to 1024", "tensor-parallel size: a bar per distinct rank, the binding one marked; the total is summed over the GPUs and says so"},
 	{"pp", "1 to 1024", "pipeline stages"},
 	{"ep", "1 to 1024", "expert-parallel size"},
@@ -324,6 +325,23 @@ func engineChoices() []Option {
 		os = append(os, Option{ID: id, Label: p.Label})
 	}
 	return os
+}
+
+// EngineReleases says the releases each engine's profile covers, for the
+// engine-release field's note: "llama.cpp b12072 and later; vLLM 0.4 up to
+// 0.8 (V0 engine), …".
+var EngineReleases = engineReleases()
+
+func engineReleases() string {
+	var parts []string
+	for _, p := range planner.Profiles()[1:] {
+		rs := make([]string, len(p.Versions))
+		for i, r := range p.Versions {
+			rs[i] = r.String()
+		}
+		parts = append(parts, p.Label+" "+strings.Join(rs, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // gpuCount names a number of GPUs.

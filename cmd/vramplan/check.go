@@ -57,7 +57,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("log", err)
 	}
+	input.Serving.Version = obs.version // the plan follows the release given, the profile's newest without one
 	p, err := planner.Report(input)
+	if ie, bad := err.(*planner.InputError); bad && ie.Field == "serving.version" {
+		return fail(engineVersionFlag, errors.New(ie.Msg))
+	}
 	if _, bad := err.(*planner.InputError); bad {
 		return fail("log", err)
 	}

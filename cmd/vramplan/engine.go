@@ -15,14 +15,15 @@ import (
 // --from-flags, and each registered engine's options under the engine's
 // own flag names (cmdline.Options).
 type engineFlags struct {
-	engine, fromFlags string
-	options           map[string]string // the engine options given, by name
-	notes             []string          // what --from-flags filled in or ignored, for stderr
+	engine, fromFlags, version string
+	options                    map[string]string // the engine options given, by name
+	notes                      []string          // what --from-flags filled in or ignored, for stderr
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.engine, "engine", "", "plan under an engine's allocation rules: `name` "+strings.Join(engineNames(), ", ")+
 		" (default: vramplan's own engine, as gpuagent serves it)")
+	fs.StringVar(&f.version, engineVersionFlag, "", "plan under the rules of an engine `release` (0.6.3, 0.4.4, b12072); one outside the engine's ranges is refused, naming them (default: the newest)")
 	fs.StringVar(&f.fromFlags, "from-flags", "", "read the engine, model and limits from an engine `command line` (llama-server, vllm serve, python -m sglang.launch_server)")
 	f.options = map[string]string{}
 	for _, o := range cmdline.Options() {
@@ -139,6 +140,9 @@ func (f *engineFlags) applyEngine(in *planner.Input, set map[string]bool) error 
 			in.Serving = planner.Serving{Engine: e}
 		}
 	}
+	if set[engineVersionFlag] {
+		in.Serving.Version = f.version
+	}
 	for _, o := range cmdline.Options() {
 		if v, ok := f.options[o.Name]; ok {
 			if err := cmdline.SetOption(in, o.Name, v); err != nil {
@@ -148,6 +152,10 @@ func (f *engineFlags) applyEngine(in *planner.Input, set map[string]bool) error 
 	}
 	return nil
 }
+
+// engineVersionFlag is the flag of the engine's release, the input's
+// serving.version.
+const engineVersionFlag = "engine-version"
 
 // engineNames are the names --engine takes for the registered engines.
 func engineNames() []string {

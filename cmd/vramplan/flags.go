@@ -230,7 +230,7 @@ var fieldFlags = map[string]string{
 	"limits.block_tokens": "block-tokens", "limits.max_prefill_tokens": "max-prefill-tokens",
 	"budget_bytes": "budget", "features.weight_cache": "weight-cache", "features.spec_decode_k": "spec-k",
 	"features.residual_ring_tokens": "residual-ring", "features.recurrent_snapshots": "snapshots",
-	"serving.engine": "engine", "serving.llama_cpp.flash_attn": "flash-attn", "serving.llama_cpp.gpu_layers": "gpu-layers",
+	"serving.engine": "engine", "serving.version": engineVersionFlag, "serving.llama_cpp.flash_attn": "flash-attn", "serving.llama_cpp.gpu_layers": "gpu-layers",
 	"serving.vllm.gpu_memory_utilization": "gpu-memory-utilization", "serving.sglang.mem_fraction_static": "mem-fraction-static",
 	"parallel.tensor_parallel": "tensor-parallel", "parallel.pipeline_parallel": "pipeline-parallel",
 	"parallel.expert_parallel": "expert-parallel", "parallel.data_parallel": "data-parallel", "parallel.tensor_split": "tensor-split",

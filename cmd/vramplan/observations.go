@@ -29,7 +29,7 @@ type observeFlags struct {
 
 func (o *observeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.path, "observation", "", "also write the log's engine observation to `FILE` ('-' for standard output), for 'vramplan observations upload'")
-	fs.StringVar(&o.version, "engine-version", "", "the engine's `release` (b12072, 0.11.0), when the log does not state it")
+	fs.StringVar(&o.version, engineVersionFlag, "", "the engine's `release` (b12072, 0.11.0): the plan follows that release's rules, and an observation records it when the log does not state it")
 	fs.StringVar(&o.day, "day", "", "the run's UTC `date` YYYY-MM-DD (default today)")
 	fs.StringVar(&o.deviceUsed, "device-used", "", "the device's memory in use after the first decode, as nvidia-smi's memory.used shows it (`SIZE`: 9,421 MiB, 9.2GiB)")
 }

@@ -15,7 +15,8 @@ func FuzzParseQuery(f *testing.F) {
 		"spec=64&block=1&prefill=0&cache=nvfp4&budget=16TiB",
 		"engine=llama.cpp&pp=2&ts=3,1", "engine=llama.cpp&pp=3&ts=1/2/%203", "engine=llama.cpp&pp=2&ts=1e-300,1e6", "ts=,&pp=2",
 		"engine=llama.cpp&ngl=3", "engine=llama.cpp&pp=2&ts=3,1&ngl=4", "engine=llama.cpp&pp=2&ngl=2", "ngl=-1",
-		"engine=llama.cpp&pp=2&ts=3,1&sm=tensor", "engine=llama.cpp&tp=2&pp=2&sm=layer", "sm=row"} {
+		"engine=llama.cpp&pp=2&ts=3,1&sm=tensor", "engine=llama.cpp&tp=2&pp=2&sm=layer", "sm=row",
+		"engine=vllm&version=0.6.3", "engine=sglang&version=%200.4.4%20", "engine=vllm&version=0.3", "version=b99999999999", "engine=vllm&version=%00"} {
 		f.Add(q)
 	}
 	m := planner.Model{ID: "m", HiddenSize: 2048, VocabSize: 32000, QueryHeads: 16,

@@ -38,6 +38,9 @@ type State struct {
 	Budget  planner.Bytes       `json:"budget,omitempty"` // 0 means the device total
 	// Engine is the engine profile the plan follows; "" is vramplan's own.
 	Engine planner.EngineName `json:"engine,omitempty"`
+	// Version is the engine's release whose rules the plan follows
+	// (serving.version), planned under an engine; "" is its newest range.
+	Version string `json:"version,omitempty"`
 	// TP, PP, EP and DP are the parallel layout's sizes (layout.go); 0 is 1.
 	TP int `json:"tp,omitempty"`
 	PP int `json:"pp,omitempty"`
@@ -71,7 +74,7 @@ func ParseQuery(query string) (State, error) {
 	if err != nil {
 		return State{Len: DefaultLen}, err
 	}
-	s := State{Model: q.get("model"), GPU: q.get("gpu"), Len: DefaultLen,
+	s := State{Model: q.get("model"), GPU: q.get("gpu"), Len: DefaultLen, Version: strings.TrimSpace(q.get("version")),
 		KV: planner.KVDtype(strings.ToLower(q.get("kv"))), Cache: planner.WeightCache(strings.ToLower(q.get("cache")))}
 	ints := []struct {
 		key string
@@ -190,6 +193,7 @@ func (s State) Encode() string {
 	set("model", s.Model, s.Model == "")
 	set("gpu", s.GPU, s.GPU == "")
 	set("engine", string(s.Engine), s.Engine == "" || s.Engine == planner.EngineSeed)
+	set("version", s.Version, s.Version == "")
 	set("batch", strconv.Itoa(s.Batch), false)
 	set("len", strconv.Itoa(s.Len), false)
 	set("kv", string(s.KV), s.KV == "" || s.KV == planner.KVDtypeF16)
@@ -231,7 +235,7 @@ func (s State) Apply(in *planner.Input) {
 	if e := s.Engine; e != "" && e != planner.EngineSeed {
 		// The engines have none of the seed's features: the page keeps
 		// their controls but plans without them.
-		in.Serving = planner.Serving{Engine: e}
+		in.Serving = planner.Serving{Engine: e, Version: s.Version}
 		in.Serving.LlamaCpp.GPULayers = s.gpuLayers()
 		in.Features = planner.Features{Vision: s.Vision}
 		if !offers(e, in.Limits.KVDtype) {

@@ -18,6 +18,7 @@ import (
 // code that runs at start, and the planner's WebAssembly is at its budget.
 const controls = `
 engine|Engine||serving.engine
+version|Engine release||serving.version
 batch|Max batch|sequences|limits.max_batch
 len|Max sequence length|tokens|limits.max_seq_len
 kv|KV dtype||limits.kv_dtype

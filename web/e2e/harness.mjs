@@ -83,6 +83,7 @@ export function cliFlags(query) {
   if (q.get('vision') === '1') flags.push('--vision');
   if (q.get('graphs') === '1') flags.push('--cuda-graphs');
   if (q.has('budget')) flags.push('--budget', `${q.get('budget')}MiB`);
+  if (q.get('version') && q.get('engine')) flags.push('--engine-version', q.get('version')); // the page plans it under an engine only
   if (q.get('engine') === 'llama.cpp' && ['layer', 'tensor'].includes(q.get('sm'))) { // calc's parseSplitMode: the GPUs move
     const n = Math.max(1, +q.get('tp') || 1) * Math.max(1, +q.get('pp') || 1);
     q.delete('tp'); q.delete('pp');

@@ -323,6 +323,7 @@ function applyState(state) {
   f.ts.value = s.ts ?? '';
   f.sm.value = s.tp > 1 ? 'tensor' : 'layer'; // calc.State.SplitMode
   f.ngl.value = s.ngl || ''; // empty: every layer
+  f.version.value = s.version ?? ''; // empty: the engine's newest rules
   for (const n of ['batch', 'len']) syncSlider(n); // the budget slider follows the view (paintSliders)
 }
 

@@ -124,6 +124,7 @@ export const view = {
     spec: 'number',
     tp: 'number',
     ts: 'string',
+    version: 'string',
     vision: 'bool',
   },
   subject: 'string',

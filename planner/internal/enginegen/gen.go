@@ -278,7 +278,9 @@ func plannerSource(es []engine, ms []method) string {
 // for each registered engine. Only the selected engine's options are read;
 // the others must be zero.
 type Serving struct {
-	Engine EngineName ` + "`json:\"engine,omitempty\"`\n")
+	Engine EngineName ` + "`json:\"engine,omitempty\"`\n" + `	// Version is the engine's release the plan follows ("0.6.3"), one of
+	// the ranges its profile covers; "" is the newest range.
+	Version string ` + "`json:\"version,omitempty\"`\n")
 	for _, e := range es {
 		fmt.Fprintf(&b, "\t%s %s `json:\"%s,omitzero\"`\n", e.field, e.options, e.key)
 	}
