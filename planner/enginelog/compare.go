@@ -17,15 +17,28 @@ func (l *Log) Input(m planner.Model, cal planner.Calibration) (planner.Input, er
 	return in, lr.input(l, &in)
 }
 
-// poolInput is a pool engine's configuration: the request length of its
-// concurrency line, else the model's trained context.
+// poolInput is a pool engine's configuration: the request length the log
+// states (max_model_len or context_length, else the length of vLLM's
+// concurrency line, else the model's trained context) and its parallel
+// sizes (stated, else as many tensor-parallel ranks as printed lines).
 func poolInput(l *Log, in *planner.Input) error {
-	if l.Pool != nil && l.Pool.ConcurrencyLen > 0 {
-		in.Limits.MaxSeqLen = l.Pool.ConcurrencyLen
-		return nil
+	st := l.Settings
+	if st == nil {
+		st = &Settings{}
 	}
-	if in.Limits.MaxSeqLen = in.Model.MaxContext; in.Limits.MaxSeqLen == 0 {
-		return printf.Errorf("the log states no request length; give one")
+	switch {
+	case st.MaxLen > 0:
+		in.Limits.MaxSeqLen = st.MaxLen
+	case l.Pool != nil && l.Pool.ConcurrencyLen > 0:
+		in.Limits.MaxSeqLen = l.Pool.ConcurrencyLen
+	default:
+		if in.Limits.MaxSeqLen = in.Model.MaxContext; in.Limits.MaxSeqLen == 0 {
+			return printf.Errorf("the log states no request length; give one")
+		}
+	}
+	in.Parallel.Tensor, in.Parallel.Pipeline = st.TensorParallel, st.PipelineParallel
+	if st.TensorParallel == 0 && st.PipelineParallel == 0 && st.Ranks > 1 {
+		in.Parallel.Tensor = st.Ranks
 	}
 	return nil
 }
@@ -41,8 +54,15 @@ type Row struct {
 	Within bool `json:"within_resolution"`
 }
 
-// Compare sets the figures of l against plan p, charge by charge.
+// Compare sets the figures of l against plan p, charge by charge. The
+// figures of a multi-GPU log are rank 0's, so they are set against the
+// plan of rank 0.
 func Compare(l *Log, p *planner.Plan) []Row {
+	if p.Layout != nil {
+		if rp, ok := p.RankPlanOf(0); ok {
+			p = &rp
+		}
+	}
 	rows := make([]Row, 0, len(l.Figures))
 	for _, f := range l.Figures {
 		b := Planned(p, f.Key)
