@@ -10,11 +10,11 @@ import (
 // request length of vLLM's concurrency line.
 func (l *Log) Input(m planner.Model, cal planner.Calibration) (planner.Input, error) {
 	in := planner.Input{Model: m, Calibration: cal, Serving: planner.Serving{Engine: l.Engine}}
-	lr := readerOf(l.Engine)
-	if lr == nil {
+	input := inputOf(l.Engine)
+	if input == nil {
 		return in, printf.Errorf("no log reader for engine %q", l.Engine)
 	}
-	return in, lr.input(l, &in)
+	return in, input(l, &in)
 }
 
 // poolInput is a pool engine's configuration: the request length the log
@@ -43,6 +43,17 @@ func poolInput(l *Log, in *planner.Input) error {
 	return nil
 }
 
+// RankZero returns the plan of rank 0 of p, whose figures a multi-GPU log
+// prints: p itself when it is one GPU's.
+func RankZero(p *planner.Plan) *planner.Plan {
+	if p.Layout != nil {
+		if rp, ok := p.RankPlanOf(0); ok {
+			return &rp
+		}
+	}
+	return p
+}
+
 // Row is one charge, planned against what the engine reported.
 type Row struct {
 	Key      string        `json:"key"`
@@ -58,11 +69,7 @@ type Row struct {
 // figures of a multi-GPU log are rank 0's, so they are set against the
 // plan of rank 0.
 func Compare(l *Log, p *planner.Plan) []Row {
-	if p.Layout != nil {
-		if rp, ok := p.RankPlanOf(0); ok {
-			p = &rp
-		}
-	}
+	p = RankZero(p)
 	rows := make([]Row, 0, len(l.Figures))
 	for _, f := range l.Figures {
 		b := Planned(p, f.Key)
@@ -86,4 +93,33 @@ func Planned(p *planner.Plan, key string) planner.Bytes {
 		}
 	}
 	return b
+}
+
+// PoolRow is the KV pool's size in tokens (vLLM V1, SGLang) or blocks (vLLM
+// V0), planned against what the engine reported.
+type PoolRow struct {
+	Unit string `json:"unit"` // "tokens" or "blocks"
+	Plan int64  `json:"plan"`
+	Log  int64  `json:"log"`
+	// Residual is (plan − log) / log, a share.
+	Residual float64 `json:"residual"`
+}
+
+// ComparePool sets the pool of l against rank 0's pool in plan p, or
+// returns nil when either states none.
+func ComparePool(l *Log, p *planner.Plan) *PoolRow {
+	p = RankZero(p)
+	if l.Pool == nil || p.Engine == nil || p.Engine.Pool == nil {
+		return nil
+	}
+	a := p.Engine.Pool
+	r := PoolRow{Unit: "tokens", Plan: a.Tokens, Log: l.Pool.Tokens}
+	if r.Log == 0 {
+		r = PoolRow{Unit: "blocks", Plan: a.Blocks, Log: l.Pool.Blocks}
+	}
+	if r.Log <= 0 {
+		return nil
+	}
+	r.Residual = float64(r.Plan-r.Log) / float64(r.Log)
+	return &r
 }

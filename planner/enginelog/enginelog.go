@@ -105,7 +105,7 @@ func read(data []byte) *reader {
 
 // logReader is how one engine's start-up log is read. Each engine's is in
 // its own file (llamacpp.go, vllm.go, sglang.go), and the planner's
-// registry names it (readers.go is generated from it).
+// registry names it (readers.go and inputs.go are generated from it).
 type logReader struct {
 	engine planner.EngineName
 	// markers are what every line the reader reads holds one of. The
@@ -119,9 +119,9 @@ type logReader struct {
 	// anything of it (a line it skips on purpose, such as a host buffer,
 	// counts as read).
 	read func(r *reader, line string) bool
-	// input writes the configuration the log states into in, whose model
-	// and calibration are set.
-	input func(l *Log, in *planner.Input) error
+	// The reader's input rule, <stem>Input, writes the configuration the
+	// log states into an input whose model and calibration are set
+	// (inputOf, inputs.go, generated).
 	// figures are the keys of the figures the engine's log reports, exact
 	// those of them its profile computes to the byte.
 	figures, exact []string
@@ -214,8 +214,10 @@ func after(s, marker, end string) string {
 	return rest[:n]
 }
 
-// markers are every reader's markers, each once.
-var markers = func() [][]byte {
+// markers returns every reader's markers, each once. It is made for each
+// log, not at init: a program that plans a log it did not read (the
+// planner's WebAssembly) then links no reader.
+func markers() [][]byte {
 	var ms [][]byte
 	for _, lr := range readers {
 		for _, m := range lr.markers {
@@ -225,7 +227,7 @@ var markers = func() [][]byte {
 		}
 	}
 	return ms
-}()
+}
 
 // relevantLines returns the starts of the lines holding a marker, in
 // order. Each marker is searched over the whole log at once, which is many
@@ -233,7 +235,7 @@ var markers = func() [][]byte {
 // mostly request lines.
 func relevantLines(data []byte) []int {
 	var starts []int
-	for _, m := range markers {
+	for _, m := range markers() {
 		for off := 0; off < len(data); {
 			i := bytes.Index(data[off:], m)
 			if i < 0 {

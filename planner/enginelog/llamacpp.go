@@ -15,14 +15,13 @@ var llamaCppLog = logReader{engine: planner.EngineLlamaCpp,
 			strings.Contains(s, "load_tensors:") || strings.Contains(s, "sched_reserve:") || strings.Contains(s, "llama_model_loader:")
 	},
 	read:    (*reader).llamaLine,
-	input:   llamaInput,
 	figures: []string{"weights", "kv", "compute_buffer"}, exact: []string{"weights", "kv"},
 	settings: settingsLlamaCpp,
 	versions: []versionLine{{marker: "build: ", end: " (", prefix: "b"}}, // common/common.cpp, common_init
 }
 
-// llamaInput is the configuration of llama.cpp's context settings.
-func llamaInput(l *Log, in *planner.Input) error {
+// llamaCppInput is the configuration of llama.cpp's context settings.
+func llamaCppInput(l *Log, in *planner.Input) error {
 	s := l.LlamaCpp
 	if s == nil || s.NCtx == 0 || s.NSeqMax == 0 {
 		return printf.Errorf("the log states no context (llama_context: n_ctx, n_seq_max)")

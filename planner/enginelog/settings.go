@@ -38,6 +38,10 @@ type Settings struct {
 	MaxNumSeqs        int     `json:"max_num_seqs,omitempty"`
 	MaxBatchedTokens  int     `json:"max_num_batched_tokens,omitempty"`
 	EnforceEager      bool    `json:"enforce_eager,omitempty"`
+	// V0 reports whether the log holds lines only vLLM's V0 engine prints
+	// (releases before 0.8 by default, before 0.11 at all): "Loading model
+	// weights took", "Memory profiling results:", "# GPU blocks:".
+	V0 bool `json:"v0_engine,omitempty"`
 	// GPUTotal is the device memory the engine measured (vLLM's
 	// total_gpu_memory), in bytes.
 	GPUTotal planner.Bytes `json:"gpu_total_bytes,omitempty"`
@@ -202,4 +206,53 @@ func rankAfter(tag, name string) (int, bool) {
 		off = end
 	}
 	return 0, false
+}
+
+// Given are settings a check is told for a log: its flags. A zero field
+// gives nothing.
+type Given struct {
+	TensorParallel, PipelineParallel int
+	// MaxLen is the request length in tokens.
+	MaxLen int
+	// Utilization is vLLM's gpu_memory_utilization, MemFractionStatic
+	// SGLang's mem_fraction_static.
+	Utilization, MemFractionStatic float64
+}
+
+// Give sets what g states into l, in place of what the log says, and
+// names each in Settings.Given.
+func (l *Log) Give(g Given) {
+	if g == (Given{}) {
+		return
+	}
+	if l.Settings == nil {
+		l.Settings = &Settings{}
+	}
+	st := &l.Settings.Given
+	give := func(name string, ok bool) {
+		if ok {
+			*st = append(*st, name)
+		}
+	}
+	give("tensor_parallel", g.TensorParallel > 0)
+	give("pipeline_parallel", g.PipelineParallel > 0)
+	give("max_len", g.MaxLen > 0)
+	give("gpu_memory_utilization", g.Utilization > 0)
+	give("mem_fraction_static", g.MemFractionStatic > 0)
+	s := l.Settings
+	if g.TensorParallel > 0 || g.PipelineParallel > 0 {
+		s.TensorParallel, s.PipelineParallel = g.TensorParallel, g.PipelineParallel
+	}
+	if g.MaxLen > 0 {
+		s.MaxLen = g.MaxLen
+	}
+	if g.MemFractionStatic > 0 {
+		s.MemFractionStatic = g.MemFractionStatic
+	}
+	if g.Utilization > 0 {
+		if l.Pool == nil {
+			l.Pool = &PoolFigures{}
+		}
+		l.Pool.Utilization = g.Utilization
+	}
 }

@@ -22,7 +22,6 @@ var sglangLog = logReader{engine: planner.EngineSGLang,
 		return false
 	},
 	read:     (*reader).sglangLine,
-	input:    sglangInput,
 	figures:  []string{"weights", "kv"},
 	settings: settingsPool,
 }

@@ -25,7 +25,6 @@ var vllmLog = logReader{engine: planner.EngineVLLM,
 		return false
 	},
 	read:     (*reader).vllmLine,
-	input:    vllmInput,
 	figures:  []string{"weights", "kv", "activation_peak", "non_torch", "cuda_graphs"},
 	settings: settingsPool,
 	versions: []versionLine{{marker: "vLLM API server version "}, {marker: "LLM engine (v"}},
@@ -88,11 +87,13 @@ func vllmSize(s, marker string) (planner.Bytes, planner.Bytes, bool) {
 func (r *reader) vllmV0Profile(s string) bool {
 	if v, res, ok := binarySize(s, "Loading model weights took"); ok {
 		r.set("weights", "model weights", v, res)
+		r.settings.V0, r.stated = true, true
 		return true
 	}
 	if !strings.Contains(s, "Memory profiling results:") {
 		return false
 	}
+	r.settings.V0, r.stated = true, true
 	if v, res, ok := size(s, "kv_cache_size="); ok {
 		r.set("kv", "KV cache", v, res)
 	}
@@ -104,7 +105,7 @@ func (r *reader) vllmV0Profile(s string) bool {
 	}
 	if peak, res, ok := size(s, "peak_torch_memory="); ok {
 		if w, ok := r.sums["weights"]; ok && peak >= w.Bytes {
-			r.set("activation_peak", "activation peak (peak torch less weights)", peak-w.Bytes, res+w.Resolution)
+			r.set("activation_peak", "activation peak", peak-w.Bytes, res+w.Resolution)
 		}
 	}
 	if u, _, ok := number(s, "gpu_memory_utilization="); ok && u > 0 && u <= 1 {
@@ -129,6 +130,7 @@ func (r *reader) vllmPool(s string) bool {
 	for _, m := range []string{"GPU blocks:", "CUDA blocks:", "cuda blocks:"} {
 		if n, ok := atoi(s, m); ok {
 			r.isPool, r.pool.Blocks = true, int64(n)
+			r.settings.V0, r.stated = true, true
 			return true
 		}
 	}
