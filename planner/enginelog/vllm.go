@@ -14,7 +14,8 @@ import (
 // logs that users posted in vLLM's issue threads (testdata/logs, cited in
 // logs_test.go).
 var vllmLog = logReader{engine: planner.EngineVLLM,
-	markers: []string{"B", "KV cache size:", "KV cache memory:", "Maximum concurrency", "gpu_memory_utilization", "gpu-memory-utilization", "blocks:",
+	// The lines that print a size hold "B" (GiB, GB); the others are named.
+	markers: []string{"B", "KV cache size:", "Maximum concurrency", "-memory-utilization", "blocks:",
 		"non-default args", "LLM engine (v", "API server version", "max model len"},
 	claims: func(s string) bool {
 		for _, m := range vllmMarkers {
