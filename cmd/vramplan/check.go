@@ -111,7 +111,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	for _, f := range l.Reported {
 		fmt.Fprintf(stdout, "  %-28s %12s %12.2f   (read; no plan line)\n", f.Name, "", mib(f.Bytes))
 	}
-	if e := p.Engine; e != nil {
+	if e := enginelog.RankZero(&p).Engine; e != nil {
 		fmt.Fprintf(stdout, "\n  launch: %s\n", e.Launch)
 	}
 	printUnsaid(stdout, &l, assumed)

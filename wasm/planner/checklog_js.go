@@ -60,11 +60,11 @@ func checkLog(args []js.Value) (any, error) {
 		return nil, err
 	}
 	out := LogCheck{Log: l, Rows: enginelog.Compare(&l, &p), Pool: enginelog.ComparePool(&l, &p), Version: "vramplan", Model: m.ID, GPU: c.ID}
-	if p.Engine != nil {
-		out.Version, out.Launch = p.Engine.Version, p.Engine.Launch
-	}
-	if e := enginelog.RankZero(&p).Engine; e != nil && e.Pool != nil {
-		out.Fraction = e.Pool.Fraction
+	if e := enginelog.RankZero(&p).Engine; e != nil { // a layout's engine report is its ranks'
+		out.Version, out.Launch = e.Version, e.Launch
+		if e.Pool != nil {
+			out.Fraction = e.Pool.Fraction
+		}
 	}
 	b, err := jsonlite.Marshal(out)
 	return string(b), err

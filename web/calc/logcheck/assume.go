@@ -43,14 +43,14 @@ type Planned struct {
 }
 
 // PlannedOf returns what plan p, whose rows against the log are rows,
-// planned with: its release, and rank 0's fraction, as the rows are rank 0's.
+// planned with: rank 0's release and fraction, as the rows are rank 0's.
 func PlannedOf(p *planner.Plan, rows []enginelog.Row) Planned {
 	pl := Planned{Rows: rows, Version: "vramplan"}
-	if p.Engine != nil {
-		pl.Version = p.Engine.Version
-	}
-	if e := enginelog.RankZero(p).Engine; e != nil && e.Pool != nil {
-		pl.Fraction = e.Pool.Fraction
+	if e := enginelog.RankZero(p).Engine; e != nil { // a layout's engine report is its ranks'
+		pl.Version = e.Version
+		if e.Pool != nil {
+			pl.Fraction = e.Pool.Fraction
+		}
 	}
 	return pl
 }
@@ -133,7 +133,7 @@ func parallelAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 	a.Text = "The log states no tensor-parallel size: planned on one GPU."
 	if st.Ranks > 1 {
 		a.Planned = printf.Sprintf("%d", st.Ranks)
-		a.Text = printf.Sprintf("The log states no tensor-parallel size: %d ranks printed lines of their own, so it was planned as TP %[1]d.", st.Ranks)
+		a.Text = printf.Sprintf("The log states no tensor-parallel size: %d ranks printed lines of their own, so it was planned as TP %d.", st.Ranks, st.Ranks)
 	}
 	planned, logged := weightsRow(pl.Rows)
 	if k := wholeRatio(planned, logged); k > 1 {
