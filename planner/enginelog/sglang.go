@@ -12,7 +12,7 @@ import (
 // rank (DPn and PPn where those are more than one). SGLang prints no
 // version line of its own.
 var sglangLog = logReader{engine: planner.EngineSGLang,
-	markers: []string{"B", "server_args=ServerArgs(", "max_total_num_tokens="},
+	markers: []string{"B", "ServerArgs(", "x_total_num_tokens="},
 	claims: func(s string) bool {
 		for _, m := range sglangMarkers {
 			if strings.Contains(s, m) {

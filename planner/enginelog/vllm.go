@@ -14,9 +14,10 @@ import (
 // logs that users posted in vLLM's issue threads (testdata/logs, cited in
 // logs_test.go).
 var vllmLog = logReader{engine: planner.EngineVLLM,
-	// The lines that print a size hold "B" (GiB, GB); the others are named.
+	// The lines that print a size hold "B" (GiB, GB); the others are named
+	// by a part that starts with a byte a server's request lines seldom hold.
 	markers: []string{"B", "KV cache size:", "Maximum concurrency", "-memory-utilization", "blocks:",
-		"non-default args", "LLM engine (v", "API server version", "max model len"},
+		"-default args", "LLM engine (v", "API server version", "Using max model len"},
 	claims: func(s string) bool {
 		for _, m := range vllmMarkers {
 			if strings.Contains(s, m) {
