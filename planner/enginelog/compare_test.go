@@ -102,3 +102,54 @@ func TestComparePool(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerOf reads the worker prefixes of vLLM's and SGLang's lines.
+func TestWorkerOf(t *testing.T) {
+	for _, c := range []struct {
+		line  string
+		other bool
+		tp    int
+	}{
+		{"(VllmWorker rank=2 pid=81) INFO 05-01 …", true, 2},
+		{"(VllmWorker TP0 pid=81) INFO …", false, 0},
+		{"(Worker_TP3 pid=150) INFO …", true, 3},
+		{"(Worker_PP1_TP0 pid=9) INFO …", true, 0},
+		{"(EngineCore_DP0 pid=387) INFO …", false, 0},
+		{"(EngineCore_DP1 pid=388) INFO …", true, 0},
+		{"(APIServer pid=33518) INFO …", false, 0},
+		{"(VllmWorkerProcess pid=90) INFO …", true, 0},
+		{"[2026-01-15 13:56:49 DP1 TP1] Load weight end.", true, 1},
+		{"[2025-03-27 21:33:30 TP0] Load weight end.", false, 0},
+		{"[2025-11-30 12:50:10] KV Cache is allocated.", false, 0},
+		{"INFO 12-13 02:09:14 model_runner.py:1094] Loading model weights took 18.4902 GB", false, 0},
+		{"(no closing parenthesis TP7", false, 0},
+	} {
+		if w := workerOf(c.line); w.other() != c.other || w.tp != c.tp {
+			t.Errorf("workerOf(%q) = %+v, want other %v, TP rank %d", c.line, w, c.other, c.tp)
+		}
+	}
+}
+
+// TestArgValue reads Python's argument lists.
+func TestArgValue(t *testing.T) {
+	cfg := "with config: model='/m/Qwen2-0.5B/', tokenizer_model='x', dtype=torch.bfloat16, max_seq_len=32768, enforce_eager=False)"
+	args := "non-default args: {'model_tag': 'a', 'model': 'Qwen/Qwen3-8B', 'tensor_parallel_size': 4}"
+	for _, c := range []struct {
+		s, key string
+		dict   bool
+		want   string
+		ok     bool
+	}{
+		{cfg, "model", false, "/m/Qwen2-0.5B/", true},
+		{cfg, "dtype", false, "torch.bfloat16", true},
+		{cfg, "enforce_eager", false, "False", true},
+		{cfg, "quantization", false, "", false},
+		{args, "model", true, "Qwen/Qwen3-8B", true},
+		{args, "tensor_parallel_size", true, "4", true},
+		{"x='unterminated", "x", false, "unterminated", true},
+	} {
+		if got, ok := argValue(c.s, c.key, c.dict); got != c.want || ok != c.ok {
+			t.Errorf("argValue(%q, %q) = %q, %v; want %q, %v", c.s, c.key, got, ok, c.want, c.ok)
+		}
+	}
+}
