@@ -39,8 +39,8 @@ type Settings struct {
 	MaxBatchedTokens  int     `json:"max_num_batched_tokens,omitempty"`
 	EnforceEager      bool    `json:"enforce_eager,omitempty"`
 	// V0 reports whether the log holds lines only vLLM's V0 engine prints
-	// (releases before 0.8 by default, before 0.11 at all): "Loading model
-	// weights took", "Memory profiling results:", "# GPU blocks:".
+	// (the default engine before 0.8): "Loading model weights took",
+	// "Memory profiling results:", "# GPU blocks:".
 	V0 bool `json:"v0_engine,omitempty"`
 	// GPUTotal is the device memory the engine measured (vLLM's
 	// total_gpu_memory), in bytes.

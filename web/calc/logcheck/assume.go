@@ -97,7 +97,7 @@ func versionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 	a := Assumption{Fact: "engine_version", Planned: pl.Version, Flag: "engine-version"}
 	if l.Version == "" && l.Settings != nil && l.Settings.V0 {
 		a.Decides = true
-		a.Text = printf.Sprintf("The log states no vLLM release, and its lines are the V0 engine's (releases before 0.8 print them): planned by the rules read at %s, another engine's.", pl.Version)
+		a.Text = printf.Sprintf("The log states no vLLM release, and its lines are the V0 engine's (the default engine before 0.8): planned by the rules read at %s, another engine's.", pl.Version)
 		return a, true
 	}
 	if l.Version == "" {
