@@ -100,3 +100,23 @@ func TestParallelDecides(t *testing.T) {
 		}
 	}
 }
+
+// TestV0Rules: a V0 log is planned by another engine's rules until the
+// profile has a range of V0's releases; then the release is asked for.
+func TestV0Rules(t *testing.T) {
+	v := func(s string) planner.Version {
+		x, err := planner.ParseVersion(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	v1 := planner.Profile{Versions: []planner.VersionRange{{From: v("0.22")}}}
+	both := planner.Profile{Versions: []planner.VersionRange{{From: v("0.4"), Until: v("0.8")}, {From: v("0.22")}}}
+	if s := v0Rules(&v1); !strings.Contains(s, "another engine's rules") {
+		t.Errorf("v0Rules(V1 only) = %q", s)
+	}
+	if s := v0Rules(&both); !strings.Contains(s, "give --engine-version") {
+		t.Errorf("v0Rules(with V0) = %q", s)
+	}
+}
