@@ -26,8 +26,9 @@ type Settings struct {
 	// TensorParallel and PipelineParallel are the sizes the log states.
 	TensorParallel   int `json:"tensor_parallel,omitempty"`
 	PipelineParallel int `json:"pipeline_parallel,omitempty"`
-	// Ranks is how many tensor-parallel ranks printed lines of their own
-	// (worker prefixes), when more than one did.
+	// Ranks is one more than the highest tensor-parallel rank a line's
+	// worker prefix names (V0: one more than the worker processes), when
+	// that is more than one.
 	Ranks int `json:"ranks_seen,omitempty"`
 	// MaxLen is vLLM's max_model_len (max_seq_len) or SGLang's
 	// context_length, in tokens.

@@ -146,7 +146,7 @@ func parallelAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 	a.Text = "The log states no tensor-parallel size: planned on one GPU."
 	if st.Ranks > 1 {
 		a.Planned = printf.Sprintf("%d", st.Ranks)
-		a.Text = printf.Sprintf("The log states no tensor-parallel size: %d ranks printed lines of their own, so it was planned as TP %d.", st.Ranks, st.Ranks)
+		a.Text = printf.Sprintf("The log states no tensor-parallel size: its lines name ranks up to %d, so it was planned as TP %d.", st.Ranks-1, st.Ranks)
 	}
 	planned, logged := weightsRow(pl.Rows)
 	if k := wholeRatio(planned, logged); k > 1 {
