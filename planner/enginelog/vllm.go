@@ -72,8 +72,10 @@ func (r *reader) vllmLine(s string) bool {
 
 // vllmSize reads a size after marker; after "took" it skips to the number
 // ("Graph capturing finished in 14 secs, took 0.21 GiB"). V0's "Loading
-// model weights took X GB" is GiB: model_runner.py load_model divides by
-// 2**30 (v0.6).
+// model weights took X GB" is GiB: vllm/worker/model_runner.py,
+// GPUModelRunnerBase.load_model, divides by 2**30 (read in a stored copy of
+// V0's source whose release is not pinned; the 3090 log of issue #10517,
+// 14.9888 "GB" of Llama-3.1-8B's 16.06e9 bytes of bf16 weights, bears it out).
 func vllmSize(s, marker string) (planner.Bytes, planner.Bytes, bool) {
 	if marker == "Graph capturing finished" {
 		marker = ", took"
