@@ -124,3 +124,15 @@ test('parseLog reads a log for the planner module; checkConflicts says what it c
   assert.equal(refused.ok, false);
   assert.match(refused.reasons[0].reason, /^The log's model weights/);
 });
+
+test('checkAssumptions says what a check assumed, the deciding ones first', async () => {
+  const log = await readFile(new URL('planner/enginelog/testdata/logs/vllm-v1-l40s-llama31-8b.log', root), 'utf8');
+  const model = await readFile(new URL('planner/testdata/engines/llamacpp-h200/models/dense-llama3-8b.json', root), 'utf8');
+  const cal = await readFile(new URL('calibrations/h200-linux-cuda13.0.json', root), 'utf8');
+  const check = JSON.stringify({ rows: [], version: 'vLLM 0.22 (V1 engine)', fraction: 0.92 });
+  const got = JSON.parse(reader.checkAssumptions(log, model, cal, check));
+  assert.deepEqual(got.map((a) => [a.fact, a.decides]).slice(0, 2), [['utilization', true], ['engine_version', false]]);
+  assert.match(got[0].text, /^The log states no gpu_memory_utilization: planned at 0\.92\. .* give --gpu-memory-utilization/);
+  assert.ok(reader.checkAssumptions(log, model, cal) instanceof TypeError);
+  assert.match(reader.checkAssumptions(log, model, cal, '{').message, /^vramplanGGUF\.checkAssumptions: check: /);
+});

@@ -60,8 +60,10 @@ export interface Vramplan {
    * states for the model on the calibration and returns
    * what `vramplan check --log --json` compares: the log as read, one row
    * per charge (plan_bytes, log_bytes, residual_bytes, within_resolution),
-   * the engine version and launch command (what the log contradicts of the
-   * selection is the reader's checkConflicts, from this answer). The model
+   * the KV pool in tokens or blocks (pool: unit, plan, log, residual), the
+   * engine version, rank 0's fraction and launch command (what the log
+   * contradicts of the selection is the reader's checkConflicts, what the
+   * check assumed its checkAssumptions, from this answer). The model
    * and calibration that calculate keeps are left alone.
    */
   checkLog(log: LogJSON, model: ModelJSON, calibration: CalibrationJSON): string;
@@ -134,6 +136,13 @@ export interface VramplanGGUF {
    * one selected. Empty when they agree as far as the log says.
    */
   checkConflicts(log: string, model: string, calibration: string, engine: string, check: string): string | Error;
+  /**
+   * What the check of a pasted start-up log (`check`, the planner module's
+   * checkLog answer) assumed that the log does not state, as a JSON list of
+   * { fact, planned, flag, decides, text }: those that decide the
+   * comparison first, as `vramplan check` says them.
+   */
+  checkAssumptions(log: string, model: string, calibration: string, check: string): string | Error;
   /** Reads an engine's start-up log as checkLog takes it (the LogJSON), or returns an Error naming what is missing. */
   parseLog(log: string): string | Error;
 }

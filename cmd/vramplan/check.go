@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"slices"
 
 	"github.com/vramplan/vramplan/internal/osfile"
 	"github.com/vramplan/vramplan/planner"
@@ -17,10 +19,12 @@ import (
 // states and prints plan against log, charge by charge.
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("vramplan check", stderr)
-	logPath := fs.String("log", "", "the engine's start-up log `file` (llama.cpp; vLLM and SGLang lines as their source prints them)")
+	logPath := fs.String("log", "", "the engine's start-up log `file` (llama-server; vLLM, V0 or V1; SGLang)")
 	model := fs.String("model", "", "the model the log loaded: a catalog `name`, a .gguf file, a config.json or a model directory")
 	gpu := fs.String("gpu", "", "GPU: the card as people name it, a calibration `id` or a calibration file, as plan takes it")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
+	var given givenFlags
+	given.register(fs)
 	var obs observeFlags
 	obs.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -31,6 +35,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	l, data, missing := readCheckFlags(*logPath, model, *gpu)
+	if g, err := given.read(); err != nil {
+		missing = append(missing, err.Error())
+	} else {
+		l.Give(g)
+	}
 	if len(missing) > 0 {
 		for _, m := range missing {
 			fmt.Fprintf(stderr, "vramplan check: %s\n", m)
@@ -57,7 +66,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("log", err)
 	}
-	input.Serving.Version = obs.version // the plan follows the release given, the profile's newest without one
+	if obs.version != "" {
+		input.Serving.Version = obs.version // the release given stands for the log's
+	}
 	p, err := planner.Report(input)
 	if ie, bad := err.(*planner.InputError); bad && ie.Field == "serving.version" {
 		return fail(engineVersionFlag, errors.New(ie.Msg))
@@ -78,19 +89,31 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 			return fail(err.flag, errors.New(err.msg))
 		}
 	}
+	pl := logcheck.PlannedOf(&p, rows)
+	assumed := logcheck.Assumptions(&l, &pl, &m, &cal)
+	if obs.version != "" {
+		assumed = slices.DeleteFunc(assumed, func(a logcheck.Assumption) bool { return a.Flag == engineVersionFlag })
+	}
 	if *asJSON {
 		b, _ := json.MarshalIndent(struct {
-			Log  enginelog.Log   `json:"log"`
-			Rows []enginelog.Row `json:"rows"`
-			Plan *planner.Plan   `json:"plan"`
-		}{l, rows, &p}, "", "  ")
+			Assumptions []logcheck.Assumption `json:"assumptions"`
+			Log         enginelog.Log         `json:"log"`
+			Rows        []enginelog.Row       `json:"rows"`
+			Pool        *enginelog.PoolRow    `json:"pool,omitempty"`
+			Plan        *planner.Plan         `json:"plan"`
+		}{append([]logcheck.Assumption{}, assumed...), l, rows, enginelog.ComparePool(&l, &p), &p}, "", "  ")
 		fmt.Fprintf(stdout, "%s\n", b)
 		return exitFits
+	}
+	for _, a := range assumed {
+		if a.Decides {
+			fmt.Fprintf(stdout, "assumed, and it decides the comparison: %s\n", a.Text)
+		}
 	}
 	for _, c := range conflicts {
 		fmt.Fprintf(stdout, "contradiction: %s\n", c)
 	}
-	fmt.Fprintf(stdout, "%s log, planned as %s for %s on %s\n\n", l.Engine, engineVersion(&p), m.ID, cal.ID)
+	fmt.Fprintf(stdout, "%s log, planned as %s for %s on %s\n\n", l.Engine, pl.Version, m.ID, cal.ID)
 	fmt.Fprintf(stdout, "  %-28s %12s %12s %12s\n", "charge", "plan MiB", "log MiB", "residual")
 	for _, r := range rows {
 		note := ""
@@ -99,10 +122,74 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "  %-28s %12.2f %12.2f %+12.2f%s\n", r.Name, mib(r.Plan), mib(r.Log), mib(r.Residual), note)
 	}
-	if e := p.Engine; e != nil {
+	if pr := enginelog.ComparePool(&l, &p); pr != nil {
+		fmt.Fprintf(stdout, "  %-28s %12d %12d %+11.1f%%\n", "KV pool ("+pr.Unit+")", pr.Plan, pr.Log, 100*pr.Residual)
+	}
+	for _, f := range l.Reported {
+		fmt.Fprintf(stdout, "  %-28s %12s %12.2f   (read; no plan line)\n", f.Name, "", mib(f.Bytes))
+	}
+	if e := enginelog.RankZero(&p).Engine; e != nil {
 		fmt.Fprintf(stdout, "\n  launch: %s\n", e.Launch)
 	}
+	printUnsaid(stdout, &l, assumed)
 	return exitFits
+}
+
+// printUnsaid prints what the check assumed that does not decide the
+// comparison, and the log's memory lines that were not read.
+func printUnsaid(w io.Writer, l *enginelog.Log, assumed []logcheck.Assumption) {
+	head := "\nassumed:\n"
+	for _, a := range assumed {
+		if !a.Decides {
+			fmt.Fprintf(w, "%s  %s\n", head, a.Text)
+			head = ""
+		}
+	}
+	if n := len(l.Unread) + l.UnreadMore; n > 0 {
+		fmt.Fprintf(w, "\nnot read: %d %s like memory lines:\n", n, plural(n, "line that looks", "lines that look"))
+		for _, s := range l.Unread {
+			fmt.Fprintf(w, "  %s\n", s)
+		}
+		if l.UnreadMore > 0 {
+			fmt.Fprintf(w, "  … and %d more\n", l.UnreadMore)
+		}
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// givenFlags are the settings a log may not state, given to the check.
+type givenFlags struct {
+	tp, pp, maxLen int
+	util, memFrac  float64
+}
+
+func (g *givenFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&g.tp, "tensor-parallel", 0, "the tensor-parallel `size` the run used, when its log does not state it")
+	fs.IntVar(&g.pp, "pipeline-parallel", 0, "the pipeline-parallel `size` the run used, when its log does not state it")
+	fs.Var(count(&g.maxLen), "max-seq-len", "the request length in `tokens` (--max-model-len, --context-length; 32K is 32768), when the log does not state it")
+	fs.Float64Var(&g.util, "gpu-memory-utilization", 0, "vLLM's gpu_memory_utilization `fraction`, when the log does not state it")
+	fs.Float64Var(&g.memFrac, "mem-fraction-static", 0, "SGLang's mem_fraction_static `fraction`, when the log does not state it")
+}
+
+// read returns the settings given, or an error naming the flag out of range.
+func (g *givenFlags) read() (enginelog.Given, error) {
+	for _, f := range []struct {
+		name string
+		v    float64
+		max  float64
+	}{{"tensor-parallel", float64(g.tp), 1 << 10}, {"pipeline-parallel", float64(g.pp), 1 << 10}, {"max-seq-len", float64(g.maxLen), 1 << 30},
+		{"gpu-memory-utilization", g.util, 1}, {"mem-fraction-static", g.memFrac, 1}} {
+		if !(f.v >= 0 && f.v <= f.max) {
+			return enginelog.Given{}, fmt.Errorf("--%s: %v is out of range (0, %v]", f.name, f.v, f.max)
+		}
+	}
+	return enginelog.Given{TensorParallel: g.tp, PipelineParallel: g.pp, MaxLen: g.maxLen, Utilization: g.util, MemFractionStatic: g.memFrac}, nil
 }
 
 // readCheckFlags reads the log and says every flag that is missing or
@@ -131,13 +218,6 @@ func readCheckFlags(logPath string, model *string, gpu string) (enginelog.Log, [
 }
 
 func mib(b planner.Bytes) float64 { return float64(b) / float64(planner.MiB) }
-
-func engineVersion(p *planner.Plan) string {
-	if p.Engine != nil {
-		return p.Engine.Version
-	}
-	return "vramplan"
-}
 
 func readLog(path string) ([]byte, error) {
 	if path == "" {

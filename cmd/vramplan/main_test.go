@@ -295,3 +295,38 @@ func TestPlanEstimated(t *testing.T) {
 		t.Errorf("a measured GPU's plan says it is estimated:\n%s", out)
 	}
 }
+
+// TestCheckPoolLogs checks published vLLM and SGLang start-up logs: an
+// assumption that decides the comparison is said before anything else and
+// names its flag, in the text and first in the JSON; given, it is gone; the
+// lines that look like memory lines and were not read are listed.
+func TestCheckPoolLogs(t *testing.T) {
+	const d = "../../planner/enginelog/testdata/logs/"
+	v1 := []string{"check", "--log", d + "vllm-v1-l40s-llama31-8b.log", "--model", "llama-3.1-8b-instruct-bf16", "--gpu", "est-l40s"}
+	code, out, errs := runCLI(v1...)
+	if code != 0 || !strings.HasPrefix(out, "assumed, and it decides the comparison: The log states no gpu_memory_utilization") ||
+		!strings.Contains(out, "give --gpu-memory-utilization") || !strings.Contains(out, "KV pool (tokens)") {
+		t.Errorf("check V1 = %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = runCLI(append(v1, "--gpu-memory-utilization", "0.9", "--json")...)
+	var doc struct {
+		Assumptions []struct {
+			Fact    string `json:"fact"`
+			Decides bool   `json:"decides"`
+		} `json:"assumptions"`
+		Pool *struct{ Log int64 } `json:"pool"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || doc.Pool == nil || doc.Pool.Log != 158656 ||
+		len(doc.Assumptions) == 0 || doc.Assumptions[0].Decides || strings.Index(out, `"assumptions"`) > strings.Index(out, `"log"`) {
+		t.Errorf("check V1 --gpu-memory-utilization 0.9 --json = %d, %+v, %v\n%s", code, doc, err, out)
+	}
+	code, out, errs = runCLI("check", "--log", d+"sglang-0.4-gemma3-4b-h200.log", "--model", "gemma-3-4b-it-bf16", "--gpu", "h200",
+		"--mem-fraction-static", "0.88", "--max-seq-len", "8192")
+	if code != 0 || strings.Contains(out, "mem_fraction_static") || strings.Contains(out, "request length") ||
+		!strings.Contains(out, "not read: 1 line that looks like memory lines:\n  [2025-03-27 21:33:31 TP0] Capture cuda graph begin.") {
+		t.Errorf("check SGLang = %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := runCLI(append(v1, "--gpu-memory-utilization", "1.5")...); code != 2 || !strings.Contains(errs, "--gpu-memory-utilization: 1.5 is out of range") {
+		t.Errorf("check --gpu-memory-utilization 1.5 = %d, %s", code, errs)
+	}
+}

@@ -9,25 +9,67 @@ import (
 // for model m on calibration cal: llama.cpp's context settings, or the
 // request length of vLLM's concurrency line.
 func (l *Log) Input(m planner.Model, cal planner.Calibration) (planner.Input, error) {
-	in := planner.Input{Model: m, Calibration: cal, Serving: planner.Serving{Engine: l.Engine}}
-	lr := readerOf(l.Engine)
-	if lr == nil {
+	in := planner.Input{Model: m, Calibration: cal, Serving: planner.Serving{Engine: l.Engine, Version: l.release()}}
+	input := inputOf(l.Engine)
+	if input == nil {
 		return in, printf.Errorf("no log reader for engine %q", l.Engine)
 	}
-	return in, lr.input(l, &in)
+	return in, input(l, &in)
 }
 
-// poolInput is a pool engine's configuration: the request length of its
-// concurrency line, else the model's trained context.
-func poolInput(l *Log, in *planner.Input) error {
-	if l.Pool != nil && l.Pool.ConcurrencyLen > 0 {
-		in.Limits.MaxSeqLen = l.Pool.ConcurrencyLen
-		return nil
+// release returns the release l states when its engine's profile has
+// rules for it, so that the log is planned by its own release's rules; ""
+// (the profile's newest) otherwise, which logcheck's assumptions say.
+func (l *Log) release() string {
+	p := l.Engine.Profile()
+	if p == nil || l.Version == "" {
+		return ""
 	}
-	if in.Limits.MaxSeqLen = in.Model.MaxContext; in.Limits.MaxSeqLen == 0 {
-		return printf.Errorf("the log states no request length; give one")
+	v, err := planner.ParseVersion(l.Version)
+	if err != nil {
+		return ""
+	}
+	if _, err := p.Range(v); err != nil {
+		return ""
+	}
+	return l.Version
+}
+
+// poolInput is a pool engine's configuration: the request length the log
+// states (max_model_len or context_length, else the length of vLLM's
+// concurrency line, else the model's trained context) and its parallel
+// sizes (stated, else as many tensor-parallel ranks as printed lines).
+func poolInput(l *Log, in *planner.Input) error {
+	st := l.Settings
+	if st == nil {
+		st = &Settings{}
+	}
+	switch {
+	case st.MaxLen > 0:
+		in.Limits.MaxSeqLen = st.MaxLen
+	case l.Pool != nil && l.Pool.ConcurrencyLen > 0:
+		in.Limits.MaxSeqLen = l.Pool.ConcurrencyLen
+	default:
+		if in.Limits.MaxSeqLen = in.Model.MaxContext; in.Limits.MaxSeqLen == 0 {
+			return printf.Errorf("the log states no request length; give one")
+		}
+	}
+	in.Parallel.Tensor, in.Parallel.Pipeline = st.TensorParallel, st.PipelineParallel
+	if st.TensorParallel == 0 && st.PipelineParallel == 0 && st.Ranks > 1 {
+		in.Parallel.Tensor = st.Ranks
 	}
 	return nil
+}
+
+// RankZero returns the plan of rank 0 of p, whose figures a multi-GPU log
+// prints: p itself when it is one GPU's.
+func RankZero(p *planner.Plan) *planner.Plan {
+	if p.Layout != nil {
+		if rp, ok := p.RankPlanOf(0); ok {
+			return &rp
+		}
+	}
+	return p
 }
 
 // Row is one charge, planned against what the engine reported.
@@ -41,8 +83,11 @@ type Row struct {
 	Within bool `json:"within_resolution"`
 }
 
-// Compare sets the figures of l against plan p, charge by charge.
+// Compare sets the figures of l against plan p, charge by charge. The
+// figures of a multi-GPU log are rank 0's, so they are set against the
+// plan of rank 0.
 func Compare(l *Log, p *planner.Plan) []Row {
+	p = RankZero(p)
 	rows := make([]Row, 0, len(l.Figures))
 	for _, f := range l.Figures {
 		b := Planned(p, f.Key)
@@ -66,4 +111,33 @@ func Planned(p *planner.Plan, key string) planner.Bytes {
 		}
 	}
 	return b
+}
+
+// PoolRow is the KV pool's size in tokens (vLLM V1, SGLang) or blocks (vLLM
+// V0), planned against what the engine reported.
+type PoolRow struct {
+	Unit string `json:"unit"` // "tokens" or "blocks"
+	Plan int64  `json:"plan"`
+	Log  int64  `json:"log"`
+	// Residual is (plan − log) / log, a share.
+	Residual float64 `json:"residual"`
+}
+
+// ComparePool sets the pool of l against rank 0's pool in plan p, or
+// returns nil when either states none.
+func ComparePool(l *Log, p *planner.Plan) *PoolRow {
+	p = RankZero(p)
+	if l.Pool == nil || p.Engine == nil || p.Engine.Pool == nil {
+		return nil
+	}
+	a := p.Engine.Pool
+	r := PoolRow{Unit: "tokens", Plan: a.Tokens, Log: l.Pool.Tokens}
+	if r.Log == 0 {
+		r = PoolRow{Unit: "blocks", Plan: a.Blocks, Log: l.Pool.Blocks}
+	}
+	if r.Log <= 0 {
+		return nil
+	}
+	r.Residual = float64(r.Plan-r.Log) / float64(r.Log)
+	return &r
 }

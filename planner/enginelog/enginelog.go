@@ -41,7 +41,26 @@ type Log struct {
 	LlamaCpp *LlamaCppSettings `json:"llama_cpp,omitempty"`
 	// Pool holds what vLLM or SGLang said of its KV pool.
 	Pool *PoolFigures `json:"pool,omitempty"`
+	// Version is the engine release the log states ("b12072", "0.11.0"),
+	// or "" when it states none.
+	Version string `json:"version,omitempty"`
+	// Settings holds the configuration a vLLM or SGLang log states.
+	Settings *Settings `json:"settings,omitempty"`
+	// Reported are figures the log states that no plan line is set
+	// against: the memory left free, an engine's own estimate.
+	Reported []Figure `json:"reported,omitempty"`
+	// Unread are the lines that look like memory lines (a size, a block or
+	// token count) and that no reader read, the first MaxUnread of them;
+	// UnreadMore counts the rest.
+	Unread     []string `json:"unread,omitempty"`
+	UnreadMore int      `json:"unread_more,omitempty"`
 }
+
+// MaxUnread bounds Log.Unread; a line in it is cut to maxUnreadLine bytes.
+const (
+	MaxUnread     = 32
+	maxUnreadLine = 240
+)
 
 // LlamaCppSettings are the settings a llama.cpp log states.
 type LlamaCppSettings struct {
@@ -58,6 +77,8 @@ type PoolFigures struct {
 	MaxConcurrency float64 `json:"max_concurrency,omitempty"`
 	ConcurrencyLen int     `json:"concurrency_len,omitempty"`
 	Utilization    float64 `json:"gpu_memory_utilization,omitempty"`
+	// Blocks is vLLM V0's "# GPU blocks: N".
+	Blocks int64 `json:"blocks,omitempty"`
 }
 
 // Parse reads a log. It recognises the engine from the lines themselves.
@@ -65,7 +86,13 @@ func Parse(data []byte) (Log, error) {
 	if len(data) > MaxLog {
 		return Log{}, printf.Errorf("log is %d bytes, more than %d", len(data), MaxLog)
 	}
-	var r reader
+	r := read(data)
+	return r.done()
+}
+
+// read reads every relevant line of data.
+func read(data []byte) *reader {
+	r := new(reader)
 	for _, start := range relevantLines(data) {
 		line := data[start:]
 		if end := bytes.IndexByte(line, '\n'); end >= 0 {
@@ -73,12 +100,12 @@ func Parse(data []byte) (Log, error) {
 		}
 		r.line(string(bytes.TrimSuffix(line, []byte("\r"))))
 	}
-	return r.done()
+	return r
 }
 
 // logReader is how one engine's start-up log is read. Each engine's is in
 // its own file (llamacpp.go, vllm.go, sglang.go), and the planner's
-// registry names it (readers.go is generated from it).
+// registry names it (readers.go and inputs.go are generated from it).
 type logReader struct {
 	engine planner.EngineName
 	// markers are what every line the reader reads holds one of. The
@@ -88,11 +115,13 @@ type logReader struct {
 	markers []string
 	// claims reports whether a line is the engine's.
 	claims func(line string) bool
-	// read reads one of the engine's lines.
-	read func(r *reader, line string)
-	// input writes the configuration the log states into in, whose model
-	// and calibration are set.
-	input func(l *Log, in *planner.Input) error
+	// read reads one of the engine's lines and reports whether it read
+	// anything of it (a line it skips on purpose, such as a host buffer,
+	// counts as read).
+	read func(r *reader, line string) bool
+	// The reader's input rule, <stem>Input, writes the configuration the
+	// log states into an input whose model and calibration are set
+	// (inputOf, inputs.go, generated).
 	// figures are the keys of the figures the engine's log reports, exact
 	// those of them its profile computes to the byte.
 	figures, exact []string
@@ -179,14 +208,16 @@ func after(s, marker, end string) string {
 	for n < len(rest) && n < 64 && (rest[n] >= '0' && rest[n] <= '9' || rest[n] == '.' || rest[n] >= 'a' && rest[n] <= 'z' || rest[n] == '+') {
 		n++
 	}
-	if n == 0 || end != "" && !strings.HasPrefix(rest[n:], end) {
+	if n == 0 || rest[0] < '0' || rest[0] > '9' || end != "" && !strings.HasPrefix(rest[n:], end) {
 		return ""
 	}
 	return rest[:n]
 }
 
-// markers are every reader's markers, each once.
-var markers = func() [][]byte {
+// markers returns every reader's markers, each once. It is made for each
+// log, not at init: a program that plans a log it did not read (the
+// planner's WebAssembly) then links no reader.
+func markers() [][]byte {
 	var ms [][]byte
 	for _, lr := range readers {
 		for _, m := range lr.markers {
@@ -196,7 +227,7 @@ var markers = func() [][]byte {
 		}
 	}
 	return ms
-}()
+}
 
 // relevantLines returns the starts of the lines holding a marker, in
 // order. Each marker is searched over the whole log at once, which is many
@@ -204,7 +235,7 @@ var markers = func() [][]byte {
 // mostly request lines.
 func relevantLines(data []byte) []int {
 	var starts []int
-	for _, m := range markers {
+	for _, m := range markers() {
 		for off := 0; off < len(data); {
 			i := bytes.Index(data[off:], m)
 			if i < 0 {
@@ -231,7 +262,21 @@ type reader struct {
 	order  []string
 	pool   PoolFigures
 	isPool bool
+	// settings are what vLLM's or SGLang's lines state; stated reports
+	// whether any did.
+	settings Settings
+	stated   bool
+	version  string
+	reported []Figure
+	// maxRank is one more than the highest tensor-parallel rank whose
+	// prefix a line carried; pids are V0's worker processes, up to maxPids.
+	maxRank    int
+	pids       []int
+	unread     []string
+	unreadMore int
 }
+
+const maxPids = 64
 
 // add records a figure; figures of one key are summed (llama.cpp prints a
 // KV buffer for each cache of a sliding-window model). A new context
@@ -250,6 +295,24 @@ func (r *reader) add(key, name string, b, res planner.Bytes) {
 	f.Resolution += res
 }
 
+// set records a figure that replaces any earlier one of its key.
+func (r *reader) set(key, name string, b, res planner.Bytes) {
+	r.reset(key)
+	r.add(key, name, b, res)
+}
+
+// report records a figure no plan line is set against, replacing any
+// earlier one of its key.
+func (r *reader) report(key, name string, b, res planner.Bytes) {
+	for i := range r.reported {
+		if r.reported[i].Key == key {
+			r.reported[i] = Figure{Key: key, Name: name, Bytes: b, Resolution: res}
+			return
+		}
+	}
+	r.reported = append(r.reported, Figure{Key: key, Name: name, Bytes: b, Resolution: res})
+}
+
 func (r *reader) reset(keys ...string) {
 	for _, k := range keys {
 		if f, ok := r.sums[k]; ok {
@@ -258,23 +321,116 @@ func (r *reader) reset(keys ...string) {
 	}
 }
 
-// line gives s to the first reader that claims it.
+// line gives s to the first reader that claims it. A line another rank
+// printed is that rank's copy: it names the engine and the rank, and its
+// figures are left to rank 0's. A line that looks like a memory line and
+// that nothing read is kept in the unread list.
 func (r *reader) line(s string) {
+	read := false
 	for i, lr := range readers {
-		if lr.claims(s) {
-			if r.seen == nil {
-				r.seen = make([]bool, len(readers))
-			}
-			r.seen[i] = true
-			lr.read(r, s)
+		if !lr.claims(s) {
+			continue
+		}
+		if r.seen == nil {
+			r.seen = make([]bool, len(readers))
+		}
+		r.seen[i] = true
+		r.readVersion(lr, s)
+		if w := workerOf(s); w.other() {
+			r.otherRank(w)
+			read = true
+		} else {
+			read = lr.read(r, s)
+		}
+		break
+	}
+	if !read && looksLikeMemory(s) {
+		r.keepUnread(s)
+	}
+}
+
+func (r *reader) readVersion(lr *logReader, s string) {
+	for _, vl := range lr.versions {
+		if r.version != "" {
 			return
+		}
+		if v := after(s, vl.marker, vl.end); v != "" {
+			r.version = vl.prefix + v
 		}
 	}
 }
 
-// done returns the log: its engine is the first in the registry's order
-// whose lines it holds.
+// otherRank counts the rank of a line that is not rank 0's.
+func (r *reader) otherRank(w worker) {
+	r.maxRank = max(r.maxRank, w.tp+1)
+	if w.pid > 0 && len(r.pids) < maxPids && !slices.Contains(r.pids, w.pid) {
+		r.pids = append(r.pids, w.pid)
+	}
+}
+
+func (r *reader) keepUnread(s string) {
+	if len(r.unread) >= MaxUnread {
+		r.unreadMore++
+		return
+	}
+	if len(s) > maxUnreadLine {
+		s = strings.ToValidUTF8(s[:maxUnreadLine], "") + "…"
+	}
+	r.unread = append(r.unread, s)
+}
+
+// looksLikeMemory reports whether s states a size ("14.99 GiB",
+// "3.81GiB", "512 MB"), a block count or a token pool.
+func looksLikeMemory(s string) bool {
+	if strings.Contains(s, "blocks:") || strings.Contains(s, "#tokens") || strings.Contains(s, "num_tokens=") {
+		return true
+	}
+	for off := 0; off < len(s); {
+		i := strings.IndexByte(s[off:], 'B')
+		if i < 0 {
+			return false
+		}
+		pos := off + i
+		if sizeUnitAt(s, pos) {
+			return true
+		}
+		off = pos + 1
+	}
+	return false
+}
+
+// sizeUnitAt reports whether the B at s[pos] ends a unit (KB, MiB, GB, …)
+// that follows a number.
+func sizeUnitAt(s string, pos int) bool {
+	if pos+1 < len(s) && (s[pos+1] >= 'a' && s[pos+1] <= 'z' || s[pos+1] >= 'A' && s[pos+1] <= 'Z') {
+		return false
+	}
+	j := pos - 1
+	if j >= 0 && s[j] == 'i' {
+		j--
+	}
+	if j < 0 || strings.IndexByte("KMGT", s[j]) < 0 {
+		return false
+	}
+	j--
+	if j >= 0 && s[j] == ' ' {
+		j--
+	}
+	return j >= 0 && s[j] >= '0' && s[j] <= '9'
+}
+
+// done returns the log, or an error when it holds no figures.
 func (r *reader) done() (Log, error) {
+	l := r.log()
+	if l.Engine == "" || len(l.Figures) == 0 && l.Pool == nil {
+		return Log{}, printf.Errorf("no memory figures of any of %v in the log", planner.Engines[1:])
+	}
+	return l, nil
+}
+
+// log returns what was read: its engine is the first in the registry's
+// order whose lines it holds.
+func (r *reader) log() Log {
 	var l Log
 	for i, lr := range readers {
 		if r.seen != nil && r.seen[i] {
@@ -286,17 +442,22 @@ func (r *reader) done() (Log, error) {
 			break
 		}
 	}
-	if r.isPool {
+	if r.isPool || r.pool != (PoolFigures{}) {
 		p := r.pool
 		l.Pool = &p
+	}
+	l.Version, l.Reported, l.Unread, l.UnreadMore = r.version, r.reported, r.unread, r.unreadMore
+	if ranks := max(r.maxRank, len(r.pids)+1); ranks > 1 {
+		r.settings.Ranks, r.stated = ranks, true
+	}
+	if r.stated && l.Engine != "" && !StatesContext(l.Engine) {
+		st := r.settings
+		l.Settings = &st
 	}
 	for _, k := range r.order {
 		l.Figures = append(l.Figures, *r.sums[k])
 	}
-	if l.Engine == "" || len(l.Figures) == 0 && l.Pool == nil {
-		return Log{}, printf.Errorf("no memory figures of any of %v in the log", planner.Engines[1:])
-	}
-	return l, nil
+	return l
 }
 
 // number returns the number after marker in s, and the rest of s.

@@ -109,15 +109,32 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("load_tensors:        CUDA0 model buffer size =  7605.33 MiB\nllama_context: n_ctx         = 4096\n"))
 	f.Add([]byte("Model loading took 14.99 GiB memory\nGPU KV cache size: 1,000 tokens\n"))
 	f.Add([]byte("KV Cache is allocated. #tokens: 5, K size: 1 GB, V size: 1e9 GB\n"))
+	f.Add([]byte("(Worker_TP9999999999 pid=1) Model loading took 1 GiB\n[x TP-1] max_total_num_tokens=9, context_len=\n"))
+	f.Add([]byte("non-default args: {'tensor_parallel_size': 'x', 'model': '\nserver_args=ServerArgs(tp_size=0, mem_fraction_static=nan)\n"))
+	fixtures, _ := filepath.Glob("testdata/logs/*.log")
+	for _, path := range fixtures {
+		data, _ := os.ReadFile(path)
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := Parse(data)
 		if err != nil {
 			return
 		}
-		for _, x := range l.Figures {
+		for _, x := range append(l.Figures, l.Reported...) {
 			if x.Bytes < 0 || x.Resolution < 0 {
 				t.Fatalf("figure %+v", x)
 			}
+		}
+		if len(l.Unread) > MaxUnread {
+			t.Fatalf("%d unread lines kept, more than %d", len(l.Unread), MaxUnread)
+		}
+		if st := l.Settings; st != nil && (st.TensorParallel < 0 || st.Ranks < 0 || st.MaxLen < 0 ||
+			!(st.MemFractionStatic >= 0 && st.MemFractionStatic <= 1)) {
+			t.Fatalf("settings %+v", *st)
+		}
+		if p := l.Pool; p != nil && !(p.Utilization >= 0 && p.Utilization <= 1) {
+			t.Fatalf("utilization %v", p.Utilization)
 		}
 	})
 }
@@ -140,6 +157,33 @@ func BenchmarkParse1MB(b *testing.B) {
 		if _, err := Parse(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkParse1MBPool reads 1 MB of vLLM and of SGLang server logs: the
+// published start-ups of testdata/logs, then request lines.
+func BenchmarkParse1MBPool(b *testing.B) {
+	for _, c := range []struct{ name, log, req string }{
+		{"vllm", "testdata/logs/vllm-v0-bamba-tp2.log", "(APIServer pid=33518) INFO 11-18 14:20:01 [loggers.py:123] Engine 000: Avg prompt throughput: 812.4 tokens/s, Avg generation throughput: 95.1 tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 4.1%, Prefix cache hit rate: 61.0%\n" +
+			"(APIServer pid=33518) INFO:     127.0.0.1:51234 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"},
+		{"sglang", "testdata/logs/sglang-dp-attention.log", "[2026-01-15 14:01:02 DP0 TP0] Decode batch. #running-req: 12, #token: 40211, token usage: 0.21, cuda graph: True, gen throughput (token/s): 811.32, #queue-req: 0\n" +
+			"[2026-01-15 14:01:02] INFO:     127.0.0.1:40112 - \"POST /generate HTTP/1.1\" 200 OK\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			data, err := os.ReadFile(c.log)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for len(data) < 1<<20 {
+				data = append(data, c.req...)
+			}
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := Parse(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -15,14 +15,13 @@ var llamaCppLog = logReader{engine: planner.EngineLlamaCpp,
 			strings.Contains(s, "load_tensors:") || strings.Contains(s, "sched_reserve:") || strings.Contains(s, "llama_model_loader:")
 	},
 	read:    (*reader).llamaLine,
-	input:   llamaInput,
 	figures: []string{"weights", "kv", "compute_buffer"}, exact: []string{"weights", "kv"},
 	settings: settingsLlamaCpp,
 	versions: []versionLine{{marker: "build: ", end: " (", prefix: "b"}}, // common/common.cpp, common_init
 }
 
-// llamaInput is the configuration of llama.cpp's context settings.
-func llamaInput(l *Log, in *planner.Input) error {
+// llamaCppInput is the configuration of llama.cpp's context settings.
+func llamaCppInput(l *Log, in *planner.Input) error {
 	s := l.LlamaCpp
 	if s == nil || s.NCtx == 0 || s.NSeqMax == 0 {
 		return printf.Errorf("the log states no context (llama_context: n_ctx, n_seq_max)")
@@ -45,7 +44,7 @@ func llamaInput(l *Log, in *planner.Input) error {
 
 // llamaLine reads one line of a llama.cpp log (b12072: src/llama-context.cpp,
 // src/llama-kv-cache.cpp, src/llama-model.cpp load_tensors).
-func (r *reader) llamaLine(s string) {
+func (r *reader) llamaLine(s string) bool {
 	st := &r.llama
 	switch {
 	case strings.Contains(s, "llama_context: constructing llama_context"):
@@ -78,12 +77,25 @@ func (r *reader) llamaLine(s string) {
 	if strings.Contains(s, "llama_kv_cache: size =") {
 		st.TypeK, st.TypeV = between(s, "K (", ")"), between(s, "V (", ")")
 	}
-	r.llamaBuffer(s)
+	return r.llamaBuffer(s) || hasAny(s, llamaSettingMarkers)
+}
+
+// llamaSettingMarkers are the lines of llama.cpp's settings llamaLine reads.
+var llamaSettingMarkers = []string{"constructing llama_context", "loaded meta data", "llama_context: n_", "llama_context: flash_attn",
+	"llama_context: kv_unified", "full-size SWA cache", "layers to GPU", "llama_kv_cache: size ="}
+
+func hasAny(s string, markers []string) bool {
+	for _, m := range markers {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // llamaBuffer reads a device buffer line; host buffers (CPU, CPU_Mapped,
-// CUDA_Host) are not device memory.
-func (r *reader) llamaBuffer(s string) {
+// CUDA_Host) are not device memory, and are skipped as read.
+func (r *reader) llamaBuffer(s string) bool {
 	for _, b := range []struct{ marker, key, name string }{
 		{" model buffer size =", "weights", "model buffer"},
 		{" KV buffer size =", "kv", "KV buffer"},
@@ -95,16 +107,29 @@ func (r *reader) llamaBuffer(s string) {
 		}
 		fields := strings.Fields(s[:i])
 		if len(fields) == 0 {
-			return
+			return false
 		}
 		dev := fields[len(fields)-1]
 		if dev == "CPU" || strings.HasSuffix(dev, "_Host") || strings.HasPrefix(dev, "CPU_") {
-			return
+			return true
 		}
 		if v, res, ok := size(s, b.marker); ok {
 			r.add(b.key, dev+" "+b.name, v, res)
+			return true
 		}
 	}
+	return strings.Contains(s, " buffer size =") && hostBuffer(s)
+}
+
+// hostBuffer reports whether a buffer line is of a host buffer.
+func hostBuffer(s string) bool {
+	f := strings.Fields(s[:strings.Index(s, " buffer size =")])
+	for _, w := range f {
+		if w == "CPU" || strings.HasSuffix(w, "_Host") || strings.HasPrefix(w, "CPU_") {
+			return true
+		}
+	}
+	return false
 }
 
 func setInt(dst *int, s, marker string) {

@@ -6,9 +6,18 @@ import (
 	"github.com/vramplan/vramplan/planner"
 )
 
-// vllmLog is how vLLM's start-up log is read.
+// vllmLog is how vLLM's start-up log is read: the V0 engine's lines
+// (0.4–0.7: vllm/worker/model_runner.py, worker.py, executor), the V1
+// engine's (0.8 and later: vllm/v1/worker/gpu_model_runner.py,
+// gpu_worker.py, vllm/v1/core/kv_cache_utils.py), the configuration lines
+// of both, and their worker prefixes. The formats are those of the start-up
+// logs that users posted in vLLM's issue threads (testdata/logs, cited in
+// logs_test.go).
 var vllmLog = logReader{engine: planner.EngineVLLM,
-	markers: []string{"B", "KV", "Maximum concurrency", "gpu_memory_utilization"},
+	// The lines that print a size hold "B" (GiB, GB); the others are named
+	// by a part that starts with a byte a server's request lines seldom hold.
+	markers: []string{"B", "KV cache size:", "Maximum concurrency", "-memory-utilization", "blocks:",
+		"-default args", "LLM engine (v", "API server version", "Using max model len"},
 	claims: func(s string) bool {
 		for _, m := range vllmMarkers {
 			if strings.Contains(s, m) {
@@ -17,53 +26,217 @@ var vllmLog = logReader{engine: planner.EngineVLLM,
 		}
 		return false
 	},
-	read: (*reader).vllmLine,
-	input: func(l *Log, in *planner.Input) error {
-		if err := poolInput(l, in); err != nil {
-			return err
-		}
-		if u := l.Pool; u != nil && u.ConcurrencyLen > 0 && u.Utilization > 0 && u.Utilization <= 1 {
-			in.Serving.VLLM.GPUMemoryUtilization = u.Utilization
-		}
-		return nil
-	},
-	figures:  []string{"weights", "kv", "activation_peak", "non_torch"},
+	read:     (*reader).vllmLine,
+	figures:  []string{"weights", "kv", "activation_peak", "non_torch", "cuda_graphs"},
 	settings: settingsPool,
-	versions: []versionLine{{marker: "vLLM API server version "}, {marker: "V1 LLM engine (v"}},
+	versions: []versionLine{{marker: "vLLM API server version "}, {marker: "LLM engine (v"}},
 }
 
 // vllmMarkers are what every line vllmLine reads holds one of.
-var vllmMarkers = []string{"Model loading took", "model weights take", "non_torch_memory takes", "PyTorch activation peak memory takes",
-	"the rest of the memory reserved for KV Cache is", "Available KV cache memory:", "GPU KV cache size:", "Maximum concurrency for",
-	"gpu_memory_utilization ("}
+var vllmMarkers = []string{"Model loading took", "Loading model weights took", "model weights take", "non_torch_memory takes",
+	"PyTorch activation peak memory takes", "the rest of the memory reserved for KV Cache is", "Memory profiling results:",
+	"Available KV cache memory:", "GPU KV cache size:", "Maximum concurrency for", "gpu_memory_utilization (",
+	"GPU blocks:", "CUDA blocks:", "cuda blocks:", "Estimated CUDA graph memory:", "Graph capturing finished",
+	"--gpu-memory-utilization", "non-default args: {", "LLM engine (v", "vLLM API server version", "Using max model len"}
 
-// vllmLine reads one line of a vLLM log: the memory profile of
-// vllm/v1/worker/gpu_worker.py and the KV-cache lines of
-// vllm/v1/core/kv_cache_utils.py, as vLLM 0.8–0.22 print them. The formats
-// were taken from the source's format strings, not from a captured log.
-func (r *reader) vllmLine(s string) {
-	for _, f := range []struct{ marker, key, name string }{
-		{"Model loading took", "weights", "model loading"},
-		{"model weights take", "weights", "model weights"},
-		{"non_torch_memory takes", "non_torch", "non-torch memory"},
-		{"PyTorch activation peak memory takes", "activation_peak", "activation peak"},
-		{"the rest of the memory reserved for KV Cache is", "kv", "KV cache"},
-		{"Available KV cache memory:", "kv", "KV cache"},
-	} {
-		if v, res, ok := size(s, f.marker); ok {
-			r.reset(f.key)
-			r.add(f.key, f.name, v, res)
+// vllmFigures are the lines that state one charge: the figure after marker.
+var vllmFigures = []struct{ marker, key, name string }{
+	{"Model loading took", "weights", "model loading"},
+	{"model weights take", "weights", "model weights"},
+	{"non_torch_memory takes", "non_torch", "non-torch memory"},
+	{"PyTorch activation peak memory takes", "activation_peak", "activation peak"},
+	{"the rest of the memory reserved for KV Cache is", "kv", "KV cache"},
+	{"Available KV cache memory:", "kv", "KV cache"},
+	{"Graph capturing finished", "cuda_graphs", "CUDA graphs (captured)"},
+}
+
+// vllmLine reads one line of a vLLM log.
+func (r *reader) vllmLine(s string) bool {
+	read := false
+	for _, f := range vllmFigures {
+		if strings.Contains(s, f.marker) {
+			if v, res, ok := vllmSize(s, f.marker); ok {
+				r.set(f.key, f.name, v, res)
+				read = true
+			}
 		}
 	}
+	for _, part := range []func(*reader, string) bool{(*reader).vllmV0Profile, (*reader).vllmPool, (*reader).vllmUtilization,
+		(*reader).vllmConfig} {
+		if part(r, s) {
+			read = true
+		}
+	}
+	return read
+}
+
+// vllmSize reads a size after marker; after "took" it skips to the number
+// ("Graph capturing finished in 14 secs, took 0.21 GiB"). V0's "Loading
+// model weights took X GB" is GiB: vllm/worker/model_runner.py,
+// GPUModelRunnerBase.load_model, divides by 2**30 (read in a stored copy of
+// V0's source whose release is not pinned; the 3090 log of issue #10517,
+// 14.9888 "GB" of Llama-3.1-8B's 16.06e9 bytes of bf16 weights, bears it out).
+func vllmSize(s, marker string) (planner.Bytes, planner.Bytes, bool) {
+	if marker == "Graph capturing finished" {
+		marker = ", took"
+	}
+	return binarySize(s, marker)
+}
+
+// vllmV0Profile reads V0's weights line and its "Memory profiling
+// results:" line (worker.py, determine_num_available_blocks, 0.6): the KV
+// cache, the memory outside torch, the device total and the utilization;
+// its peak_torch_memory holds the weights, so the activation peak is the
+// peak less the weights.
+func (r *reader) vllmV0Profile(s string) bool {
+	if v, res, ok := binarySize(s, "Loading model weights took"); ok {
+		r.set("weights", "model weights", v, res)
+		r.settings.V0, r.stated = true, true
+		return true
+	}
+	if !strings.Contains(s, "Memory profiling results:") {
+		return false
+	}
+	r.settings.V0, r.stated = true, true
+	if v, res, ok := size(s, "kv_cache_size="); ok {
+		r.set("kv", "KV cache", v, res)
+	}
+	if v, res, ok := size(s, "non_torch_memory="); ok {
+		r.set("non_torch", "non-torch memory", v, res)
+	}
+	if v, _, ok := size(s, "total_gpu_memory="); ok {
+		r.settings.GPUTotal, r.stated = v, true
+	}
+	if peak, res, ok := size(s, "peak_torch_memory="); ok {
+		if w, ok := r.sums["weights"]; ok && peak >= w.Bytes {
+			r.set("activation_peak", "activation peak", peak-w.Bytes, res+w.Resolution)
+		}
+	}
+	if u, _, ok := number(s, "gpu_memory_utilization="); ok && u > 0 && u <= 1 {
+		r.pool.Utilization = u
+	}
+	return true
+}
+
+// vllmPool reads the KV pool's lines: V1's token count and both engines'
+// concurrency, V0's block count ("# GPU blocks: N", "# cuda blocks: N").
+func (r *reader) vllmPool(s string) bool {
 	if n, ok := atoi(s, "GPU KV cache size:"); ok {
 		r.isPool, r.pool.Tokens = true, int64(n)
+		return true
 	}
 	if c, ok := atoi(s, "Maximum concurrency for"); ok {
 		if x, _, ok := number(s, "tokens per request:"); ok {
 			r.isPool, r.pool.ConcurrencyLen, r.pool.MaxConcurrency = true, c, x
+			return true
 		}
 	}
-	if u, _, ok := number(s, "gpu_memory_utilization ("); ok {
-		r.pool.Utilization = u
+	for _, m := range []string{"GPU blocks:", "CUDA blocks:", "cuda blocks:"} {
+		if n, ok := atoi(s, m); ok {
+			r.isPool, r.pool.Blocks = true, int64(n)
+			r.settings.V0, r.stated = true, true
+			return true
+		}
 	}
+	if v, res, ok := binarySize(s, "Estimated CUDA graph memory:"); ok {
+		r.report("cuda_graphs_estimate", "CUDA graphs (vLLM's estimate)", v, res)
+		return true
+	}
+	return false
+}
+
+// vllmUtilization reads the utilization a line prints: the memory
+// profile's "total_gpu_memory (79.18GiB) x gpu_memory_utilization (0.90)",
+// 0.21's "The current --gpu-memory-utilization=0.9200 is equivalent to …"
+// and the line before it, "increase --gpu-memory-utilization from 0.7000
+// to 0.7021" (gpu_worker.py, determine_available_memory).
+func (r *reader) vllmUtilization(s string) bool {
+	read := false
+	if v, _, ok := size(s, "total_gpu_memory ("); ok {
+		r.settings.GPUTotal, r.stated, read = v, true, true
+	}
+	for _, m := range []string{"gpu_memory_utilization (", "The current --gpu-memory-utilization=", "increase --gpu-memory-utilization from "} {
+		if u, _, ok := number(s, m); ok && u > 0 && u <= 1 {
+			r.pool.Utilization, read = u, true
+		}
+	}
+	return read
+}
+
+// vllmArgs are the keys of vLLM's argument lists the check plans with: the
+// engine's config line uses the first name, "non-default args" the second.
+var vllmArgs = []struct {
+	config, arg string
+	set         func(*Settings, *PoolFigures, string)
+}{
+	{"model", "model", setString(func(st *Settings) *string { return &st.Model })},
+	{"dtype", "dtype", setString(func(st *Settings) *string { return &st.Dtype })},
+	{"kv_cache_dtype", "kv_cache_dtype", setString(func(st *Settings) *string { return &st.KVDtype })},
+	{"tensor_parallel_size", "tensor_parallel_size", setCount(func(st *Settings) *int { return &st.TensorParallel })},
+	{"pipeline_parallel_size", "pipeline_parallel_size", setCount(func(st *Settings) *int { return &st.PipelineParallel })},
+	{"max_seq_len", "max_model_len", setCount(func(st *Settings) *int { return &st.MaxLen })},
+	{"enforce_eager", "enforce_eager", setTrue(func(st *Settings) *bool { return &st.EnforceEager })},
+	{"", "max_num_seqs", setCount(func(st *Settings) *int { return &st.MaxNumSeqs })},
+	{"", "max_num_batched_tokens", setCount(func(st *Settings) *int { return &st.MaxBatchedTokens })},
+	{"", "gpu_memory_utilization", func(_ *Settings, p *PoolFigures, v string) {
+		if u, ok := fraction(v); ok {
+			p.Utilization = u
+		}
+	}},
+}
+
+// vllmConfig reads the configuration lines: the engine's "Initializing a
+// V1 LLM engine (vX) with config: model='…', …" (V0: "Initializing an LLM
+// engine"), the API server's "non-default args: {…}" and "Using max model
+// len N".
+func (r *reader) vllmConfig(s string) bool {
+	var list []setting
+	dict := false
+	switch {
+	case strings.Contains(s, "non-default args: {"):
+		dict = true
+		s = s[strings.Index(s, "non-default args: {"):]
+		for _, a := range vllmArgs {
+			list = append(list, setting{a.arg, a.set})
+		}
+	case strings.Contains(s, "LLM engine (v") && strings.Contains(s, "with config:"):
+		s = s[strings.Index(s, "with config:"):]
+		for _, a := range vllmArgs {
+			if a.config != "" {
+				list = append(list, setting{a.config, a.set})
+			}
+		}
+	case strings.Contains(s, "Using max model len"):
+		n, ok := atoi(s, "Using max model len")
+		if ok && n > 0 {
+			r.settings.MaxLen, r.stated = n, true
+		}
+		return ok
+	default:
+		return strings.Contains(s, "vLLM API server version")
+	}
+	if readArgs(s, dict, list, &r.settings, &r.pool) {
+		r.stated = true
+	}
+	return true
+}
+
+// vllmInput is the configuration a vLLM log states: its request length
+// (max_model_len, else the concurrency line's), utilization, parallel
+// sizes, batch limits and eager mode.
+func vllmInput(l *Log, in *planner.Input) error {
+	if err := poolInput(l, in); err != nil {
+		return err
+	}
+	if u := l.Pool; u != nil && u.Utilization > 0 && u.Utilization <= 1 {
+		in.Serving.VLLM.GPUMemoryUtilization = u.Utilization
+	}
+	if st := l.Settings; st != nil {
+		in.Limits.MaxBatch, in.Limits.MaxPrefillTokens = st.MaxNumSeqs, st.MaxBatchedTokens
+		in.Serving.VLLM.EnforceEager = st.EnforceEager
+		if strings.HasPrefix(st.KVDtype, "fp8") {
+			in.Limits.KVDtype = planner.KVDtypeFP8
+		}
+	}
+	return nil
 }

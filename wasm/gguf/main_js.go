@@ -35,6 +35,7 @@ func main() {
 	api.Set("checkObservation", js.FuncOf(checkObservation))
 	api.Set("observeLog", js.FuncOf(observeLog))
 	api.Set("checkConflicts", js.FuncOf(checkConflicts))
+	api.Set("checkAssumptions", js.FuncOf(checkAssumptions))
 	api.Set("parseLog", js.FuncOf(parseLog))
 	api.Set("version", planner.PlanSchema)
 	js.Global().Set("vramplanGGUF", api)

@@ -198,3 +198,27 @@ func parseLog(_ js.Value, args []js.Value) (result any) {
 	}
 	return string(b)
 }
+
+// checkAssumptions(logText, modelJSON, calibrationJSON, check) returns, as
+// a JSON list of logcheck.Assumption, what the check of the log (check is
+// the planner module's checkLog answer) assumed that the log does not
+// state, those that decide the comparison first: the page says them before
+// the rows, as `vramplan check` does.
+func checkAssumptions(_ js.Value, args []js.Value) (result any) {
+	defer recovered("checkAssumptions", &result)
+	for i, what := range []string{"the log text", "the model JSON", "the calibration JSON", "the check's JSON"} {
+		if len(args) <= i || args[i].Type() != js.TypeString {
+			return js.Global().Get("TypeError").New(fmt.Sprintf("vramplanGGUF.checkAssumptions: argument %d (%s) is not a string", i+1, what))
+		}
+	}
+	l, m, c, err := documents([]byte(args[0].String()), []byte(args[1].String()), []byte(args[2].String()))
+	if err != nil {
+		return jsError(fmt.Errorf("vramplanGGUF.checkAssumptions: %w", err))
+	}
+	var pl logcheck.Planned
+	if err := json.Unmarshal([]byte(args[3].String()), &pl); err != nil {
+		return jsError(fmt.Errorf("vramplanGGUF.checkAssumptions: check: %w", err))
+	}
+	b, _ := json.Marshal(append([]logcheck.Assumption{}, logcheck.Assumptions(&l, &pl, &m, &c)...))
+	return string(b)
+}

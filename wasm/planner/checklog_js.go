@@ -19,12 +19,15 @@ import (
 // configuration it states set against it charge by charge, and the
 // engine's launch command for that plan.
 type LogCheck struct {
-	Log     enginelog.Log   `json:"log"`
-	Rows    []enginelog.Row `json:"rows"`
-	Version string          `json:"version"`
-	Launch  string          `json:"launch,omitempty"`
-	Model   string          `json:"model"`
-	GPU     string          `json:"gpu"`
+	Log     enginelog.Log      `json:"log"`
+	Rows    []enginelog.Row    `json:"rows"`
+	Pool    *enginelog.PoolRow `json:"pool,omitempty"`
+	Version string             `json:"version"`
+	// Fraction is rank 0's gpu_memory_utilization or mem_fraction_static.
+	Fraction float64 `json:"fraction,omitempty"`
+	Launch   string  `json:"launch,omitempty"`
+	Model    string  `json:"model"`
+	GPU      string  `json:"gpu"`
 }
 
 // checkLog(logJSON, modelJSON, calibrationJSON) plans what an engine's
@@ -56,9 +59,12 @@ func checkLog(args []js.Value) (any, error) {
 	if errors.As(err, &ie) {
 		return nil, err
 	}
-	out := LogCheck{Log: l, Rows: enginelog.Compare(&l, &p), Version: "vramplan", Model: m.ID, GPU: c.ID}
-	if p.Engine != nil {
-		out.Version, out.Launch = p.Engine.Version, p.Engine.Launch
+	out := LogCheck{Log: l, Rows: enginelog.Compare(&l, &p), Pool: enginelog.ComparePool(&l, &p), Version: "vramplan", Model: m.ID, GPU: c.ID}
+	if e := enginelog.RankZero(&p).Engine; e != nil { // a layout's engine report is its ranks'
+		out.Version, out.Launch = e.Version, e.Launch
+		if e.Pool != nil {
+			out.Fraction = e.Pool.Fraction
+		}
 	}
 	b, err := jsonlite.Marshal(out)
 	return string(b), err

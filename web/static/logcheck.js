@@ -4,7 +4,11 @@
 // reader's parseLog reads it first), and its rows are the ones `vramplan
 // check --log` prints. What the log contradicts of the selection comes
 // first, from the reader's checkConflicts (the planner's module is at its
-// size budget), and builds no observation.
+// size budget), and builds no observation; before it, what the check
+// assumed that decides the comparison (the reader's checkAssumptions),
+// and after the rows, the pool, the figures read that no plan line is set
+// against, the other assumptions and the memory lines not read, as
+// `vramplan check --log` prints them.
 
 import { loadReader } from './reader.js';
 
@@ -34,6 +38,7 @@ async function check(box, api, d, engine) {
   const conflicts = box.querySelector('[data-testid="log-conflicts"]');
   table.hidden = launch.parentElement.hidden = true;
   conflicts.replaceChildren();
+  clearExtras(box);
   box.dataset.conflicts = '0';
   box.vramplanCheck = '';
   if (!d) {
@@ -69,11 +74,52 @@ async function check(box, api, d, engine) {
   if (found.length) status.textContent = `Not the selected setup: the rows below compare two different ones. ${said}`;
   table.tBodies[0].replaceChildren(...r.rows.map(row));
   table.hidden = false;
+  showExtras(box, r, assumptions(reader, text, d, box.vramplanCheck));
   if (r.launch) {
     launch.textContent = r.launch;
     launch.parentElement.hidden = false;
   }
   return checked(box);
+}
+
+// assumptions returns what the check assumed, or one that says why that
+// could not be said.
+function assumptions(reader, text, d, check) {
+  try {
+    return JSON.parse(unwrap(reader.checkAssumptions(text, d[0], d[1], check)));
+  } catch (e) {
+    return [{ decides: true, text: `What the check assumed could not be said: ${e.message.replace(/^vramplanGGUF\.\w+: /, '')}` }];
+  }
+}
+
+const extras = ['log-decides', 'log-reported', 'log-assumed', 'log-unread'];
+
+function clearExtras(box) {
+  for (const id of extras) box.querySelector(`[data-testid="${id}"]`).replaceChildren();
+  box.querySelector('[data-testid="log-pool"]').hidden = true;
+}
+
+// showExtras shows the deciding assumptions above the rows and the rest
+// below them: the pool, the figures no plan line is set against, the
+// other assumptions, the lines not read.
+function showExtras(box, r, assumed) {
+  const list = (id, items) => box.querySelector(`[data-testid="${id}"]`).replaceChildren(...items.map(([text, data]) => {
+    const li = document.createElement('li');
+    li.textContent = text;
+    Object.assign(li.dataset, data ?? {});
+    return li;
+  }));
+  list('log-decides', assumed.filter((a) => a.decides).map((a) => [`Assumed, and it decides the comparison: ${a.text}`, { fact: a.fact ?? '' }]));
+  const pool = box.querySelector('[data-testid="log-pool"]');
+  if (r.pool) {
+    pool.textContent = `KV pool (${r.pool.unit}): plan ${r.pool.plan}, log ${r.pool.log}, ${(r.pool.residual >= 0 ? '+' : '') + (100 * r.pool.residual).toFixed(1)}%`;
+    pool.hidden = false;
+  }
+  list('log-reported', (r.log.reported ?? []).map((f) => [`${f.name}: ${mib(f.bytes)} MiB (read; no plan line)`, { key: f.key }]));
+  list('log-assumed', assumed.filter((a) => !a.decides).map((a) => [`Assumed: ${a.text}`, { fact: a.fact ?? '' }]));
+  const unread = (r.log.unread ?? []).map((s) => [s, { unread: '' }]);
+  if (r.log.unread_more) unread.push([`… and ${r.log.unread_more} more`]);
+  list('log-unread', unread);
 }
 
 // checked tells the upload part that a check is done.

@@ -52,6 +52,7 @@ func Generate(dir string) (map[string][]byte, error) {
 		dispatchFile:           plannerSource(engines, methods),
 		"cmdline/dialects.go":  listSource("cmdline", "dialects", "dialect", "Dialect", "the command-line dialect of each registered engine", engines),
 		"enginelog/readers.go": listSource("enginelog", "readers", "logReader", "Log", "the log reader of each registered engine", engines),
+		"enginelog/inputs.go":  inputsSource(engines),
 	} {
 		b, err := format.Source([]byte(src))
 		if err != nil {
@@ -332,5 +333,22 @@ func listSource(pkg, name, typ, suffix, what string, es []engine) string {
 		fmt.Fprintf(&b, "\t&%s%s,\n", e.stem, suffix)
 	}
 	b.WriteString("}\n")
+	return b.String()
+}
+
+// inputsSource is enginelog's inputOf: the input rule of each engine's log
+// reader, named by the rule's own name (<stem>Input) so that a program
+// that plans a log it did not read links no reader.
+func inputsSource(es []engine) string {
+	var b strings.Builder
+	b.WriteString(header + "package enginelog\n\nimport \"github.com/vramplan/vramplan/planner\"\n\n" +
+		"// inputOf returns the input rule of the log reader of engine e, or nil.\n" +
+		"// It names each rule, not the reader, so that a program that plans a\n" +
+		"// log it did not read (the planner's WebAssembly) links no reader.\n" +
+		"func inputOf(e planner.EngineName) func(*Log, *planner.Input) error {\n\tswitch e {\n")
+	for _, e := range es {
+		fmt.Fprintf(&b, "\tcase planner.%s:\n\t\treturn %sInput\n", e.name, e.stem)
+	}
+	b.WriteString("\t}\n\treturn nil\n}\n")
 	return b.String()
 }

@@ -1,0 +1,258 @@
+package logcheck
+
+// This file says what a check had to assume: every fact of the setup that
+// the plan needs and the log does not state — the engine's release, the
+// tensor-parallel size, the utilization or memory fraction, the request
+// length, the model and the GPU. An assumption that decides the
+// comparison (a TP 4 log planned on one GPU, a KV pool sized at a
+// utilization the run did not use) is said first, with the flag that
+// states it, by `vramplan check` and the page's log box alike.
+
+import (
+	"cmp"
+	"strings"
+
+	"github.com/vramplan/vramplan/internal/printf"
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/enginelog"
+)
+
+// Assumption is a fact a check planned with that the log did not state.
+type Assumption struct {
+	// Fact names it: "engine_version", "tensor_parallel", "utilization",
+	// "max_len", "model", "gpu".
+	Fact string `json:"fact"`
+	// Planned is what the check planned with.
+	Planned string `json:"planned"`
+	// Flag is the `vramplan check` flag that states the fact, when one does.
+	Flag string `json:"flag,omitempty"`
+	// Decides reports whether the comparison turns on it: the rows set the
+	// log against a setup it may not be of.
+	Decides bool   `json:"decides"`
+	Text    string `json:"text"`
+}
+
+// Planned is what a check planned, beyond the log: the plan's rows, the
+// release its rules were read at (the plan's Engine.Version) and its
+// pool's fraction (Engine.Pool.Fraction, 0 for none). checkLog's answer
+// decodes into it.
+type Planned struct {
+	Rows     []enginelog.Row `json:"rows"`
+	Version  string          `json:"version"`
+	Fraction float64         `json:"fraction,omitempty"`
+}
+
+// PlannedOf returns what plan p, whose rows against the log are rows,
+// planned with: rank 0's release and fraction, as the rows are rank 0's.
+func PlannedOf(p *planner.Plan, rows []enginelog.Row) Planned {
+	pl := Planned{Rows: rows, Version: "vramplan"}
+	if e := enginelog.RankZero(p).Engine; e != nil { // a layout's engine report is its ranks'
+		pl.Version = e.Version
+		if e.Pool != nil {
+			pl.Fraction = e.Pool.Fraction
+		}
+	}
+	return pl
+}
+
+// Assumptions returns what a check of log l on model m and calibration c,
+// planned as pl, assumed: those that decide the comparison first.
+func Assumptions(l *enginelog.Log, pl *Planned, m *planner.Model, c *planner.Calibration) []Assumption {
+	var out []Assumption
+	add := func(a Assumption, ok bool) {
+		if ok {
+			out = append(out, a)
+		}
+	}
+	add(versionAssumption(l, pl))
+	if !enginelog.StatesContext(l.Engine) {
+		add(parallelAssumption(l, pl))
+		add(fractionAssumption(l, pl))
+		add(lengthAssumption(l, m))
+	}
+	add(modelAssumption(l, m))
+	add(gpuAssumption(l, c))
+	var first, rest []Assumption
+	for _, a := range out {
+		if a.Decides {
+			first = append(first, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	return append(first, rest...)
+}
+
+func label(e planner.EngineName) string {
+	if p := e.Profile(); p != nil {
+		return p.Label
+	}
+	return string(e)
+}
+
+// versionAssumption: a log that states no release is planned by the rules
+// the profile was read at; one outside every range of the profile compares
+// another release's rules with it, which decides the comparison.
+func versionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
+	a := Assumption{Fact: "engine_version", Planned: pl.Version, Flag: "engine-version"}
+	if l.Version == "" && l.Settings != nil && l.Settings.V0 {
+		a.Decides = true
+		a.Text = printf.Sprintf("The log states no vLLM release, and its lines are the V0 engine's (the default engine before 0.8): planned by the rules read at %s, %s",
+			pl.Version, v0Rules(l.Engine.Profile()))
+		return a, true
+	}
+	if l.Version == "" {
+		a.Text = printf.Sprintf("The log states no %s release: planned by the rules read at %s.", label(l.Engine), pl.Version)
+		return a, true
+	}
+	p := l.Engine.Profile()
+	v, err := planner.ParseVersion(l.Version)
+	if err != nil || p == nil || len(p.Versions) == 0 {
+		return a, false
+	}
+	if _, err := p.Range(v); err != nil {
+		a.Decides = true
+		a.Text = printf.Sprintf("The log is %s %s, and the rules planned are %s's: %s. Its figures are compared with another release's rules.",
+			p.Label, l.Version, pl.Version, err.(*planner.InputError).Msg)
+		return a, true
+	}
+	return a, false
+}
+
+// v0Rules says what planning a V0 log by profile p's rules needs: the
+// release, where p has rules for V0's releases, else another engine's rules.
+func v0Rules(p *planner.Profile) string {
+	v1, _ := planner.ParseVersion("0.8")
+	for _, r := range p.Versions {
+		if r.From.Compare(v1) < 0 {
+			return "which may not be the run's: give --engine-version as the run's release."
+		}
+	}
+	return "the V1 engine's: the profile has no rules for V0's releases, so its figures are compared with another engine's rules."
+}
+
+// parallelAssumption: a log that states no tensor-parallel size is planned
+// as the ranks that printed lines, or one GPU; when the log's weights are
+// a whole fraction of the plan's, the size decides the comparison.
+func parallelAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
+	st := l.Settings
+	if st == nil {
+		st = &enginelog.Settings{}
+	}
+	if st.TensorParallel > 0 || st.PipelineParallel > 0 || given(st, "tensor_parallel") {
+		return Assumption{}, false
+	}
+	a := Assumption{Fact: "tensor_parallel", Planned: "1", Flag: "tensor-parallel"}
+	a.Text = "The log states no tensor-parallel size: planned on one GPU."
+	if st.Ranks > 1 {
+		a.Planned = printf.Sprintf("%d", st.Ranks)
+		a.Text = printf.Sprintf("The log states no tensor-parallel size: its lines name ranks up to %d, so it was planned as TP %d.", st.Ranks-1, st.Ranks)
+	}
+	planned, logged := weightsRow(pl.Rows)
+	if k := wholeRatio(planned, logged); k > 1 {
+		a.Decides = true
+		a.Text = printf.Sprintf("%s Its model weights are %s a GPU, about 1/%d of the %s planned per GPU: it ran on %d times as many. Give --tensor-parallel (and --pipeline-parallel) as it was started.",
+			a.Text, size(logged), k, size(planned), k)
+	}
+	return a, true
+}
+
+func weightsRow(rows []enginelog.Row) (planned, logged planner.Bytes) {
+	for _, r := range rows {
+		if r.Key == "weights" {
+			return r.Plan, r.Log
+		}
+	}
+	return 0, 0
+}
+
+// wholeRatio returns k ≥ 2 when planned is within a tenth of k × logged,
+// else 0.
+func wholeRatio(planned, logged planner.Bytes) int {
+	if logged <= 0 || planned < 2*logged-logged/10 {
+		return 0
+	}
+	k := int((planned + logged/2) / logged)
+	if d := planned - planner.Bytes(k)*logged; d*10 > planned || -d*10 > planned || k > 64 {
+		return 0
+	}
+	return k
+}
+
+// fractionAssumption: vLLM's KV cache is what gpu_memory_utilization
+// leaves, SGLang's what mem_fraction_static does, so one the log does not
+// state decides any KV comparison.
+func fractionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
+	a := Assumption{Fact: "utilization", Planned: printf.Sprintf("%g", pl.Fraction)}
+	st := l.Settings
+	switch l.Engine {
+	case planner.EngineVLLM:
+		if l.Pool != nil && l.Pool.Utilization > 0 || st != nil && given(st, "gpu_memory_utilization") {
+			return a, false
+		}
+		a.Flag = "gpu-memory-utilization"
+		a.Text = printf.Sprintf("The log states no gpu_memory_utilization: planned at %g.", pl.Fraction)
+	case planner.EngineSGLang:
+		if st != nil && st.MemFractionStatic > 0 {
+			return a, false
+		}
+		a.Flag = "mem-fraction-static"
+		a.Text = printf.Sprintf("The log states no mem_fraction_static: planned at %g, SGLang's own formula for this GPU.", pl.Fraction)
+	default:
+		return a, false
+	}
+	if hasKV(l) {
+		a.Decides = true
+		a.Text += printf.Sprintf(" The KV cache is what it leaves, so the KV comparison turns on it: give --%s as the run set it.", a.Flag)
+	}
+	return a, true
+}
+
+func hasKV(l *enginelog.Log) bool {
+	return figure(l, "kv") > 0 || l.Pool != nil && (l.Pool.Tokens > 0 || l.Pool.Blocks > 0)
+}
+
+// lengthAssumption: a log that states no request length is planned at the
+// model's trained context.
+func lengthAssumption(l *enginelog.Log, m *planner.Model) (Assumption, bool) {
+	if st := l.Settings; st != nil && st.MaxLen > 0 || l.Pool != nil && l.Pool.ConcurrencyLen > 0 {
+		return Assumption{}, false
+	}
+	return Assumption{Fact: "max_len", Planned: printf.Sprintf("%d", m.MaxContext), Flag: "max-seq-len",
+		Text: printf.Sprintf("The log states no request length: planned at the model's context, %d tokens.", m.MaxContext)}, true
+}
+
+// modelAssumption: a log that names no model is checked against the one
+// selected (a log of another model is a contradiction, Conflicts).
+func modelAssumption(l *enginelog.Log, m *planner.Model) (Assumption, bool) {
+	if l.LlamaCpp != nil && l.LlamaCpp.Model != "" || l.Settings != nil && l.Settings.Model != "" {
+		return Assumption{}, false
+	}
+	name := cmp.Or(m.Name, m.ID)
+	return Assumption{Fact: "model", Planned: cmp.Or(m.ID, m.Name), Flag: "model",
+		Text: printf.Sprintf("The log names no model: checked against %s.", name)}, true
+}
+
+// gpuAssumption: no log names its GPU; a vLLM log's measured total that
+// is not the selected GPU's decides the comparison.
+func gpuAssumption(l *enginelog.Log, c *planner.Calibration) (Assumption, bool) {
+	gpu := cmp.Or(c.GPU, c.ID)
+	a := Assumption{Fact: "gpu", Planned: c.ID, Flag: "gpu", Text: printf.Sprintf("The log names no GPU: checked on the %s.", gpu)}
+	if st := l.Settings; st != nil && st.GPUTotal > 0 && c.DeviceTotal > 0 {
+		if d := st.GPUTotal - c.DeviceTotal; d*20 > c.DeviceTotal || -d*20 > c.DeviceTotal {
+			a.Decides = true
+			a.Text = printf.Sprintf("The log names no GPU, and the one it ran on measured %s, where the %s checked on has %s: give --gpu of the card it ran on.",
+				size(st.GPUTotal), gpu, size(c.DeviceTotal))
+		}
+	}
+	return a, true
+}
+
+func given(st *enginelog.Settings, name string) bool {
+	for _, g := range st.Given {
+		if strings.EqualFold(g, name) {
+			return true
+		}
+	}
+	return false
+}

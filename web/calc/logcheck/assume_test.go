@@ -1,0 +1,122 @@
+package logcheck
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/catalog"
+	"github.com/vramplan/vramplan/planner/enginelog"
+)
+
+const logs = "../../../planner/enginelog/testdata/logs/"
+
+// check plans a published log as `vramplan check` does and returns what it assumed.
+func check(t *testing.T, file, model, gpu string, g enginelog.Given) []Assumption {
+	t.Helper()
+	data, err := os.ReadFile(logs + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := enginelog.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Give(g)
+	m, err := catalog.Lookup(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := calibrations.Lookup(gpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := l.Input(m, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := planner.Report(in)
+	pl := PlannedOf(&p, enginelog.Compare(&l, &p))
+	return Assumptions(&l, &pl, &m, &c)
+}
+
+// TestAssumptions: what each published log leaves unstated is listed, the
+// assumptions that decide the comparison first — V0's lines planned by V1's
+// rules, a utilization or memory fraction a KV pool turns on — and a flag
+// that gives a fact takes it off the list.
+func TestAssumptions(t *testing.T) {
+	for _, c := range []struct {
+		file, model, gpu string
+		given            enginelog.Given
+		want             string // the facts assumed, deciding ones with a '!', in order
+	}{
+		{"vllm-v0-rtx3090-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-rtx3090", enginelog.Given{},
+			"engine_version! tensor_parallel model gpu"},
+		{"vllm-v1-l40s-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-l40s", enginelog.Given{},
+			"utilization! engine_version tensor_parallel model gpu"},
+		{"vllm-v1-l40s-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-l40s", enginelog.Given{Utilization: 0.9, TensorParallel: 1},
+			"engine_version model gpu"},
+		{"vllm-v1-0.21-tp4-rtx3090.log", "llama-3.3-70b-instruct-fp8", "est-rtx3090", enginelog.Given{},
+			"engine_version tensor_parallel max_len model gpu"},
+		{"sglang-0.4-gemma3-4b-h200.log", "gemma-3-4b-it-bf16", "h200", enginelog.Given{},
+			"utilization! engine_version tensor_parallel max_len model gpu"},
+		{"vllm-v0-rtx3090-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "h200", enginelog.Given{},
+			"engine_version! gpu! tensor_parallel model"},
+	} {
+		var got []string
+		for _, a := range check(t, c.file, c.model, c.gpu, c.given) {
+			f := a.Fact
+			if a.Decides {
+				f += "!"
+			}
+			got = append(got, f)
+			if a.Text == "" || a.Decides && a.Fact != "engine_version" && !strings.Contains(a.Text, "--"+a.Flag) {
+				t.Errorf("%s: %s: %q does not ask for --%s", c.file, a.Fact, a.Text, a.Flag)
+			}
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("%s on %s (given %+v): assumed %q, want %q", c.file, c.gpu, c.given, g, c.want)
+		}
+	}
+}
+
+// TestParallelDecides: a log planned on one GPU whose weights are a
+// quarter of the plan's ran at TP 4, and the check says so and asks for it.
+func TestParallelDecides(t *testing.T) {
+	l := enginelog.Log{Engine: planner.EngineVLLM}
+	pl := Planned{Rows: []enginelog.Row{{Key: "weights", Plan: 130 * planner.GiB, Log: 33 * planner.GiB}}}
+	a, ok := parallelAssumption(&l, &pl)
+	if !ok || !a.Decides || !strings.Contains(a.Text, "about 1/4 ") || !strings.Contains(a.Text, "--tensor-parallel") {
+		t.Errorf("parallelAssumption = %+v, %v; want it to decide, at 1/4", a, ok)
+	}
+	for _, c := range []struct {
+		plan, log planner.Bytes
+		want      int
+	}{{100, 100, 0}, {200, 100, 2}, {390, 100, 4}, {350, 100, 0}, {100, 0, 0}, {7000, 100, 0}} {
+		if got := wholeRatio(c.plan, c.log); got != c.want {
+			t.Errorf("wholeRatio(%d, %d) = %d, want %d", c.plan, c.log, got, c.want)
+		}
+	}
+}
+
+// TestV0Rules: a V0 log is planned by another engine's rules until the
+// profile has a range of V0's releases; then the release is asked for.
+func TestV0Rules(t *testing.T) {
+	v := func(s string) planner.Version {
+		x, err := planner.ParseVersion(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	v1 := planner.Profile{Versions: []planner.VersionRange{{From: v("0.22")}}}
+	both := planner.Profile{Versions: []planner.VersionRange{{From: v("0.4"), Until: v("0.8")}, {From: v("0.22")}}}
+	if s := v0Rules(&v1); !strings.Contains(s, "another engine's rules") {
+		t.Errorf("v0Rules(V1 only) = %q", s)
+	}
+	if s := v0Rules(&both); !strings.Contains(s, "give --engine-version") {
+		t.Errorf("v0Rules(with V0) = %q", s)
+	}
+}

@@ -1,0 +1,79 @@
+// End-to-end test of the log paste box with vLLM and SGLang start-up logs
+// that users posted in public threads (planner/enginelog/testdata/logs,
+// cited in logs_test.go): one V0, one V1, one SGLang and a TP 4 V1 log,
+// each pasted into the page with a catalog model and GPU picked, shows what
+// `vramplan check --log --json` gives for the same log, model and GPU: the
+// rows, the KV pool, the figures read that no plan line is set against,
+// what the check assumed (those that decide the comparison first, above
+// the rows) and the memory lines it did not read.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { serve, browser, repo, bin, shot } from './harness.mjs';
+
+const logs = join(repo, 'planner/enginelog/testdata/logs');
+let server, chrome;
+
+before(async () => { [server, chrome] = await Promise.all([serve(), browser()]); });
+after(async () => { await chrome?.close(); server?.stop(); });
+
+const mib = (b) => (b / 2 ** 20).toFixed(2);
+const signed = (x, s) => (x >= 0 ? '+' : '') + s;
+
+for (const c of [
+  { name: 'V0', log: 'vllm-v0-rtx3090-llama31-8b.log', model: 'llama-3.1-8b-instruct-bf16', gpu: 'est-rtx3090-linux', engine: 'vllm', decides: ['engine_version'] },
+  { name: 'V1', log: 'vllm-v1-l40s-llama31-8b.log', model: 'llama-3.1-8b-instruct-bf16', gpu: 'est-l40s-linux', engine: 'vllm', decides: ['utilization'] },
+  { name: 'SGLang', log: 'sglang-0.4-gemma3-4b-h200.log', model: 'gemma-3-4b-it-bf16', gpu: 'h200-linux-cuda13.0', engine: 'sglang', decides: ['utilization'] },
+  // The TP 4 log names no model: the test picks one that fits four RTX 3090s, to hold the layout to the CLI's.
+  { name: 'V1 TP 4', log: 'vllm-v1-0.21-tp4-rtx3090.log', model: 'llama-3.3-70b-instruct-fp8', gpu: 'est-rtx3090-linux', engine: 'vllm', decides: [] },
+]) {
+  test(`a ${c.name} start-up log is checked in the page as the CLI checks it`, async () => {
+    const file = join(logs, c.log);
+    const want = JSON.parse(execFileSync(bin, ['check', '--log', file, '--model', c.model, '--gpu', c.gpu, '--json'], { encoding: 'utf8' }));
+    assert.deepEqual(want.assumptions.filter((a) => a.decides).map((a) => a.fact), c.decides, 'the CLI\'s deciding assumptions');
+
+    const ctx = await chrome.newContext();
+    const page = await ctx.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${server.url}?model=${c.model}&gpu=${c.gpu}&engine=${c.engine}`);
+    await page.waitForSelector('#calc[data-ready="true"]');
+    await page.click('[data-testid="log-check"] summary');
+    await page.fill('[data-testid="log-text"]', readFileSync(file, 'utf8'));
+    await page.click('[data-testid="log-check-button"]');
+    await page.waitForSelector('[data-testid="log-rows"]:not([hidden])');
+
+    const status = await page.innerText('[data-testid="log-status"]');
+    const engine = want.plan.engine ?? want.plan.layout.ranks[0].plan.engine; // a layout's engine report is its ranks'
+    assert.ok(status.includes(`${want.log.engine} log, planned as ${engine.version} for ${c.model} on ${c.gpu}`), status);
+    assert.equal(await page.innerText('[data-testid="log-launch"]'), engine.launch);
+    const rows = await page.$$eval('[data-testid="log-rows"] tbody tr', (trs) => trs.map((tr) => [tr.dataset.key, ...[...tr.cells].map((td) => td.textContent)]));
+    assert.deepEqual(rows, want.rows.map((r) => [r.key, r.name, mib(r.plan_bytes), mib(r.log_bytes),
+      signed(r.residual_bytes, mib(r.residual_bytes)), r.within_resolution ? "within the log's rounding" : '']));
+    if (want.pool) {
+      assert.equal(await page.innerText('[data-testid="log-pool"]'),
+        `KV pool (${want.pool.unit}): plan ${want.pool.plan}, log ${want.pool.log}, ${signed(want.pool.residual, (100 * want.pool.residual).toFixed(1))}%`);
+    } else {
+      assert.equal(await page.isHidden('[data-testid="log-pool"]'), true);
+    }
+    const texts = (id) => page.locator(`[data-testid="${id}"] li`).allTextContents();
+    assert.deepEqual(await texts('log-decides'), want.assumptions.filter((a) => a.decides).map((a) => `Assumed, and it decides the comparison: ${a.text}`));
+    assert.deepEqual(await texts('log-assumed'), want.assumptions.filter((a) => !a.decides).map((a) => `Assumed: ${a.text}`));
+    assert.deepEqual(await texts('log-reported'), (want.log.reported ?? []).map((f) => `${f.name}: ${mib(f.bytes)} MiB (read; no plan line)`));
+    assert.deepEqual(await texts('log-unread'), want.log.unread ?? []);
+    if (c.decides.length) {
+      const first = await page.evaluate(() => {
+        const shown = [...document.querySelectorAll('[data-testid="log-check"] [data-testid="log-decides"] li, [data-testid="log-check"] [data-testid="log-rows"]')];
+        return shown[0].closest('[data-testid]').dataset.testid;
+      });
+      assert.equal(first, 'log-decides', 'what decides the comparison is said before the rows');
+    }
+    if (want.plan.layout) assert.equal(want.plan.layout.parallel.tensor_parallel, 4, 'the TP 4 log is planned as four ranks');
+    await shot(page, `logformats-${c.name.replace(/\W+/g, '-').toLowerCase()}.png`, { fullPage: true });
+    assert.deepEqual(errors, []);
+    await ctx.close();
+  });
+}
