@@ -123,7 +123,7 @@ wasm-test: deps-npm ## the tests of the planner's packages under GOOS=js GOARCH=
 fuzz: ## every fuzz target for FUZZTIME (default 5s)
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
 
-fuzz-long: ## nightly: every fuzz target for LONGFUZZTIME (default 10m) each, printing each one's executions; not part of make test; FUZZSHARD=i/n runs one of n shards, FUZZWORKERS the workers per target
+fuzz-long: ## nightly: every fuzz target for LONGFUZZTIME (default 10m) each, printing each one's executions; not part of make test; FUZZSHARD=i/n runs one of n shards, FUZZJOBS the targets at once (default 2), FUZZWORKERS the workers per target
 	FUZZTIME=$(or $(LONGFUZZTIME),10m) scripts/fuzz.sh
 
 bench: ## native benchmarks (see docs/benchmarks.md)

@@ -7,8 +7,13 @@
 # FUZZSHARD=i/n runs only the i-th of n interleaved shards of the target list
 # (1-based), so n machines or n processes can share a long run:
 #   FUZZSHARD=1/2 make fuzz-long & FUZZSHARD=2/2 make fuzz-long
-# FUZZWORKERS sets the fuzz workers per target (go test -parallel; default
-# GOMAXPROCS).
+# FUZZJOBS targets run at once (default 2), each with FUZZWORKERS fuzz
+# workers (go test -parallel; default the cores shared out among the jobs,
+# at least one). Two at once with one worker each is what `make test` runs
+# on a 2-core machine: each target gets one core for its $FUZZTIME, and
+# while one target links its instrumented test binary and replays its
+# seeds (mostly one core, ~2-3 s a target) the other fuzzes, where one
+# target at a time left that core idle through 38 links.
 #
 # Each new interesting input is minimized for at most $FUZZMINIMIZETIME
 # (default 5s; Go's own default is 60s). A worker that minimizes reports no
@@ -37,12 +42,15 @@ if ! [[ $shard_i =~ ^[0-9]+$ && $shard_n =~ ^[0-9]+$ ]] || ((shard_i < 1 || shar
   echo "fuzz.sh: FUZZSHARD=$shard: want i/n with 1 <= i <= n" >&2
   exit 2
 fi
-workers=()
-if [[ -n ${FUZZWORKERS:-} ]]; then
-  workers=(-parallel="$FUZZWORKERS")
+jobs_max=${FUZZJOBS:-2}
+if ! [[ $jobs_max =~ ^[1-9][0-9]*$ ]]; then
+  echo "fuzz.sh: FUZZJOBS=$jobs_max: want a positive count" >&2
+  exit 2
 fi
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+per_job=$(($(nproc) / jobs_max))
+workers=(-parallel="${FUZZWORKERS:-$((per_job > 0 ? per_job : 1))}")
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
 
 # deadline_race reports whether the log in $1 is the coordinator race and
 # nothing else: the deadline message, and no failing input written.
@@ -50,8 +58,10 @@ deadline_race() {
   grep -q '^    context deadline exceeded$' "$1" && ! grep -q 'Failing input written' "$1"
 }
 
+# fuzz_one runs one target, retrying the coordinator race, with its go test
+# output in the file $3.
 fuzz_one() {
-  local pkg=$1 target=$2 try
+  local pkg=$1 target=$2 log=$3 try
   for try in 1 2 3; do
     if go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimizetime" "${workers[@]}" "$pkg" >"$log" 2>&1; then
       grep '^fuzz: elapsed' "$log" | tail -1 | sed "s/^/  $target: /" || true
@@ -88,6 +98,24 @@ while read -r pkg target; do
   if (((n - 1) % shard_n + 1 != shard_i)); then
     continue
   fi
+  while (($(jobs -rp | wc -l) >= jobs_max)); do
+    wait -n || true
+  done
   echo "fuzz $pkg $target ($fuzztime, started $(date -u +%H:%M:%S))"
-  fuzz_one "$pkg" "$target" </dev/null
+  # Each job prints what it has to say when it ends, and leaves its status.
+  (
+    rc=0
+    fuzz_one "$pkg" "$target" "$dir/$n.log" >"$dir/$n.out" 2>&1 </dev/null || rc=$?
+    cat "$dir/$n.out"
+    echo "$rc" >"$dir/$n.rc"
+  ) &
 done <<<"$list"
+wait
+failed=0
+for f in "$dir"/*.rc; do
+  [[ $(cat "$f") == 0 ]] || failed=1
+done
+if ((failed)); then
+  echo "fuzz.sh: a fuzz target failed (its output is above)" >&2
+  exit 1
+fi
