@@ -67,7 +67,8 @@ test-quick: ## the inner loop: gofmt, go vet, the unit tests with invariants on 
 	$(GO) vet -tags invariants ./...
 	$(GO) test -short -tags invariants ./...
 
-deps: deps-go deps-npm ## Go modules and npm packages (Node 22)
+deps: ## Go modules, npm packages (Node 22) and Debian's chromium, fetched at once (each waits on the network, not on the others)
+	$(MAKE) --no-print-directory -j3 deps-go deps-npm chromium
 
 deps-go:
 	$(GO) mod download
