@@ -246,30 +246,32 @@ func ReportWith(in Input, o Options) (p Plan, err error) {
 	}
 	normalizeEngine(&in)
 	st := &stopper{f: o.Stop}
-	if in.Parallel.multi() {
-		planLayout(&in, true, st, &p)
-		if st.stopped {
-			return Plan{}, ErrStopped
-		}
-		if p.Failure != nil {
-			err = p.Failure
-		}
-		return p, err
+	if reportValid(&in, st, &p); st.stopped {
+		return Plan{}, ErrStopped
 	}
-	planValid(&in, &p)
-	c := capacity(&in)
-	p.Capacity = &c
-	if !p.Fits {
-		p.Levers, p.Combination = levers(newTrials(&in, st.stop))
-		if p.Levers = withLayoutLevers(&in, p.Levers, st); st.stopped {
-			return Plan{}, ErrStopped
-		}
-		noteGPUs(&p)
-	}
-	sh := newShape(&in.Model, in.Limits.KVDtype)
-	engineReport(&in, &sh, &p)
 	if p.Failure != nil {
 		err = p.Failure
 	}
 	return p, err
+}
+
+// reportValid is ReportWith's report of a validated, normalized input,
+// made into p, the zero Plan; once st reports true, p is to be discarded.
+func reportValid(in *Input, st *stopper, p *Plan) {
+	if in.Parallel.multi() {
+		planLayout(in, true, st, p)
+		return
+	}
+	planValid(in, p)
+	c := capacity(in)
+	p.Capacity = &c
+	if !p.Fits {
+		p.Levers, p.Combination = levers(newTrials(in, st.stop))
+		if p.Levers = withLayoutLevers(in, p.Levers, st); st.stopped {
+			return
+		}
+		noteGPUs(p)
+	}
+	sh := newShape(&in.Model, in.Limits.KVDtype)
+	engineReport(in, &sh, p)
 }
