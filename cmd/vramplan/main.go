@@ -7,6 +7,7 @@
 //	vramplan plan  --engine llama.cpp|vllm|sglang --model … --gpu … [flags]
 //	vramplan plan  --from-flags "ENGINE COMMAND LINE" --gpu CALIBRATION
 //	vramplan solve --model NAME|FILE --gpu CALIBRATION [flags]
+//	vramplan gpus  --model NAME|FILE --max-seq-len N [--max-batch N] [--engine E] [--json] [--sort COLUMN] [--min-memory SIZE] [--label KIND]
 //	vramplan check --log FILE [--model NAME|FILE] --gpu CALIBRATION [--observation OUT]
 //	vramplan observations [upload FILE --to URL [--yes] | list --from URL]
 //	vramplan engines refit --logs DIR [--from URL]
@@ -42,7 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) int{
-		"plan": cmdPlan, "solve": cmdSolve, "check": cmdCheck, "calibrations": cmdCalibrations, "serve": cmdServe,
+		"plan": cmdPlan, "solve": cmdSolve, "gpus": cmdGPUs, "check": cmdCheck, "calibrations": cmdCalibrations, "serve": cmdServe,
 		"models": cmdModels, "observations": cmdObservations, "engines": cmdEngines,
 	}
 	cmd, ok := cmds[args[0]]
@@ -66,6 +67,8 @@ commands:
                 (--engine llama.cpp|vllm|sglang plans under that engine's rules and prints its
                 launch command; --from-flags "llama-server …" reads an engine command line)
   solve         the largest max-seq-len, the largest batch and the fit frontier
+  gpus          which GPUs of the calibration table serve the model at the limits: one each, or the
+                fewest and their layout, with headroom, KV tokens, concurrency and launch command
   check         read an engine's start-up log (--log), plan what it states, show plan against log;
                 --observation FILE writes the log's engine observation
   observations  'upload FILE --to URL' sends an engine observation; 'list --from URL' lists a server's
