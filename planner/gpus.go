@@ -99,7 +99,11 @@ func gpuFit(in *Input, f *GPUFit) {
 	t.Parallel = n.Parallel
 	var p Plan
 	reportValid(&t, nil, &p)
-	b := bindingPlan(&p)
+	b := &p
+	if p.Layout != nil {
+		r, _ := p.RankPlanOf(p.Layout.Binding)
+		b = &r
+	}
 	f.GPUs, f.Parallel, f.Headroom, f.Budget = n.GPUs, n.Parallel, b.Headroom, b.Budget
 	f.KVTokens = b.KV.Blocks * int64(b.KV.BlockTokens)
 	if p.Capacity != nil {
@@ -108,20 +112,6 @@ func gpuFit(in *Input, f *GPUFit) {
 	if b.Engine != nil {
 		f.Launch = b.Engine.Launch
 	}
-}
-
-// bindingPlan is the plan of p's binding rank, p itself for one GPU.
-func bindingPlan(p *Plan) *Plan {
-	l := p.Layout
-	if l == nil {
-		return p
-	}
-	for i := range l.Ranks {
-		if len(l.Ranks[i].Ranks) > 0 && l.Ranks[i].Ranks[0] == l.Binding {
-			return &l.Ranks[i].Plan
-		}
-	}
-	return &l.Ranks[0].Plan
 }
 
 // roomPerGPU is what one GPU of in's calibration leaves its engine past

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/vramplan/vramplan/calibrations"
@@ -23,13 +24,13 @@ func cmdGPUs(args []string, stdout, stderr io.Writer) int {
 	in.register(fs)
 	asJSON := fs.Bool("json", false, "print the rows as JSON (planner.GPUFit)")
 	var f calc.GPUFilter
-	fs.StringVar(&f.Sort, "sort", "", "order the rows by `column`: gpus (fewest GPUs, then most headroom; the default), memory, headroom, kv, seqs or gpu")
+	fs.StringVar(&f.Sort, "sort", "", "order the rows by `column`: "+strings.Join(calc.GPUSortKeys(), ", ")+" (default "+calc.DefaultGPUSort+": fewest GPUs, then most headroom)")
 	fs.Func("min-memory", "show only GPUs of at least `size` of memory, such as 40GiB", func(v string) error {
 		b, err := planner.ParseBytes(v)
 		f.MinMemory = b
 		return err
 	})
-	fs.StringVar(&f.Label, "label", "", "show only GPUs whose calibration is `kind`: measured, community or estimated")
+	fs.StringVar(&f.Label, "label", "", "show only GPUs whose calibration is `kind`: "+strings.Join(calc.GPULabels, ", "))
 	input, code := parseInput(fs, &in, args, stderr)
 	if code >= 0 {
 		return code
