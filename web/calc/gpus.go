@@ -163,8 +163,16 @@ func parseGPUFilter(q values, s *State) error {
 	if err := parseInt(q, "gmin", &s.GMin); err != nil {
 		return err
 	}
+	if s.GMin < 0 || s.GMin > maxGMin {
+		s.GMin = 0
+		return &FieldError{"gmin", "it takes 0 to " + Group(maxGMin) + " GiB"}
+	}
 	return s.GPUFilter().Check()
 }
+
+// maxGMin is the largest gmin, in GiB: far past any GPU, and far from
+// overflowing in bytes.
+const maxGMin = 1 << 20
 
 // GPUFilter is the table's filter the state holds.
 func (s State) GPUFilter() GPUFilter {

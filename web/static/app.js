@@ -279,6 +279,7 @@ function warmUp() {
     () => { const m = models.get(form.elements.model.value); if (m) api.parseModel(m); },
     () => calculate(at(1, 256), true),
     () => calculate(at(256, 1 << 20), true),
+    () => { const p = at(1, 256); if (calculate(p, true) && calsJSON) api.gpus(p.toString(), models.get(p.get('model')), calsJSON); }, // the "Which GPUs" table's call, unpainted
   ];
   const next = (i, done) => idle(() => {
     try {
