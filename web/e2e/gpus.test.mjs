@@ -9,7 +9,7 @@
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { serve, browser, embedded, shot, planJSON, cliFlags, figures, planFigures, mib, group, bin } from './harness.mjs';
+import { serve, browser, embedded, shot, planJSON, cliFlags, figures, planFigures, mib, group, bin, opener, settled } from './harness.mjs';
 
 // The issue's question: Llama-3.3-70B in FP8 at 32k under vLLM.
 const llama = 'model=llama-3.3-70b-instruct-fp8&gpu=h200-linux-cuda13.0&engine=vllm&batch=0&len=32768';
@@ -20,26 +20,7 @@ after(async () => { await chrome?.close(); server?.stop(); });
 const contexts = []; // closed as each test ends (see layout.test.mjs)
 afterEach(async () => { await Promise.all(contexts.splice(0).map((c) => c.close())); });
 
-async function open(query, { path = '', ...opts } = {}) {
-  const ctx = await chrome.newContext(opts);
-  contexts.push(ctx);
-  const page = await ctx.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
-  page.response = await page.goto(`${server.url}${path}?${query}`);
-  if (opts.javaScriptEnabled !== false) await page.waitForSelector('#calc[data-ready="true"]');
-  return page;
-}
-
-// settled returns the page's query once the URL has held still for 300 ms.
-async function settled(page) {
-  let last = page.url();
-  for (let still = 0; still < 3; still++) {
-    await page.waitForTimeout(100);
-    if (page.url() !== last) { last = page.url(); still = -1; }
-  }
-  return new URL(last).search.slice(1);
-}
+const open = opener(() => server, () => chrome, contexts);
 
 // cliRows runs `vramplan gpus --json` for a calculator query, with the
 // table's gsort, gmin and glabel as its --sort, --min-memory and --label,
