@@ -69,22 +69,15 @@ const (
 	layoutTensorFirst
 )
 
-// better reports whether layout a is preferred to b under rule r, given
-// each one's headroom.
-func (r layoutRule) better(a, b Parallel, ha, hb Bytes) bool {
-	if r == layoutMostHeadroom {
-		return ha > hb
+// tensorAt is the i-th tensor-parallel size, from i = 1, that rule r tries
+// for n GPUs: under layoutTensorFirst, from the largest of at most
+// nodeGPUs down, then upward past it, so that the first that fits is the
+// one the rule picks.
+func (r layoutRule) tensorAt(i, n int) int {
+	if k := min(n, nodeGPUs); r == layoutTensorFirst && i <= k {
+		return k - i + 1
 	}
-	return tensorRank(a.Tensor) > tensorRank(b.Tensor)
-}
-
-// tensorRank orders tensor-parallel sizes by layoutTensorFirst's
-// preference: within a node the larger, past it the smaller.
-func tensorRank(tp int) int {
-	if tp <= nodeGPUs {
-		return tp
-	}
-	return -tp
+	return i
 }
 
 // minGPUsShared is minGPUs charging *work, which other layout searches of
@@ -117,7 +110,8 @@ func minGPUsBy(in *Input, r layoutRule, work *int, st *stopper) GPUCount {
 func bestOfCount(t *Input, n int, r layoutRule, work *int, st *stopper) (GPUCount, bool) {
 	var best GPUCount
 	found := false
-	for tp := 1; tp <= n && *work < maxGPUWork; tp++ {
+	for i := 1; i <= n && *work < maxGPUWork; i++ {
+		tp := r.tensorAt(i, n)
 		if n%tp != 0 {
 			continue
 		}
@@ -132,8 +126,11 @@ func bestOfCount(t *Input, n int, r layoutRule, work *int, st *stopper) (GPUCoun
 		}
 		p := Parallel{Tensor: tp, Pipeline: n / tp}
 		over, ok := tryLayout(t, p)
-		if ok && over <= 0 && (!found || r.better(p, best.Parallel, -over, best.Headroom)) {
+		if ok && over <= 0 && (!found || -over > best.Headroom) {
 			best, found = GPUCount{GPUs: n, Parallel: p.sizes(), Headroom: -over}, true
+			if r == layoutTensorFirst {
+				break // the rule's order: the first that fits is its pick
+			}
 		}
 	}
 	return best, found
