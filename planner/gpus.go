@@ -98,7 +98,7 @@ func gpuFit(in *Input, f *GPUFit) {
 	t := *in
 	t.Parallel = n.Parallel
 	var p Plan
-	reportValid(&t, nil, &p)
+	reportValid(&t, depthRow, nil, &p)
 	b := &p
 	if p.Layout != nil {
 		r, _ := p.RankPlanOf(p.Layout.Binding)

@@ -204,3 +204,14 @@ func BenchmarkGPUs(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGPUsSeed is the same table under vramplan's own engine, the
+// page's default.
+func BenchmarkGPUsSeed(b *testing.B) {
+	in, cals := gpusInput(b, "llama-3.3-70b-instruct-fp8", planner.EngineSeed)
+	for b.Loop() {
+		if _, err := planner.GPUs(in, cals); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -187,13 +187,6 @@ func shapeOf[T any](xs []T, key func(*T) string) string {
 	return strings.Join(keys, "\n")
 }
 
-func gpuRowClass(fits bool) string {
-	if fits {
-		return "fits"
-	}
-	return "nofit"
-}
-
 func tickShape(c calc.Chart) string {
 	labels := make([]string, len(c.YTicks))
 	for i, t := range c.YTicks {

@@ -92,7 +92,7 @@ dl { display: flex; gap: 1.2rem; margin: .5rem 0; } dt { font-size: .8rem; color
 :host(:not([view="gpus"])) .gpus-view, :host([view="gpus"]) .plan, :host([data-state="error"]) .gpus-view, :host([data-state="loading"]) .gpus-view { display: none; }
 .table-scroll { overflow-x: auto; } table { border-collapse: collapse; font-size: .85rem; width: 100%; }
 caption { text-align: left; color: var(--muted); } th, td { text-align: left; padding: .25rem .4rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
-.num { text-align: right; font-variant-numeric: tabular-nums; } tr.nofit td { color: var(--muted); } th[scope=row] { font-weight: 400; }
+.num { text-align: right; font-variant-numeric: tabular-nums; } tr[data-fits=false] td { color: var(--muted); } thead a:not([href]) { color: inherit; } th[scope=row] { font-weight: 400; }
 .tag { font-size: .75rem; padding: 0 .35rem; border-radius: 1rem; border: 1px solid; } code { font-size: .75rem; }
 [aria-sort=ascending] a::after { content: " ▲"; } [aria-sort=descending] a::after { content: " ▼"; }
 :host(:not([data-state="error"])) .error, :host(:not([data-state="error"])) .choices { display: none; }
