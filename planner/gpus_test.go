@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/vramplan/vramplan/calibrations"
@@ -214,4 +215,26 @@ func BenchmarkGPUsSeed(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// The GPUs of the calibration table that serve Llama-3.3-70B in FP8 at
+// 32k tokens under vLLM, fewest first: the cards of 80 GB and more, the
+// rest by how many of them it takes, in which layout.
+func ExampleGPUs() {
+	m, _ := catalog.Lookup("llama-3.3-70b-instruct-fp8")
+	cals, _ := calibrations.All()
+	in := planner.Input{Model: m, Limits: planner.Limits{MaxSeqLen: 32768}, Serving: planner.Serving{Engine: planner.EngineVLLM}}
+	fits, err := planner.GPUs(in, cals)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range fits[:4] {
+		fmt.Printf("%s: %d × %s (%s), %d KV tokens, %d at once\n", f.Calibration, f.GPUs, f.Parallel, f.Label, f.KVTokens, f.Concurrency)
+	}
+	// Output:
+	// est-b200-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 301536 KV tokens, 9 at once
+	// h200-linux-cuda13.0: 1 × tensor_parallel 1 × pipeline_parallel 1 (measured), 183168 KV tokens, 5 at once
+	// est-a100-80gb-linux: 2 × tensor_parallel 2 × pipeline_parallel 1 (estimated), 249344 KV tokens, 7 at once
+	// est-h100-pcie-linux: 2 × tensor_parallel 2 × pipeline_parallel 1 (estimated), 223152 KV tokens, 6 at once
 }
