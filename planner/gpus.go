@@ -49,9 +49,9 @@ func (f *GPUFit) Fits() bool { return f.GPUs > 0 }
 // the largest tensor-parallel size of at most eight (a node) that the
 // model's shape divides and the rest in pipeline stages. Each card plans at
 // its own device total: in's budget, layout and per-rank calibrations are
-// not used. The fits come fewest GPUs first, then most headroom, and the
-// cards no layout serves last (ties: the most KV tokens). An input that cannot be planned is an
-// *InputError, as Validate reports it on the first calibration.
+// not used. The fits come fewest GPUs first, then most headroom, then most
+// KV tokens, and the cards no layout serves last. An input that cannot be
+// planned on a calibration is an *InputError, as Validate reports it.
 func GPUs(in Input, cals []Calibration) ([]GPUFit, error) {
 	in.Budget, in.Parallel, in.Rank = 0, Parallel{}, nil
 	fits := make([]GPUFit, len(cals))
