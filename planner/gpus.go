@@ -34,9 +34,9 @@ type GPUFit struct {
 	// Launch is the engine's command line for the layout; empty for the
 	// seed's engine, which has none.
 	Launch string `json:"launch,omitempty"`
-	// TooSmall reports that not even one layer's share of the weights fits
-	// beside the driver's charges on one of these GPUs, so no number of
-	// them serves the model.
+	// TooSmall reports that not even one layer fits on one of these GPUs
+	// (tooSmall), so no number of them serves the input; a card that is not
+	// too small but that no layout within the search serves has GPUs 0 too.
 	TooSmall bool `json:"too_small,omitempty"`
 }
 
@@ -45,9 +45,9 @@ func (f *GPUFit) Fits() bool { return f.GPUs > 0 }
 
 // GPUs answers, for every calibration in cals, how many of its GPUs serve
 // in's model at in's limits under in's engine, with one replica: one GPU
-// when one holds it, else the fewest GPUs in any tensor × pipeline layout,
-// the largest tensor-parallel size of at most eight (a node) that the
-// model's shape divides and the rest in pipeline stages. Each card plans at
+// when one holds it, else the fewest GPUs in a tensor × pipeline layout of
+// at most eight tensor-parallel GPUs (a node), the largest such size that
+// the model's shape divides and the rest in pipeline stages. Each card plans at
 // its own device total: in's budget, layout and per-rank calibrations are
 // not used. The fits come fewest GPUs first, then most headroom, then most
 // KV tokens, and the cards no layout serves last. An input that cannot be
@@ -89,10 +89,12 @@ func fitBefore(a, b *GPUFit) bool {
 func gpuFit(in *Input, f *GPUFit) {
 	c := &in.Calibration
 	f.Calibration, f.GPU, f.Label, f.DeviceTotal = c.ID, c.GPU, c.Kind(), c.DeviceTotal
+	if f.TooSmall = tooSmall(in); f.TooSmall {
+		return // no search: no layout can fit
+	}
 	work := 0
 	n := minGPUsBy(in, layoutTensorFirst, &work, nil)
 	if n.GPUs == 0 {
-		f.TooSmall = roomPerGPU(in) < layerShare(&in.Model)
 		return
 	}
 	t := *in
@@ -112,6 +114,57 @@ func gpuFit(in *Input, f *GPUFit) {
 	if b.Engine != nil {
 		f.Launch = b.Engine.Launch
 	}
+}
+
+// tooSmall reports whether not even one layer fits on one of in's GPUs,
+// so that no layout GPUs tries can: whether the GPU's room past the
+// driver's charges is below one layer's share of the weights, or whether a
+// middle stage of a stage-per-layer layout is over its budget at every
+// tensor-parallel size of at most nodeGPUs that the model's shape divides
+// (at each size such a stage is the least a layout puts on a GPU; across
+// sizes the communication buffers grow as the shares shrink). It answers
+// false where it cannot tell: llama.cpp's splits, a model of fewer than
+// three layers, and an engine whose budget on a GPU depends on the layout
+// (SGLang's reserve grows with tp and pp), where a deeper layout can hold
+// less; the fewest-GPUs search then decides.
+func tooSmall(in *Input) bool {
+	if roomPerGPU(in) < layerShare(&in.Model) {
+		return true
+	}
+	n := in.Model.NumLayers()
+	if n < 3 || n*nodeGPUs > maxWorld {
+		return false
+	}
+	tried := false
+	for tp := 1; tp <= nodeGPUs; tp++ {
+		fits, ok := layerFits(in, tp, n)
+		if ok && fits {
+			return false
+		}
+		tried = tried || ok
+	}
+	return tried
+}
+
+// layerFits reports whether a middle stage of in's model in n stages of
+// one layer, split tp ways, fits its GPU; ok is false when that layout is
+// not valid or its answer cannot stand for the others (see tooSmall).
+func layerFits(in *Input, tp, n int) (fits, ok bool) {
+	t := *in
+	p := &t.Parallel
+	*p = Parallel{Tensor: tp, Pipeline: n}
+	if validateParallel(&t) != nil {
+		return false, false
+	}
+	if llamaTensor(&t) || p.llamaSplit() {
+		return true, true // cannot tell: as if it fits
+	}
+	var r Input
+	rankInput(&t, p.coord(tp*(n/2)), &t.Calibration, &r)
+	if budgetOf(&r) != budgetOf(in) {
+		return true, true
+	}
+	return evalTotal(&r) <= budgetOf(&r), true
 }
 
 // roomPerGPU is what one GPU of in's calibration leaves its engine past

@@ -163,6 +163,10 @@ func tiny() planner.Calibration {
 		Context: 512 * planner.MiB, LibraryReserve: 64 * planner.MiB}
 }
 
+// TestGPUsTooSmall checks that a card too small even for one layer says
+// so, and that no card said to be too small has a layout MinGPUs finds:
+// DeepSeek-V3 at 256 sequences of 131,072 tokens, whose one layer's KV
+// alone outgrows the smaller cards.
 func TestGPUsTooSmall(t *testing.T) {
 	in, _ := gpusInput(t, "llama-3.3-70b-instruct-fp8", planner.EngineSeed)
 	fits, err := planner.GPUs(in, []planner.Calibration{tiny()})
@@ -172,13 +176,26 @@ func TestGPUsTooSmall(t *testing.T) {
 	if f := fits[0]; f.Fits() || !f.TooSmall {
 		t.Errorf("GPUs(70B on 1 GiB) = %+v, want no fit and TooSmall", f)
 	}
-	in, _ = gpusInput(t, "qwen3-0.6b-bf16", planner.EngineSeed)
-	fits, err = planner.GPUs(in, []planner.Calibration{tiny()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fits[0].TooSmall {
-		t.Errorf("GPUs(0.6B on 1 GiB).TooSmall = true, want false: a layer is %v", in.Model.Weights.Bytes/planner.Bytes(in.Model.NumLayers()))
+	for _, e := range []planner.EngineName{planner.EngineSeed} { // vLLM starts once one request fits: every card does
+		in, cals := gpusInput(t, "deepseek-v3-fp8", e)
+		in.Limits.MaxSeqLen, in.Limits.MaxBatch = 131072, 256
+		fits, err := planner.GPUs(in, cals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		small := 0
+		for _, f := range fits {
+			if !f.TooSmall {
+				continue
+			}
+			small++
+			if n, err := planner.MinGPUs(on(in, calibrationByID(cals, f.Calibration), planner.Parallel{})); err != nil || n.GPUs != 0 {
+				t.Errorf("%s: %s is too small, but MinGPUs finds %d GPUs (%v)", e, f.Calibration, n.GPUs, err)
+			}
+		}
+		if small == 0 {
+			t.Errorf("%s: no card is too small for DeepSeek-V3 at 256 × 131,072 tokens", e)
+		}
 	}
 }
 

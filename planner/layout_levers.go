@@ -64,18 +64,25 @@ const (
 	// binding rank (the failure report's lever, MinGPUs).
 	layoutMostHeadroom layoutRule = iota
 	// layoutTensorFirst picks the largest tensor-parallel size of at most
-	// nodeGPUs, the rest in pipeline stages, as people deploy (GPUs); past
-	// it, the smallest tensor-parallel size.
+	// nodeGPUs, the rest in pipeline stages, as people deploy (GPUs); it
+	// tries no larger tensor-parallel size.
 	layoutTensorFirst
 )
 
+// tensors is how many tensor-parallel sizes rule r tries for n GPUs.
+func (r layoutRule) tensors(n int) int {
+	if r == layoutTensorFirst {
+		return min(n, nodeGPUs)
+	}
+	return n
+}
+
 // tensorAt is the i-th tensor-parallel size, from i = 1, that rule r tries
 // for n GPUs: under layoutTensorFirst, from the largest of at most
-// nodeGPUs down, then upward past it, so that the first that fits is the
-// one the rule picks.
+// nodeGPUs down, so that the first that fits is the one the rule picks.
 func (r layoutRule) tensorAt(i, n int) int {
-	if k := min(n, nodeGPUs); r == layoutTensorFirst && i <= k {
-		return k - i + 1
+	if r == layoutTensorFirst {
+		return r.tensors(n) - i + 1
 	}
 	return i
 }
@@ -110,7 +117,7 @@ func minGPUsBy(in *Input, r layoutRule, work *int, st *stopper) GPUCount {
 func bestOfCount(t *Input, n int, r layoutRule, work *int, st *stopper) (GPUCount, bool) {
 	var best GPUCount
 	found := false
-	for i := 1; i <= n && *work < maxGPUWork; i++ {
+	for i := 1; i <= r.tensors(n) && *work < maxGPUWork; i++ {
 		tp := r.tensorAt(i, n)
 		if n%tp != 0 {
 			continue

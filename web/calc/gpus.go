@@ -150,7 +150,7 @@ func FitNote(f *planner.GPUFit) string {
 	case f.TooSmall:
 		return "too small even for one layer"
 	}
-	return "no layout of up to 4,096 GPUs fits"
+	return "no layout within the search fits"
 }
 
 // parseGPUFilter reads the table's keys: gsort, gmin (whole GiB) and
