@@ -272,9 +272,10 @@ func gpuHeader(s *State, c, sorted *GPUColumn, h *GPUHeader) {
 	h.Href = "?" + h.Query
 }
 
-// gpuRow fills r, fit f's row in the table of s; s is changed.
+// gpuRow fills r, fit f's row in the table of s; s is changed. Its link
+// plans as the row did: on its GPU in its layout, at the GPU's own total.
 func gpuRow(s *State, f *planner.GPUFit, r *GPURow) {
-	s.GPU, s.TP, s.PP, s.EP, s.DP, s.TS = f.Calibration, f.Parallel.Tensor, f.Parallel.Pipeline, 0, 0, ""
+	s.GPU, s.TP, s.PP, s.EP, s.DP, s.TS, s.Budget = f.Calibration, f.Parallel.Tensor, f.Parallel.Pipeline, 0, 0, "", 0
 	r.Query = s.Encode()
 	r.Href = "?" + r.Query
 	r.ID, r.GPU, r.Label, r.Memory, r.Launch = f.Calibration, f.GPU, f.Label, f.DeviceTotal.String(), f.Launch

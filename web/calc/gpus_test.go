@@ -65,3 +65,16 @@ func TestLayoutText(t *testing.T) {
 		}
 	}
 }
+
+// TestGPURowLink checks that a row's link is the state on the row's GPU in
+// its layout at the GPU's own total, the rest of the state kept.
+func TestGPURowLink(t *testing.T) {
+	s := State{Model: "m", GPU: "other", Len: 8192, Batch: 4, Budget: 30 * planner.GiB, TP: 3, EP: 2, DP: 2, TS: "1,2", GSort: "kv"}
+	f := planner.GPUFit{Calibration: "c", GPUs: 16, Parallel: planner.Parallel{Tensor: 8, Pipeline: 2}}
+	var r GPURow
+	gpuRow(&s, &f, &r)
+	want := State{Model: "m", GPU: "c", Len: 8192, Batch: 4, TP: 8, PP: 2, GSort: "kv"}
+	if r.Query != want.Encode() || r.Href != "?"+want.Encode() {
+		t.Errorf("the row links to %q, want %q", r.Query, want.Encode())
+	}
+}
