@@ -166,18 +166,18 @@ func rankInput(in *Input, c coord, cal *Calibration, t *Input) {
 	}
 }
 
-// planLayout plans a validated layout input into top, the zero Plan;
-// report adds what Report adds, its lever search asking st (nil: never
-// stop). Each rank's plan is made in its place in the layout.
-func planLayout(in *Input, report bool, st *stopper, top *Plan) {
+// planLayout plans a validated layout input into top, the zero Plan, to
+// depth d, its lever search asking st (nil: never stop). Each rank's plan
+// is made in its place in the layout.
+func planLayout(in *Input, d depth, st *stopper, top *Plan) {
 	gs := rankGroups(in)
 	rs := make([]RankPlan, len(gs))
 	for i := range gs {
 		p := &rs[i].Plan
 		rs[i].Ranks = gs[i].in.Rank.Ranks
 		planValid(&gs[i].in, p)
-		if report {
-			c := capacity(&gs[i].in)
+		if d >= depthRow {
+			c := capacity(&gs[i].in, d == depthReport)
 			p.Capacity = &c
 			sh := newShape(&gs[i].in.Model, gs[i].in.Limits.KVDtype)
 			engineReport(&gs[i].in, &sh, p)
@@ -186,7 +186,7 @@ func planLayout(in *Input, report bool, st *stopper, top *Plan) {
 	}
 	bind := binding(rs)
 	joinPlans(in, rs, bind, top)
-	if report && !top.Fits {
+	if d == depthReport && !top.Fits {
 		top.Levers, top.Combination = layoutFailureLevers(in, gs, bind, st)
 		llamaOffloadNote(in, rs)
 	}
@@ -367,10 +367,10 @@ func (p *Plan) RankPlanOf(r int) (Plan, bool) {
 }
 
 // planAny plans a validated input on one GPU or as a layout into p, the
-// zero Plan.
-func planAny(in *Input, report bool, p *Plan) {
+// zero Plan: the plan alone.
+func planAny(in *Input, p *Plan) {
 	if in.Parallel.multi() {
-		planLayout(in, report, nil, p)
+		planLayout(in, depthPlan, nil, p)
 		return
 	}
 	planValid(in, p)

@@ -51,31 +51,74 @@ func minGPUs(in *Input, st *stopper) GPUCount {
 	return minGPUsShared(in, &work, st)
 }
 
+// nodeGPUs is how many GPUs one node usually holds: the GPUs tensor
+// parallelism spans before a layout goes to pipeline stages (vLLM's and
+// SGLang's guidance: tensor parallel within a node, pipeline across).
+const nodeGPUs = 8
+
+// A layoutRule picks one of the layouts of the same count that fit.
+type layoutRule int
+
+const (
+	// layoutMostHeadroom picks the one with the most headroom on its
+	// binding rank (the failure report's lever, MinGPUs).
+	layoutMostHeadroom layoutRule = iota
+	// layoutTensorFirst picks the largest tensor-parallel size of at most
+	// nodeGPUs, the rest in pipeline stages, as people deploy (GPUs); it
+	// tries no larger tensor-parallel size.
+	layoutTensorFirst
+)
+
+// tensors is how many tensor-parallel sizes rule r tries for n GPUs.
+func (r layoutRule) tensors(n int) int {
+	if r == layoutTensorFirst {
+		return min(n, nodeGPUs)
+	}
+	return n
+}
+
+// tensorAt is the i-th tensor-parallel size, from i = 1, that rule r tries
+// for n GPUs: under layoutTensorFirst, from the largest of at most
+// nodeGPUs down, so that the first that fits is the one the rule picks.
+func (r layoutRule) tensorAt(i, n int) int {
+	if r == layoutTensorFirst {
+		return r.tensors(n) - i + 1
+	}
+	return i
+}
+
 // minGPUsShared is minGPUs charging *work, which other layout searches of
 // the same report may have charged already.
 func minGPUsShared(in *Input, work *int, st *stopper) GPUCount {
+	return minGPUsBy(in, layoutMostHeadroom, work, st)
+}
+
+// minGPUsBy is the fewest-GPUs search picking among the layouts of the
+// fewest GPUs by rule r.
+func minGPUsBy(in *Input, r layoutRule, work *int, st *stopper) GPUCount {
 	t := *in
 	t.Parallel, t.Rank = Parallel{}, nil
-	fixed := satAdd(t.Calibration.context(t.Features.EagerModuleLoading), t.Calibration.library(t.Features.EagerModuleLoading))
-	room := budgetOf(&t) - fixed
+	room := roomPerGPU(&t)
 	if room <= 0 {
 		return GPUCount{}
 	}
 	for n := max(1, int(min(ceilDiv(int64(t.Model.Weights.Bytes), int64(room)), maxWorld))); n <= maxWorld && *work < maxGPUWork && !st.stop(); n++ {
-		if best, ok := bestOfCount(&t, n, work, st); ok {
+		if best, ok := bestOfCount(&t, n, r, work, st); ok {
 			return best
 		}
 	}
 	return GPUCount{}
 }
 
-// bestOfCount tries every tensor × pipeline layout of n GPUs, adding the
-// work each costs to *work and stopping once it passes maxGPUWork or st
-// reports true (then it reports no fit).
-func bestOfCount(t *Input, n int, work *int, st *stopper) (GPUCount, bool) {
+// bestOfCount tries every tensor × pipeline layout of n GPUs and returns
+// the one rule r prefers of those that fit, adding the work each costs to
+// *work and stopping once it passes maxGPUWork or st reports true (then it
+// reports no fit).
+func bestOfCount(t *Input, n int, r layoutRule, work *int, st *stopper) (GPUCount, bool) {
 	var best GPUCount
 	found := false
-	for tp := 1; tp <= n && *work < maxGPUWork; tp++ {
+	for i := 1; i <= r.tensors(n) && *work < maxGPUWork; i++ {
+		tp := r.tensorAt(i, n)
 		if n%tp != 0 {
 			continue
 		}
@@ -92,6 +135,9 @@ func bestOfCount(t *Input, n int, work *int, st *stopper) (GPUCount, bool) {
 		over, ok := tryLayout(t, p)
 		if ok && over <= 0 && (!found || -over > best.Headroom) {
 			best, found = GPUCount{GPUs: n, Parallel: p.sizes(), Headroom: -over}, true
+			if r == layoutTensorFirst {
+				break // the rule's order: the first that fits is its pick
+			}
 		}
 	}
 	return best, found

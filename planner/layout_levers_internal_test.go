@@ -15,7 +15,7 @@ func TestMinGPUsWorkBounded(t *testing.T) {
 	}
 	work := 0
 	for n := 1; n <= maxWorld && work < maxGPUWork; n++ {
-		if c, ok := bestOfCount(&in, n, &work, nil); ok {
+		if c, ok := bestOfCount(&in, n, layoutMostHeadroom, &work, nil); ok {
 			t.Fatalf("%d GPUs fit (%v); the test needs an input that no layout fits", n, c.Parallel)
 		}
 	}

@@ -212,7 +212,7 @@ func PlanMemory(in Input) (p Plan, err error) {
 		return Plan{}, err
 	}
 	normalizeEngine(&in)
-	planAny(&in, false, &p) // into the result: no copy of the Plan on the way out
+	planAny(&in, &p) // into the result: no copy of the Plan on the way out
 	if p.Failure != nil {
 		err = p.Failure
 	}
@@ -246,30 +246,47 @@ func ReportWith(in Input, o Options) (p Plan, err error) {
 	}
 	normalizeEngine(&in)
 	st := &stopper{f: o.Stop}
-	if in.Parallel.multi() {
-		planLayout(&in, true, st, &p)
-		if st.stopped {
-			return Plan{}, ErrStopped
-		}
-		if p.Failure != nil {
-			err = p.Failure
-		}
-		return p, err
+	if reportValid(&in, depthReport, st, &p); st.stopped {
+		return Plan{}, ErrStopped
 	}
-	planValid(&in, &p)
-	c := capacity(&in)
-	p.Capacity = &c
-	if !p.Fits {
-		p.Levers, p.Combination = levers(newTrials(&in, st.stop))
-		if p.Levers = withLayoutLevers(&in, p.Levers, st); st.stopped {
-			return Plan{}, ErrStopped
-		}
-		noteGPUs(&p)
-	}
-	sh := newShape(&in.Model, in.Limits.KVDtype)
-	engineReport(&in, &sh, &p)
 	if p.Failure != nil {
 		err = p.Failure
 	}
 	return p, err
+}
+
+// A depth is how much of a report a plan is made with.
+type depth uint8
+
+const (
+	// depthPlan is the plan alone (PlanMemory).
+	depthPlan depth = iota
+	// depthRow adds what a row of GPUs says: the sequences of max_seq_len
+	// that fit, and the engine's report with its launch command.
+	depthRow
+	// depthReport adds the longest sequence at the batch and, for a plan
+	// that does not fit, the levers (Report).
+	depthReport
+)
+
+// reportValid is ReportWith's report of a validated, normalized input to
+// depth d (depthRow or depthReport), made into p, the zero Plan; once st
+// reports true, p is to be discarded.
+func reportValid(in *Input, d depth, st *stopper, p *Plan) {
+	if in.Parallel.multi() {
+		planLayout(in, d, st, p)
+		return
+	}
+	planValid(in, p)
+	c := capacity(in, d == depthReport)
+	p.Capacity = &c
+	if !p.Fits && d == depthReport {
+		p.Levers, p.Combination = levers(newTrials(in, st.stop))
+		if p.Levers = withLayoutLevers(in, p.Levers, st); st.stopped {
+			return
+		}
+		noteGPUs(p)
+	}
+	sh := newShape(&in.Model, in.Limits.KVDtype)
+	engineReport(in, &sh, p)
 }

@@ -181,13 +181,18 @@ func Solve(in Input, n int) (Solution, error) {
 	return sol, nil
 }
 
-// capacity is what the KV pool and headroom of a validated input hold.
-func capacity(in *Input) Capacity {
+// capacity is what the KV pool and headroom of a validated input hold;
+// without lens, MaxLenAtBatch is left 0 (its search is most of the cost).
+func capacity(in *Input, lens bool) Capacity {
 	sh, l, budget := newShape(&in.Model, in.Limits.KVDtype), resolve(&in.Limits), budgetOf(in)
 	s := &sh
 	seqs := batchAt(in, s, l, budget)
 	if l.batch == 0 {
 		l.batch = seqs
 	}
-	return Capacity{MaxSeqsAtMaxLen: seqs, MaxLenAtBatch: lenAt(in, s, l, max(l.batch, 1), maxSeqLen, budget)}
+	c := Capacity{MaxSeqsAtMaxLen: seqs}
+	if lens {
+		c.MaxLenAtBatch = lenAt(in, s, l, max(l.batch, 1), maxSeqLen, budget)
+	}
+	return c
 }

@@ -14,7 +14,8 @@ import "github.com/vramplan/vramplan/web/calc"
 // Component is the shadow root of <vram-calculator>, rendered once, empty,
 // by go generate ./web/static into static/component.js: the element's
 // script paints it with static/bind.js as the page paints Result, from the
-// same rows (Protos), so the element builds no row of its own.
+// same rows (Protos), so the element builds no row of its own. With
+// view="gpus" it shows the "Which GPUs" table (GPUs) instead of one plan.
 func Component() templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -63,7 +64,7 @@ func Component() templ.Component {
 		var templ_7745c5c3_Var2 string
 		templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(calc.BatchMax)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/component.templ`, Line: 25, Col: 119}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/component.templ`, Line: 26, Col: 119}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
 		if templ_7745c5c3_Err != nil {
@@ -76,17 +77,29 @@ func Component() templ.Component {
 		var templ_7745c5c3_Var3 string
 		templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(calc.LenSteps)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/component.templ`, Line: 26, Col: 127}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/component.templ`, Line: 27, Col: 127}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" data-testid=\"wc-len\" aria-label=\"Max sequence length\"></label><dl><div><dt data-testid=\"wc-total-label\">Total MiB<span data-v=\"text=, {across}\"></span></dt><dd data-testid=\"wc-total\" data-v=\"text={total_mib}\"></dd></div><div><dt>Sequences at this length</dt><dd data-testid=\"wc-max-seqs\" data-v=\"text={max_seqs}\"></dd></div><div><dt>Longest at this batch</dt><dd data-testid=\"wc-max-len\" data-v=\"text={max_len}\"></dd></div></dl><a data-testid=\"wc-link\" target=\"_blank\" rel=\"noopener\">Open in vramplan</a></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" data-testid=\"wc-len\" aria-label=\"Max sequence length\"></label><dl><div><dt data-testid=\"wc-total-label\">Total MiB<span data-v=\"text=, {across}\"></span></dt><dd data-testid=\"wc-total\" data-v=\"text={total_mib}\"></dd></div><div><dt>Sequences at this length</dt><dd data-testid=\"wc-max-seqs\" data-v=\"text={max_seqs}\"></dd></div><div><dt>Longest at this batch</dt><dd data-testid=\"wc-max-len\" data-v=\"text={max_len}\"></dd></div></dl><a data-testid=\"wc-link\" target=\"_blank\" rel=\"noopener\">Open in vramplan</a></div><div class=\"gpus-view\" data-testid=\"wc-gpus\"><p class=\"subject\" data-testid=\"wc-gpus-subject\"></p><p class=\"error\" role=\"alert\" data-testid=\"gpus-error\" data-v=\"text={error}; hidden=!{error}\" hidden></p>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = gpuTable(calc.GPUsView{}).Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		templ_7745c5c3_Err = Protos().Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = GPUProtos().Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

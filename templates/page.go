@@ -33,7 +33,10 @@ type Page struct {
 	Models []Option // the catalog
 	GPUs   []Option // the calibrations
 	View   calc.View
-	Error  string // the state could not be read or resolved
+	// Table is the "Which GPUs" table of the state; nil when the state
+	// cannot be planned.
+	Table *calc.GPUsView
+	Error string // the state could not be read or resolved
 	// Choices are the entries an ambiguous GPU name could mean: the page
 	// is then the chooser (Chooser), not the calculator.
 	Choices []Choice
@@ -167,6 +170,23 @@ func itemShape(v calc.View) string {
 	return strings.Join(keys, "\n")
 }
 
+func columnShape(t calc.GPUsView) string {
+	return shapeOf(t.Columns, func(c *calc.GPUHeader) string { return c.Key })
+}
+
+func rowShape(t calc.GPUsView) string {
+	return shapeOf(t.Rows, func(r *calc.GPURow) string { return r.ID })
+}
+
+// shapeOf is a list's shape: each element's data-key value, one a line.
+func shapeOf[T any](xs []T, key func(*T) string) string {
+	keys := make([]string, len(xs))
+	for i := range xs {
+		keys[i] = key(&xs[i])
+	}
+	return strings.Join(keys, "\n")
+}
+
 func tickShape(c calc.Chart) string {
 	labels := make([]string, len(c.YTicks))
 	for i, t := range c.YTicks {
@@ -239,8 +259,8 @@ type Attribute struct {
 }
 
 // ComponentAttributes are <vram-calculator>'s attributes, in the order the
-// element reads them; every one but theme is the calculator URL's key of
-// the same name.
+// element reads them; every one but view and theme is the calculator URL's
+// key of the same name.
 var ComponentAttributes = []Attribute{
 	{"model", "a catalog id in any case, or an unambiguous prefix (as vramplan plan --model takes it)", "the model planned; required"},
 	{"gpu", "a calibration id in any case, or an unambiguous prefix (as --gpu takes it)", "the GPU planned; required"},
@@ -257,6 +277,10 @@ var ComponentAttributes = []Attribute{
 	{"ts", `one share per GPU: "3,1"`, `llama.cpp's tensor split (-ts), under engine="llama.cpp" with more than one GPU`},
 	{"sm", "layer or tensor", `llama.cpp's split mode (-sm), under engine="llama.cpp": how the layout's GPUs split the model`},
 	{"ngl", "a layer count", `llama.cpp's -ngl, the layers on the GPUs counted over all of them, under engine="llama.cpp"`},
+	{"view", "plan or gpus", `what the element shows: one GPU's plan (plan, the default), or the "Which GPUs" table of every GPU for the model, length, batch and engine (gpus; gpu is then not needed)`},
+	{"gsort", oneOf(calc.GPUSortKeys()), `under view="gpus", the table's order; absent, the fewest GPUs first`},
+	{"gmin", "GiB", `under view="gpus", the least memory a GPU shown has`},
+	{"glabel", oneOf(calc.GPULabels), `under view="gpus", the calibrations shown`},
 	{"theme", "light, dark or auto", "the element's colours; auto, the default, follows the reader's prefers-color-scheme"},
 }
 

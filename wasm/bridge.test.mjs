@@ -54,6 +54,20 @@ test('calculate passes the model and calibration only when they change, so calle
   assert.equal(api.calculate(q, ...docs(b)), vb);
 });
 
+test('gpus answers every calibration, taking turns with calculate over the model they share', async () => {
+  const [a, b] = await Promise.all(['b1-qwen3-4b-fp8', 'a43-example'].map(async (n) => JSON.parse(await read(`planner/testdata/golden/${n}.input.json`))));
+  const cals = JSON.stringify([a.calibration, b.calibration]);
+  const q = 'batch=1&len=4096';
+  const ta = api.gpus(q, JSON.stringify(a.model), cals);
+  const rows = JSON.parse(ta).rows;
+  assert.deepEqual(rows.map((r) => r.id).sort(), [a.calibration.id, b.calibration.id].sort());
+  const vb = api.calculate(q, JSON.stringify(b.model), JSON.stringify(b.calibration)); // the module now holds b's model
+  assert.equal(api.gpus(q, JSON.stringify(a.model), cals), ta, 'gpus passes its model again once calculate changed it');
+  assert.equal(api.calculate(q, JSON.stringify(b.model), JSON.stringify(b.calibration)), vb, 'and calculate its own');
+  assert.throws(() => api.gpus('gsort=speed', JSON.stringify(a.model), cals), (e) => e.field === 'gsort' && /sorted by/.test(e.message));
+  assert.equal(JSON.parse(api.gpus(`${q}&gsort=gpu`, JSON.stringify(a.model), cals)).columns.find((c) => c.key === 'gpu').aria, 'ascending');
+});
+
 test('calculate gives the plan document figures', async () => {
   const input = JSON.parse(await read('planner/testdata/golden/b1-qwen3-4b-fp8.input.json'));
   const plan = JSON.parse(await read('planner/testdata/golden/b1-qwen3-4b-fp8.plan.json'));

@@ -22,6 +22,10 @@ export type CalibrationJSON = string;
 export type StateJSON = string;
 /** What the calculator shows for a state (calc.View). */
 export type ViewJSON = string;
+/** The "Which GPUs" table of a state (calc.GPUsView). */
+export type GPUsViewJSON = string;
+/** The calibration table: an array of calibration documents (planner.Calibration). */
+export type CalibrationsJSON = string;
 /** A URL query holding a state, e.g. "model=m&gpu=g&batch=8&len=4096". */
 export type Query = string;
 
@@ -50,6 +54,13 @@ export interface Vramplan {
    * hot path. Leave model and calibration out to reuse the last call's.
    */
   calculate(query: Query, model?: ModelJSON, calibration?: CalibrationJSON): ViewJSON;
+  /**
+   * The "Which GPUs" table of a query's state: the model at the state's
+   * limits and engine on every calibration of the array (planner.GPUs),
+   * filtered and sorted as its gsort, gmin and glabel say. Leave model and
+   * calibrations out to reuse the last call's (calculate's model counts).
+   */
+  gpus(query: Query, model?: ModelJSON, calibrations?: CalibrationsJSON): GPUsViewJSON;
   /** The length, in tokens, at a position of the length slider (0..48). */
   lenAt(index: number): number;
   /** The length slider's position nearest to a length in tokens. */

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/templates"
 	"github.com/vramplan/vramplan/web/calc"
 )
 
@@ -102,6 +103,17 @@ func (a *app) report(c echo.Context, in planner.Input) error {
 
 // view answers GET /api/view: what the page shows for the URL's state.
 func (a *app) view(c echo.Context) error {
+	return a.pageJSON(c, func(p *templates.Page) any { return p.View })
+}
+
+// gpus answers GET /api/gpus: the "Which GPUs" table of the URL's state.
+func (a *app) gpus(c echo.Context) error {
+	return a.pageJSON(c, func(p *templates.Page) any { return p.Table })
+}
+
+// pageJSON answers with part of the page of the URL's state, or with the
+// error that page shows.
+func (a *app) pageJSON(c echo.Context, part func(*templates.Page) any) error {
 	k := a.catalogFor(c)
 	if k.err != nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", k.err)
@@ -117,7 +129,7 @@ func (a *app) view(c echo.Context) error {
 		}
 		return c.JSON(status, e)
 	}
-	return c.JSON(http.StatusOK, p.View)
+	return c.JSON(http.StatusOK, part(&p))
 }
 
 func (a *app) models(c echo.Context) error {

@@ -24,7 +24,10 @@ import (
 // changes nothing and the two renderings cannot drift. The lists'
 // prototypes and <vram-calculator>'s shadow root are held to the schema.
 
-var schema = viewschema.Of(reflect.TypeFor[calc.View]())
+var (
+	schema     = viewschema.Of(reflect.TypeFor[calc.View]())
+	gpusSchema = viewschema.Of(reflect.TypeFor[calc.GPUsView]()) // the "Which GPUs" table's
+)
 
 // bindQueries are states that between them show every part of the result.
 var bindQueries = []string{
@@ -46,7 +49,16 @@ func TestBindings(t *testing.T) {
 			}
 			b := binder{t: t, where: path + "?" + q}
 			b.scope(doc.Find("#calc"), v, schema)
-			b.protos(doc.Selection)
+			b.protos(doc.Find("#calc"), schema)
+			var table any
+			if err := json.Unmarshal(get(t, "/api/gpus?"+q).Body.Bytes(), &table); err != nil {
+				t.Fatalf("%s: /api/gpus: %v", q, err)
+			}
+			if doc.Find("#gpus").Length() != 1 {
+				t.Fatalf("%s%s: no #gpus table", path, q)
+			}
+			b.scope(doc.Find("#gpus"), table, gpusSchema)
+			b.protos(doc.Find("#gpus"), gpusSchema)
 		}
 	}
 }
@@ -61,8 +73,19 @@ func TestComponentBindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := binder{t: t, where: "<vram-calculator>", pathsOnly: true}
-	b.scope(doc.Find("body"), nil, schema)
-	b.protos(doc.Selection)
+	for _, part := range []struct {
+		sel string
+		n   *viewschema.Node
+	}{{".plan", schema}, {".gpus-view", gpusSchema}} {
+		if doc.Find(part.sel).Length() != 1 {
+			t.Fatalf("<vram-calculator> has no %s", part.sel)
+		}
+		b.scope(doc.Find(part.sel), nil, part.n)
+		b.protos(doc.Find(part.sel), part.n)
+	}
+	if n := doc.Find("[data-v]").Length() - doc.Find(".plan [data-v], .gpus-view [data-v], template [data-v]").Length(); n != 0 {
+		t.Errorf("<vram-calculator> has %d bindings outside .plan, .gpus-view and the prototypes: it paints only those two", n)
+	}
 }
 
 // TestBindingsFailOnDrift checks that the test sees a drift: a binding
@@ -199,16 +222,18 @@ func (b *binder) list(sel *goquery.Selection, path string, data any, n *viewsche
 	kids.Each(func(i int, c *goquery.Selection) { b.scope(c, items[i], ln.Elem) })
 }
 
-// protos checks each list's prototype against the list's element.
-func (b *binder) protos(doc *goquery.Selection) {
-	doc.Find("[data-list]").Each(func(_ int, l *goquery.Selection) {
+// protos checks the prototype of each list under scope, whose schema is
+// n, against the list's element.
+func (b *binder) protos(scope *goquery.Selection, n *viewschema.Node) {
+	doc := scope.Closest("html")
+	scope.Find("[data-list]").Each(func(_ int, l *goquery.Selection) {
 		id := l.AttrOr("data-proto", "")
 		proto := doc.Find("template#" + id)
 		if proto.Length() != 1 {
 			b.t.Errorf("%s: data-list=%q names prototype %q, found %d", b.where, l.AttrOr("data-list", ""), id, proto.Length())
 			return
 		}
-		n, err := schema.Lookup(l.AttrOr("data-list", "")) // a rank's own bars are the view's Bar too
+		n, err := n.Lookup(l.AttrOr("data-list", "")) // a rank's own bars are the view's Bar too
 		if err != nil {
 			return // reported by scope
 		}

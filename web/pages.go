@@ -74,6 +74,10 @@ func (a *app) pageFor(k *catalog, query string) (templates.Page, int) {
 		return unplanned(p, s, err, notFoundStatus(err))
 	}
 	p.View = calc.Calculate(s, r.model, r.cal)
+	if p.View.Error == "" {
+		t := calc.GPUsTable(s, &r.model, k.cals)
+		p.Table = &t
+	}
 	p.Boot.Model, p.GPUNote = &r.model, r.note
 	p.Title = p.View.Title
 	if p.View.Error != "" {

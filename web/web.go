@@ -15,6 +15,7 @@
 //	GET  /api/plan          the plan document for the URL's state
 //	POST /api/plan          the plan document for an input document
 //	GET  /api/view          the calc.View for the URL's state
+//	GET  /api/gpus          its "Which GPUs" table, the calc.GPUsView
 //	GET  /api/models        the catalog's model shapes
 //	GET  /api/models/:id    one of them
 //	GET  /api/calibrations  the calibration table, with the community's
@@ -102,7 +103,7 @@ func newApp(d Deps) (http.Handler, *app) {
 	e.Match(getOrHead, "/api/plan", a.planQuery, cors)
 	e.POST("/api/plan", a.planInput, cors)
 	e.OPTIONS("/api/plan", preflight("GET, HEAD, POST"), cors)
-	for path, h := range map[string]echo.HandlerFunc{"/view": a.view, "/models": a.models,
+	for path, h := range map[string]echo.HandlerFunc{"/view": a.view, "/gpus": a.gpus, "/models": a.models,
 		"/models/:id": a.model, "/calibrations": a.calibrations} {
 		e.Match(getOrHead, "/api"+path, h, cors)
 		e.OPTIONS("/api"+path, preflight("GET, HEAD"), cors)

@@ -33,6 +33,8 @@ func commands() []command {
 			"(--engine llama.cpp|vllm|sglang plans under that engine's rules and prints its\n" +
 			"launch command; --from-flags \"llama-server …\" reads an engine command line)"},
 		{name: "solve", run: cmdSolve, help: "the largest max-seq-len, the largest batch and the fit frontier"},
+		{name: "gpus", run: cmdGPUs, help: "which GPUs of the calibration table serve the model at the limits: one each, or the\n" +
+			"fewest and their layout, with headroom, KV tokens, concurrency and launch command"},
 		{name: "check", run: cmdCheck, help: "read an engine's start-up log (--log), plan what it states, show plan against log;\n" +
 			"--observation FILE writes the log's engine observation"},
 		{name: "observations", help: "'upload FILE --to URL' sends an engine observation; 'list --from URL' lists a server's", subs: []command{

@@ -103,7 +103,7 @@ func TestCompletionShells(t *testing.T) {
 words=(vramplan calibrations ""); CURRENT=3; _vramplan
 words=(vramplan plan --model ""); CURRENT=4; _vramplan
 words=(vramplan eng); CURRENT=2; _vramplan`,
-			[]string{"list upload export --json", "FILES", "plan solve check observations engines calibrations models serve version completion --version --help"}},
+			[]string{"list upload export --json", "FILES", "plan solve gpus check observations engines calibrations models serve version completion --version --help"}},
 		{"fish", `source $argv[1]; complete -C "vramplan engines "; complete -C "vramplan calibrations u"; complete -C "vramplan plan --max-s"`,
 			[]string{"refit", "upload", "--max-seq-len\tlongest sequence in tokens"}},
 	} {

@@ -25,6 +25,9 @@ type inputFlags struct {
 	parallel parallelFlags
 	// gpuNotes are what the GPU resolver said about --gpu, for stderr.
 	gpuNotes []string
+	// everyGPU is set by a command that plans on every calibration
+	// (gpus): --gpu is then neither required nor taken.
+	everyGPU bool
 }
 
 func (f *inputFlags) register(fs *flag.FlagSet) {
@@ -72,6 +75,9 @@ func (c countValue) Set(s string) error {
 	*c.n = n
 	return nil
 }
+// everyGPUIgnores are the flags that choose a GPU, its budget or a layout,
+// which a command planning on every calibration (everyGPU) refuses.
+var everyGPUIgnores = []string{"gpu", "budget", "tensor-parallel", "pipeline-parallel", "expert-parallel", "data-parallel", "tensor-split"}
 
 // flagError is bad input attributed to a flag.
 type flagError struct{ flag, msg string }
@@ -163,6 +169,13 @@ func (f *inputFlags) applyModel(in *planner.Input, set map[string]bool) error {
 			in.Features.Vision = true
 		}
 	}
+	if f.everyGPU {
+		for _, k := range everyGPUIgnores {
+			if set[k] {
+				return &flagError{k, "not taken: the table plans every GPU at its own total, in the layout it needs; narrow it with --min-memory and --label"}
+			}
+		}
+	}
 	if set["gpu"] {
 		notes, err := lookupGPUs(in, f.gpu)
 		if err != nil {
@@ -173,7 +186,7 @@ func (f *inputFlags) applyModel(in *planner.Input, set map[string]bool) error {
 	switch {
 	case in.Model.ID == "" && len(in.Model.Layers) == 0:
 		return &flagError{"model", "required"}
-	case in.Calibration.ID == "":
+	case in.Calibration.ID == "" && !f.everyGPU:
 		return &flagError{"gpu", "required"}
 	}
 	return nil

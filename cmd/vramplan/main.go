@@ -7,6 +7,7 @@
 //	vramplan plan  --engine llama.cpp|vllm|sglang --model … --gpu … [flags]
 //	vramplan plan  --from-flags "ENGINE COMMAND LINE" --gpu CALIBRATION
 //	vramplan solve --model NAME|FILE --gpu CALIBRATION [flags]
+//	vramplan gpus  --model NAME|FILE --max-seq-len N [--max-batch N] [--engine E] [--json] [--sort COLUMN] [--min-memory SIZE] [--label KIND]
 //	vramplan check --log FILE [--model NAME|FILE] --gpu CALIBRATION [--observation OUT]
 //	vramplan observations [upload FILE --to URL [--yes] | list --from URL]
 //	vramplan engines refit --logs DIR [--from URL]

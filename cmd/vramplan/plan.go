@@ -90,6 +90,9 @@ func parseInput(fs *flag.FlagSet, in *inputFlags, args []string, stderr io.Write
 	for _, n := range in.gpuNotes {
 		fmt.Fprintf(stderr, "%s: --gpu: %s\n", fs.Name(), n)
 	}
+	if in.everyGPU { // planner.GPUs validates it on each calibration
+		return input, -1
+	}
 	if err := planner.Validate(&input); err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), describeErr(err))
 		return input, exitBadInput

@@ -50,20 +50,12 @@ func decoded(args []js.Value) (*planner.Model, *planner.Calibration, error) {
 		}
 		return lastModel, lastCal, nil
 	}
-	mj, err := arg(args, 1, "model JSON")
-	if err != nil {
+	if err := decodeModel(args[1]); err != nil {
 		return lastModel, lastCal, err
 	}
 	cj, err := arg(args, 2, "calibration JSON")
 	if err != nil {
 		return lastModel, lastCal, err
-	}
-	if mj != lastModelJSON {
-		m, err := planner.ParseModel([]byte(mj))
-		if err != nil {
-			return lastModel, lastCal, err
-		}
-		lastModelJSON, lastModel = mj, &m
 	}
 	if cj != lastCalJSON {
 		var c planner.Calibration
@@ -73,6 +65,24 @@ func decoded(args []js.Value) (*planner.Model, *planner.Calibration, error) {
 		lastCalJSON, lastCal = cj, &c
 	}
 	return lastModel, lastCal, nil
+}
+
+// decodeModel makes v, a model document, the last model, decoding it
+// only when it differs from the last one's JSON.
+func decodeModel(v js.Value) error {
+	if v.Type() != js.TypeString {
+		return errors.New("argument 2 (model JSON) must be a string")
+	}
+	mj := v.String()
+	if mj == lastModelJSON {
+		return nil
+	}
+	m, err := planner.ParseModel([]byte(mj))
+	if err != nil {
+		return err
+	}
+	lastModelJSON, lastModel = mj, &m
+	return nil
 }
 
 // said is an error the page shows a person, in calc.Words' words; it

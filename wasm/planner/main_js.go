@@ -25,7 +25,7 @@ func main() {
 	for name, fn := range map[string]func([]js.Value) (any, error){
 		"plan": plan, "frontier": frontier, "parseModel": parseModel,
 		"parseQuery": parseQuery, "encodeState": encodeState,
-		"calculate": calculate, "lenAt": lenAt, "lenIndex": lenIndex, "checkLog": checkLog,
+		"calculate": calculate, "gpus": gpus, "lenAt": lenAt, "lenIndex": lenIndex, "checkLog": checkLog,
 	} {
 		api.Set(name, export(name, fn))
 	}

@@ -8,7 +8,7 @@ import (
 
 // FuzzParseQuery feeds arbitrary URL queries to the parser the server and
 // the page share: no panic, and a state that parses is stable through
-// Encode and ParseQuery again, and plans or fails cleanly.
+// Encode and ParseQuery again, and plans, and tables, or fails cleanly.
 func FuzzParseQuery(f *testing.F) {
 	for _, q := range []string{"", "?model=qwen3-8b-q8_0&gpu=h200&batch=8&len=4096&kv=fp8",
 		"batch=-1", "len=99999999999999999999", "budget=30GiB&vision=1&graphs=true", "%zz=1", "model=%E2%82%AC&&&=",
@@ -16,7 +16,8 @@ func FuzzParseQuery(f *testing.F) {
 		"engine=llama.cpp&pp=2&ts=3,1", "engine=llama.cpp&pp=3&ts=1/2/%203", "engine=llama.cpp&pp=2&ts=1e-300,1e6", "ts=,&pp=2",
 		"engine=llama.cpp&ngl=3", "engine=llama.cpp&pp=2&ts=3,1&ngl=4", "engine=llama.cpp&pp=2&ngl=2", "ngl=-1",
 		"engine=llama.cpp&pp=2&ts=3,1&sm=tensor", "engine=llama.cpp&tp=2&pp=2&sm=layer", "sm=row",
-		"engine=vllm&version=0.6.3", "engine=sglang&version=%200.4.4%20", "engine=vllm&version=0.3", "version=b99999999999", "engine=vllm&version=%00"} {
+		"engine=vllm&version=0.6.3", "engine=sglang&version=%200.4.4%20", "engine=vllm&version=0.3", "version=b99999999999", "engine=vllm&version=%00",
+		"gsort=memory&gmin=40&glabel=estimated", "gsort=gpus", "gsort=GPU&glabel=Measured", "gmin=-1", "gsort=launch", "gmin=99999999999999999999"} {
 		f.Add(q)
 	}
 	m := planner.Model{ID: "m", HiddenSize: 2048, VocabSize: 32000, QueryHeads: 16,
@@ -32,5 +33,6 @@ func FuzzParseQuery(f *testing.F) {
 			t.Fatalf("ParseQuery(%q).Encode() = %q does not parse back to itself (%v)", query, s.Encode(), err)
 		}
 		Calculate(s, m, c)
+		GPUsTable(s, &m, []planner.Calibration{c})
 	})
 }

@@ -53,6 +53,12 @@ type State struct {
 	// NGL is llama.cpp's -ngl, the layers on the GPUs with the output
 	// layer first, planned under llama.cpp (offload.go); 0 is every layer.
 	NGL int `json:"ngl,omitempty"`
+	// GSort, GMin and GLabel are the Which-GPUs table's order (a GPUSorts
+	// key), least memory in GiB and label (gpus.go); zero shows every GPU
+	// in the planner's order.
+	GSort  string `json:"gsort,omitempty"`
+	GMin   int    `json:"gmin,omitempty"`
+	GLabel string `json:"glabel,omitempty"`
 }
 
 // DefaultLen is the length of a state that names none, in tokens.
@@ -98,6 +104,9 @@ func ParseQuery(query string) (State, error) {
 		return s, err
 	}
 	if err := parseOffload(q, &s); err != nil {
+		return s, err
+	}
+	if err := parseGPUFilter(q, &s); err != nil {
 		return s, err
 	}
 	for _, f := range []struct {
@@ -206,6 +215,9 @@ func (s State) Encode() string {
 	set("budget", BudgetText(s.Budget), s.Budget == 0)
 	s.encodeLayout(set)
 	set("ngl", strconv.Itoa(s.NGL), s.NGL == 0)
+	set("gsort", s.GSort, s.GSort == "" || s.GSort == DefaultGPUSort)
+	set("gmin", strconv.Itoa(s.GMin), s.GMin == 0)
+	set("glabel", s.GLabel, s.GLabel == "")
 	return b.String()
 }
 

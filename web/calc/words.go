@@ -36,6 +36,9 @@ dp|Data-parallel replicas||parallel.data_parallel
 ts|llama.cpp tensor split (-ts)||parallel.tensor_split
 sm|llama.cpp split mode (-sm)||
 ngl|llama.cpp GPU layers (-ngl)|layers|serving.llama_cpp.gpu_layers
+gsort|Which GPUs, sorted by||
+gmin|Memory at least|GiB|
+glabel|Calibration||
 query|The link||
 `
 

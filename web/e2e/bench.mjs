@@ -3,7 +3,8 @@
 // to interactive on loopback, slider input to painted result, the bridge's
 // calculate call, and an 8B-sized GGUF header read from a picked file by
 // our reader (dist/gguf.wasm) and by @huggingface/gguf, the peer, on the
-// same file in the same run. Run: make bench-web.
+// same file in the same run, and the "Which GPUs" table's call. Run: make
+// bench-web; ONLY=gpus node web/e2e/bench.mjs measures the table alone.
 
 import { readFileSync, mkdtempSync } from 'node:fs';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
@@ -18,6 +19,8 @@ const MOVES = +(process.env.MOVES ?? 200);
 const COLD = +(process.env.COLD ?? 40); // moves made at once when the page is interactive
 const READS = +(process.env.READS ?? 30); // our GGUF reads
 const q = 'model=qwen3-coder-30b-a3b-instruct-nvfp4&gpu=rtx5090-wsl2-cuda13.3&batch=8&len=32768';
+const TABLE = +(process.env.TABLE ?? 300); // the "Which GPUs" table's calls
+const TABLE_WARM = 20; // of which the first, the module's compiling them, are not counted
 
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(p / 100 * s.length) - 1)]; };
 const ms = (x) => `${x.toFixed(1)} ms`;
@@ -65,7 +68,7 @@ function instrument(root) {
   window.moves = [];
   let t0 = 0, t1 = 0, wasm = 0;
   const raw = globalThis.vramplan ?? {};
-  for (const name of ['parseQuery', 'calculate', 'lenAt'].filter((n) => raw[n])) {
+  for (const name of ['parseQuery', 'calculate', 'gpus', 'lenAt'].filter((n) => raw[n])) {
     const f = raw[name];
     raw[name] = (...args) => {
       const t = performance.now();
@@ -133,6 +136,33 @@ async function sliderLatency(chrome, url, { warm, moves: n }) {
   await page.context().close();
   return { ...moves, calc };
 }
+
+// gpusTable times the "Which GPUs" table's call, vramplan.gpus, in the
+// page's wasm, as a slider move makes it: the issue's question
+// (Llama-3.3-70B in FP8 under vLLM) on every calibration of the table,
+// each with its fewest-GPUs search, at the lengths and batches the sliders
+// move through, the documents passed once as the bridge does.
+async function gpusTable(chrome, url) {
+  const page = await (await chrome.newContext()).newPage();
+  await page.goto(`${url}?model=llama-3.3-70b-instruct-fp8&gpu=h200-linux-cuda13.0&engine=vllm&len=32768`);
+  await page.waitForSelector('#calc[data-warm="true"]');
+  const r = await page.evaluate(async ([n, warm]) => {
+    const [m, c] = await Promise.all(['/api/models/llama-3.3-70b-instruct-fp8', '/api/calibrations'].map((u) => fetch(u).then((x) => x.json())));
+    const v = globalThis.vramplan;
+    const first = JSON.parse(v.gpus('engine=vllm&len=32768', JSON.stringify(m), JSON.stringify(c)));
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      v.gpus(`engine=vllm&batch=${i % 17}&len=${1024 * (1 + (i % 64))}`);
+      out.push(performance.now() - t0);
+    }
+    return { rows: first.rows.length, multi: first.rows.filter((x) => x.gpus > 1).length, times: out.slice(warm) };
+  }, [TABLE, TABLE_WARM]);
+  await page.context().close();
+  return r;
+}
+
+const tableRow = (g) => `| gpus() in wasm: the "Which GPUs" table, Llama-3.3-70B FP8 under vLLM on all ${g.rows} calibrations (${g.multi} needing more than one GPU), each with its fewest-GPUs search; the first ${TABLE_WARM} calls not counted | ${stats(g.times)} | p95 ≤ 5 ms (${pct(g.times, 95) <= 5 ? 'met' : 'missed'}) |`;
 
 // sliderFloor times the same moves in a page of two bare range inputs
 // that do nothing on input: what the browser alone takes from a key to a
@@ -221,19 +251,28 @@ async function ggufPeer(chrome, url, file) {
 const server = await serve();
 const chrome = await browser();
 try {
-  await fetch(`${server.url}static/dist/planner.wasm`, { headers: { 'accept-encoding': 'gzip' } }).then((r) => r.arrayBuffer());
-  const s = sizes();
-  const gs = sizes('gguf.wasm');
-  const t = await tti(chrome, server.url);
-  const cold = await sliderLatency(chrome, server.url, { warm: false, moves: COLD });
-  const l = await sliderLatency(chrome, server.url, { warm: true, moves: MOVES });
-  const floor = await sliderFloor(chrome, server.url, MOVES);
-  const file = join(mkdtempSync(join(tmpdir(), 'vramplan-bench-')), 'llama-3-8b-q8_0.gguf');
-  const shape = writeGGUF(file);
-  const ours = await ggufOurs(chrome, server.url, file);
-  const peer = await ggufPeer(chrome, server.url, file);
-  const header = `llama-3-8B Q8_0 header (${kb(shape.header)} of ${(shape.size / 2 ** 30).toFixed(1)} GiB) from a picked file`;
-  console.log(`## Browser calculator (chromium ${chrome.version()}, ${cpus().length} × ${cpus()[0].model}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})
+  if (process.env.ONLY === 'gpus') {
+    const g = await gpusTable(chrome, server.url);
+    console.log(`## "Which GPUs" (chromium ${chrome.version()}, ${cpus().length} × ${cpus()[0].model}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})
+
+| measure | result | target |
+|---|---|---|
+${tableRow(g)}`);
+  } else {
+    await fetch(`${server.url}static/dist/planner.wasm`, { headers: { 'accept-encoding': 'gzip' } }).then((r) => r.arrayBuffer());
+    const s = sizes();
+    const gs = sizes('gguf.wasm');
+    const t = await tti(chrome, server.url);
+    const cold = await sliderLatency(chrome, server.url, { warm: false, moves: COLD });
+    const l = await sliderLatency(chrome, server.url, { warm: true, moves: MOVES });
+    const floor = await sliderFloor(chrome, server.url, MOVES);
+    const g = await gpusTable(chrome, server.url);
+    const file = join(mkdtempSync(join(tmpdir(), 'vramplan-bench-')), 'llama-3-8b-q8_0.gguf');
+    const shape = writeGGUF(file);
+    const ours = await ggufOurs(chrome, server.url, file);
+    const peer = await ggufPeer(chrome, server.url, file);
+    const header = `llama-3-8B Q8_0 header (${kb(shape.header)} of ${(shape.size / 2 ** 30).toFixed(1)} GiB) from a picked file`;
+    console.log(`## Browser calculator (chromium ${chrome.version()}, ${cpus().length} × ${cpus()[0].model}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})
 
 | measure | result | target |
 |---|---|---|
@@ -247,17 +286,19 @@ try {
 | … the same keys on two bare sliders that do nothing on input: the browser alone | ${stats(floor.paint)} | the floor |
 | … of which the input's delivery: the timestamp to the page's first keydown listener | ${stats(l.deliver)} | |
 | … of which the page's handling: that listener to the end of the input listeners (plan computed, DOM written) | ${stats(l.handle)} | |
-| … … in the planner's wasm (calculate; lenAt once per slider index) | ${stats(l.wasm)} | |
+| … … in the planner's wasm (calculate and gpus; lenAt once per slider index) | ${stats(l.wasm)} | |
 | … of which the wait for the next frame to start (requestAnimationFrame) | ${stats(l.wait)} | |
 | … of which the frame: style, layout, paint, to the first task after it | ${stats(l.frame)} | |
 | … the page's own part: its handling and the frame, without the two waits | ${stats(l.own)} | |
 | … the first ${COLD} moves, made at once when the page is interactive, before its warm-up | ${stats(cold.paint)} | — |
 | calculate() in wasm (plan + levers + 16-point frontier + view) | ${stats(l.calc)} | — |
+${tableRow(g)}
 | gguf.wasm (the model-file reader, loaded on the first pick) raw / gzip -9 / brotli 11 | ${kb(gs.raw)} / ${kb(gs.gzip)} / ${kb(gs.brotli)} | — |
 | first pick: reader fetched, compiled, started; header read; plan painted | ${ms(ours.first)} (n=1) | — |
 | ours, vramplanGGUF.read: ${header} | ${stats(ours.times)} | ≤ 150 ms (p50 ${pct(ours.times, 50) <= 150 ? 'met' : 'missed'}, p95 ${pct(ours.times, 95) <= 150 ? 'met' : 'missed'}) |
 | @huggingface/gguf: the same header, same file | ${stats(peer.times)} | the peer |
 `);
+  }
 } finally {
   await chrome.close();
   server.stop();

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, group, mib, repo } from './harness.mjs';
+import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, group, mib, repo, settled } from './harness.mjs';
 import { writeGGUF } from './gguf.mjs';
 
 let server, chrome;
@@ -30,16 +30,6 @@ async function open(query, opts = {}) {
   await page.goto(`${server.url}?${query}`);
   if (opts.javaScriptEnabled !== false) await page.waitForSelector('#calc[data-ready="true"]');
   return page;
-}
-
-// settled returns the page's query once the URL has held still for 300 ms.
-async function settled(page) {
-  let last = page.url();
-  for (let still = 0; still < 3; still++) {
-    await page.waitForTimeout(100);
-    if (page.url() !== last) { last = page.url(); still = -1; }
-  }
-  return new URL(last).search.slice(1);
 }
 
 const shown = (page, id) => page.locator(`[data-testid="${id}"]`).first().innerText();

@@ -47,6 +47,42 @@ export async function embedded(server, chrome, body) {
   return page;
 }
 
+/**
+ * opener returns open(query, {path, ...contextOptions}): a page of the
+ * calculator at path ('' or 'embed') for the query, in a new context that
+ * contexts collects (a test file closes them as each test ends: left open,
+ * their keep-alive connections pile up past serve's cap on one peer's
+ * connections, 64, and a later page is refused its wasm). The page keeps
+ * its response and its uncaught errors, and with JavaScript on it is
+ * returned once the planner is ready.
+ */
+export function opener(server, chrome, contexts) {
+  return async (query, { path = '', ...opts } = {}) => {
+    const ctx = await chrome().newContext(opts);
+    contexts.push(ctx);
+    const page = await ctx.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.response = await page.goto(`${server().url}${path}?${query}`);
+    if (opts.javaScriptEnabled !== false) await page.waitForSelector('#calc[data-ready="true"]');
+    page.errors = errors;
+    return page;
+  };
+}
+
+/**
+ * settled resolves to the page's query once the URL has held still for
+ * 300 ms (app.js writes it 100 ms after the last input, later under load).
+ */
+export async function settled(page) {
+  let last = page.url();
+  for (let still = 0; still < 3; still++) {
+    await page.waitForTimeout(100);
+    if (page.url() !== last) { last = page.url(); still = -1; }
+  }
+  return new URL(last).search.slice(1);
+}
+
 /** browser launches chromium; playwright gives it a fresh temporary profile. */
 export function browser() {
   return chromium.launch({

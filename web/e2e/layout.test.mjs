@@ -9,7 +9,7 @@
 
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, mib, group, text } from './harness.mjs';
+import { serve, browser, shot, planJSON, cliFlags, figures, planFigures, mib, group, text, opener, settled } from './harness.mjs';
 
 // One RTX 5090 does not hold Llama-3.3-70B's Q4_K_M weights; two do.
 const llama = 'model=llama-3.3-70b-instruct-q4_k_m&gpu=rtx5090-wsl2-cuda13.3&batch=1&len=8192';
@@ -26,28 +26,7 @@ after(async () => { await chrome?.close(); server?.stop(); });
 const contexts = [];
 afterEach(async () => { await Promise.all(contexts.splice(0).map((c) => c.close())); });
 
-async function open(query, { path = '', ...opts } = {}) {
-  const ctx = await chrome.newContext(opts);
-  contexts.push(ctx);
-  const page = await ctx.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.response = await page.goto(`${server.url}${path}?${query}`);
-  if (opts.javaScriptEnabled !== false) await page.waitForSelector('#calc[data-ready="true"]');
-  page.errors = errors;
-  return page;
-}
-
-// settled returns the page's query once the URL has held still for 300 ms
-// (app.js writes it 100 ms after the last input, later under load).
-async function settled(page) {
-  let last = page.url();
-  for (let still = 0; still < 3; still++) {
-    await page.waitForTimeout(100);
-    if (page.url() !== last) { last = page.url(); still = -1; }
-  }
-  return new URL(last).search.slice(1);
-}
+const open = opener(() => server, () => chrome, contexts);
 
 // ranksOf reads the per-rank section: each rank's label, figures and
 // whether it is marked binding.

@@ -4,6 +4,7 @@
 
 import { load } from './bridge.js';
 import { paint as bind, get, group, words } from './bind.js';
+import { gpusView } from './view.js';
 import { readModel, plainWords, summary, ignoredNote, isMmproj } from './files.js';
 import { attach as attachLogCheck, attachObserve } from './logcheck.js';
 
@@ -25,6 +26,7 @@ function byTest(id, el = document) {
 
 const models = new Map(); // id → model-shape JSON, fetched as they are chosen
 const cals = new Map(); // id → calibration JSON
+let calsJSON; // the calibration table, as one JSON array, for the "Which GPUs" table
 let api;
 let ids; // the catalog's model ids, as the page's picker lists them
 const fetching = new Map(); // key and name → the server's answer for it, in flight
@@ -41,6 +43,9 @@ if (root && form) {
 // result stale and is planned the moment the planner is ready.
 function listen() {
   form.addEventListener('input', onInput);
+  const table = document.getElementById('gpus'); // outside the form: its filters are the form's by form="controls"
+  table?.addEventListener('input', onInput);
+  table?.addEventListener('click', onLever);
   form.addEventListener('submit', (e) => { e.preventDefault(); if (api) update(); });
   root.addEventListener('click', onLever);
   root.addEventListener('click', onCopy);
@@ -57,6 +62,7 @@ async function boot() {
     fetchModel(form.elements.model.value).catch(() => {})]);
   api = bridge;
   for (const c of cs) cals.set(c.id, JSON.stringify(c));
+  calsJSON = JSON.stringify(cs);
   attachLogCheck(root, api, logDocs, () => form.elements.engine.value);
   attachObserve(root, logDocs, () => form.elements.engine.value);
   root.dataset.ready = 'true';
@@ -179,6 +185,16 @@ export function update() {
     return;
   }
   if (view) paint(view);
+  if (view && !get(view, 'error')) paintTable(p);
+}
+
+// paintTable plans the "Which GPUs" table of the query p, whose model
+// calculate resolved, in WebAssembly and paints it from its calc.GPUsView
+// (templates/gpus.templ), as the server rendered it.
+function paintTable(p) {
+  const box = document.getElementById('gpus');
+  const model = box && models.get(p.get('model'));
+  if (model) bind(box, JSON.parse(api.gpus(p.toString(), model, calsJSON)), gpusView);
 }
 
 // calculate plans the state in the query parameters p in WebAssembly and
@@ -263,6 +279,7 @@ function warmUp() {
     () => { const m = models.get(form.elements.model.value); if (m) api.parseModel(m); },
     () => calculate(at(1, 256), true),
     () => calculate(at(256, 1 << 20), true),
+    () => { const p = at(1, 256); if (calculate(p, true) && calsJSON) api.gpus(p.toString(), models.get(p.get('model')), calsJSON); }, // the "Which GPUs" table's call, unpainted
   ];
   const next = (i, done) => idle(() => {
     try {
@@ -324,6 +341,7 @@ function applyState(state) {
   f.sm.value = s.tp > 1 ? 'tensor' : 'layer'; // calc.State.SplitMode
   f.ngl.value = s.ngl || ''; // empty: every layer
   f.version.value = s.version ?? ''; // empty: the engine's newest rules
+  if (f.gsort) [f.gsort.value, f.gmin.value, f.glabel.value] = [s.gsort ?? '', s.gmin || '', s.glabel ?? '']; // the "Which GPUs" table's
   for (const n of ['batch', 'len']) syncSlider(n); // the budget slider follows the view (paintSliders)
 }
 

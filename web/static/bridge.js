@@ -47,30 +47,38 @@ function mark(name) { globalThis.performance?.mark?.(name); }
 
 function wrap(raw) {
   const api = { version: raw.version };
-  for (const name of ['plan', 'frontier', 'parseModel', 'parseQuery', 'encodeState', 'calculate', 'lenAt', 'lenIndex', 'checkLog']) {
+  for (const name of ['plan', 'frontier', 'parseModel', 'parseQuery', 'encodeState', 'calculate', 'gpus', 'lenAt', 'lenIndex', 'checkLog']) {
     api[name] = (...args) => {
       const r = raw[name](...args);
       if (r instanceof Error) throw r;
       return r;
     };
   }
-  api.calculate = calculator(api.calculate);
+  held(api);
   return api;
 }
 
-// calculator wraps the module's calculate so that callers always pass the
-// model and calibration JSON, and the documents cross into the module only
-// when they differ from the ones it holds: a slider move then copies a
-// short query, not kilobytes of JSON, and several calculators on one page
-// (the page and its <vram-calculator> elements share the module) take
-// turns safely.
-function calculator(calculate) {
-  let model, cal; // the documents the module holds, once a call with them succeeded
-  return (query, m, c) => {
+// held wraps the module's calculate and gpus so that callers always pass
+// their documents (the model and calibration JSON, or the model and the
+// calibration table's), and each crosses into the module only when it
+// differs from the one the module holds: a slider move then copies a short
+// query, not kilobytes of JSON, and several calculators on one page (the
+// page and its <vram-calculator> elements share the module) take turns
+// safely. The two calls share the module's model.
+function held(api) {
+  const { calculate, gpus } = api;
+  const docs = {}; // the documents the module holds, once a call with them succeeded
+  api.calculate = (query, m, c) => {
     if (m === undefined && c === undefined) return calculate(query);
-    if (m === model && c === cal) return calculate(query);
+    if (m === docs.model && c === docs.cal) return calculate(query);
     const r = calculate(query, m, c);
-    [model, cal] = [m, c];
+    [docs.model, docs.cal] = [m, c];
+    return r;
+  };
+  api.gpus = (query, m, cs) => {
+    if (m === undefined && cs === undefined) return gpus(query);
+    const r = gpus(query, m === docs.model ? undefined : m, cs === docs.cals ? undefined : cs);
+    [docs.model, docs.cals] = [m, cs];
     return r;
   };
 }

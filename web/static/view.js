@@ -113,8 +113,11 @@ export const view = {
     dp: 'number',
     engine: 'string',
     ep: 'number',
+    glabel: 'string',
+    gmin: 'number',
     gpu: 'string',
     graphs: 'bool',
+    gsort: 'string',
     kv: 'string',
     len: 'number',
     model: 'string',
@@ -133,4 +136,35 @@ export const view = {
   total_mib: 'number',
   verdict: 'string',
   warnings: ['string'],
+};
+
+// gpusView is calc.GPUsView's, the "Which GPUs" table's, as view's.
+export const gpusView = {
+  columns: [{
+    aria: 'string',
+    href: 'string',
+    key: 'string',
+    label: 'string',
+    query: 'string',
+  }],
+  error: 'string',
+  query: 'string',
+  rows: [{
+    count: 'string',
+    fits: 'bool',
+    gpu: 'string',
+    gpus: 'number',
+    headroom: 'string',
+    href: 'string',
+    id: 'string',
+    kv_tokens: 'string',
+    label: 'string',
+    launch: 'string',
+    layout: 'string',
+    memory: 'string',
+    note: 'string',
+    query: 'string',
+    seqs: 'string',
+  }],
+  shown: 'string',
 };

@@ -14,6 +14,7 @@
 import { load } from './bridge.js';
 import { paint as bind, get, group, words } from './bind.js';
 import { markup, attributes } from './component.js';
+import { gpusView } from './view.js';
 
 const base = new URL('..', import.meta.url);
 let shared;
@@ -47,9 +48,16 @@ function named(kind, name) {
   return shapes.get(k);
 }
 
-// The attributes that make the plan's state: all but theme, which only paints.
-const attrs = attributes.filter((a) => a !== 'theme');
+// The attributes that make the plan's state: all but view and theme, which
+// say what the element shows and how.
+const attrs = attributes.filter((a) => a !== 'theme' && a !== 'view');
 const themes = ['light', 'dark', 'auto'];
+const views = ['plan', 'gpus'];
+
+// table fetches the calibration table once per page, as one JSON array, for
+// view="gpus".
+let calibrations;
+const table = () => (calibrations ??= fetchJSON('api/calibrations').then(({ doc }) => JSON.stringify(doc)));
 
 // The colours of a theme; auto is light unless the reader's system prefers dark.
 const light = '--fg: #1b1f24; --muted: #5b6570; --bg: #fff; --line: #d9dde1; --fits-bg: #e3f4ea; --fits: #145c33; --nofit-bg: #fbe5e3; --nofit: #8a231c; --warn: #8a5a00; --error-bg: #fff3cd; --error-line: #e6c86a; --track: #eee; --link: #2f5fd0;';
@@ -81,6 +89,12 @@ dl { display: flex; gap: 1.2rem; margin: .5rem 0; } dt { font-size: .8rem; color
 .rank { margin: .3rem 0; } .rank .bar { height: .7rem; } .rank p { margin: .1rem 0; font-size: .8rem; }
 .rank.binding .rank-label { font-weight: 600; } .binding-tag { font-weight: 400; margin-left: .3rem; }
 :host([data-state="error"]) .plan, :host([data-state="loading"]) .plan { display: none; }
+:host(:not([view="gpus"])) .gpus-view, :host([view="gpus"]) .plan, :host([data-state="error"]) .gpus-view, :host([data-state="loading"]) .gpus-view { display: none; }
+.table-scroll { overflow-x: auto; } table { border-collapse: collapse; font-size: .85rem; width: 100%; }
+caption { text-align: left; color: var(--muted); } th, td { text-align: left; padding: .25rem .4rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
+.num { text-align: right; font-variant-numeric: tabular-nums; } tr[data-fits=false] td { color: var(--muted); } thead a:not([href]) { color: inherit; } th[scope=row] { font-weight: 400; }
+.tag { font-size: .75rem; padding: 0 .35rem; border-radius: 1rem; border: 1px solid; } code { font-size: .75rem; }
+[aria-sort=ascending] a::after { content: " ▲"; } [aria-sort=descending] a::after { content: " ▼"; }
 :host(:not([data-state="error"])) .error, :host(:not([data-state="error"])) .choices { display: none; }
 `;
 
@@ -101,6 +115,16 @@ class VramCalculator extends HTMLElement {
     root.innerHTML = `<style>${css}</style>${markup}`;
     this.$('wc-batch').addEventListener('input', (e) => { if (this.state) { this.state.batch = +e.target.value; this.paint(); } });
     this.$('wc-len').addEventListener('input', (e) => { if (this.state) { this.state.len = this.api.lenAt(+e.target.value); this.paint(); } });
+    this.$('wc-gpus').addEventListener('click', (e) => this.onTable(e));
+  }
+
+  // onTable re-sorts the table in the element when a heading is followed;
+  // a GPU's link opens the calculator on that GPU and layout.
+  onTable(e) {
+    const a = e.target.closest('a[data-query]');
+    if (!a || a.closest('tbody')) return;
+    e.preventDefault();
+    this.setAttribute('gsort', new URLSearchParams(a.dataset.query).get('gsort') ?? '');
   }
 
   $(id) { return this.shadowRoot.querySelector(`[data-testid="${id}"]`); }
@@ -121,21 +145,26 @@ class VramCalculator extends HTMLElement {
   }
 
   async start(run) {
-    const missing = ['model', 'gpu'].filter((k) => !this.getAttribute(k)?.trim());
+    const view = this.getAttribute('view') ?? 'plan';
+    if (!views.includes(view)) throw new Error(`view "${view}" is not one of ${views.join(', ')}`);
+    this.table = view === 'gpus';
+    const missing = (this.table ? ['model'] : ['model', 'gpu']).filter((k) => !this.getAttribute(k)?.trim());
     if (missing.length) throw new Error(`set the ${missing.join(' and ')} attribute${missing.length > 1 ? 's' : ''} (a catalog id and a GPU calibration id, as vramplan plan --model and --gpu take them)`);
     const theme = this.getAttribute('theme');
     if (theme !== null && !themes.includes(theme)) throw new Error(`theme "${theme}" is not one of ${themes.join(', ')}`);
-    const [api, { doc: model }, { doc: cal, note }] = await Promise.all([fetchShared(), named('models', this.getAttribute('model').trim()),
-      named('calibrations', this.getAttribute('gpu').trim())]);
+    const gpu = this.getAttribute('gpu')?.trim();
+    const [api, { doc: model }, { doc: cal, note }, cals] = await Promise.all([fetchShared(), named('models', this.getAttribute('model').trim()),
+      gpu ? named('calibrations', gpu) : { doc: {} }, this.table ? table() : undefined]);
     if (run !== this.run) return; // the attributes changed meanwhile
     this.api = api;
-    const q = new URLSearchParams({ model: model.id, gpu: cal.id });
+    const q = new URLSearchParams({ model: model.id });
+    if (cal.id) q.set('gpu', cal.id);
     for (const k of attrs.slice(2)) if (this.hasAttribute(k)) q.set(k, this.getAttribute(k));
-    this.json = [JSON.stringify(model), JSON.stringify(cal)];
+    this.json = [JSON.stringify(model), this.table ? cals : JSON.stringify(cal)];
     this.state = JSON.parse(api.parseQuery(q.toString()));
     this.query = new URLSearchParams(api.encodeState(JSON.stringify(this.state))); // checked and complete
     this.$('wc-model').textContent = model.name || model.id;
-    this.$('wc-gpu').textContent = `on ${cal.gpu}`;
+    this.$('wc-gpu').textContent = cal.gpu ? `on ${cal.gpu}` : '';
     this.$('wc-gpu-note').textContent = note;
     this.$('wc-batch').value = get({ state: this.state }, 'state.batch');
     this.$('wc-len').value = api.lenIndex(get({ state: this.state }, 'state.len'));
@@ -168,6 +197,7 @@ class VramCalculator extends HTMLElement {
   paint() {
     this.query.set('batch', this.state.batch);
     this.query.set('len', this.state.len);
+    if (this.table) return this.paintTable();
     const v = JSON.parse(this.api.calculate(this.query.toString(), ...this.json));
     if (get(v, 'error')) {
       this.fail(get(v, 'error'));
@@ -175,12 +205,28 @@ class VramCalculator extends HTMLElement {
     }
     this.dataset.state = 'planned';
     this.$('wc-status').textContent = '';
-    bind(this.shadowRoot, v);
+    bind(this.shadowRoot.querySelector('.plan'), v);
     const link = this.$('estimate-link'); // the view's links are this server's, not the embedding page's
     if (get(v, 'estimate_url')) link.href = new URL(get(v, 'estimate_url'), base).href;
     this.$('wc-batch-value').textContent = group(get(v, 'state.batch'));
     this.$('wc-len-value').textContent = group(get(v, 'state.len'));
     this.$('wc-link').href = new URL(`?${get(v, 'query')}`, base).href;
+    return true;
+  }
+
+  // paintTable plans the "Which GPUs" table of the element's state and
+  // paints it; each GPU's link opens this server's calculator on it.
+  paintTable() {
+    const t = JSON.parse(this.api.gpus(this.query.toString(), ...this.json));
+    const box = this.$('wc-gpus');
+    bind(box, t, gpusView);
+    for (const a of box.querySelectorAll('tbody a[data-query]')) {
+      a.href = new URL(`?${a.dataset.query}`, base).href;
+      a.target = '_blank';
+    }
+    this.$('wc-gpus-subject').textContent = `at ${group(get({ state: this.state }, 'state.len'))} tokens`;
+    this.dataset.state = 'planned';
+    this.$('wc-status').textContent = '';
     return true;
   }
 }

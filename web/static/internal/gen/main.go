@@ -1,6 +1,6 @@
 // Command gen writes the two browser modules that are generated from Go:
-// view.js, calc.View's keys as a tree (web/internal/viewschema), which the
-// binder checks every path against, and component.js, the shadow root of
+// view.js, calc.View's and calc.GPUsView's keys as trees
+// (web/internal/viewschema), which the binder checks every path against, and component.js, the shadow root of
 // <vram-calculator> as templates.Component renders it, with the names of
 // its attributes (templates.ComponentAttributes). Run it through
 // go generate ./web/static; make check fails while either is stale.
@@ -31,7 +31,9 @@ func main() {
 func run() error {
 	view := header + "// view is calc.View's JSON as a tree of its keys: an object of its members,\n" +
 		"// a list as a one-element array of its element, a scalar as its kind.\n" +
-		"export const view = " + viewschema.Of(reflect.TypeFor[calc.View]()).JS() + ";\n"
+		"export const view = " + viewschema.Of(reflect.TypeFor[calc.View]()).JS() + ";\n\n" +
+		"// gpusView is calc.GPUsView's, the \"Which GPUs\" table's, as view's.\n" +
+		"export const gpusView = " + viewschema.Of(reflect.TypeFor[calc.GPUsView]()).JS() + ";\n"
 	if err := os.WriteFile("view.js", []byte(view), 0o644); err != nil {
 		return err
 	}
