@@ -13,7 +13,13 @@ import (
 // static fraction of the device's total memory for weights and the KV pool
 // and leaves the rest to activations and CUDA graphs:
 //
-//   - KV pool: rest = free_after_load − total × (1 − mem_fraction_static);
+//   - KV pool: rest = free_after_load − free_at_start × (1 −
+//     mem_fraction_static), free_at_start the memory free after the CUDA
+//     context and the communicators (init_torch_distributed's return, the
+//     argument of init_memory_pool), so both are outside the fraction, and
+//     so is cuBLAS's reserve (init_cublas runs after init_memory_pool):
+//     model_runner.py, ModelRunner.initialize and profile_max_num_token at
+//     0.4; model_runner_kv_cache_mixin.py at 0.5, the same line.
 //     tokens = rest // cell, rounded down to the page; cell = kv_heads ×
 //     (head_dim + v_head_dim) × layers × dtype bytes
 //     (model_runner_kv_cache_mixin.py, pool_configurator.py). Sliding-window
@@ -29,8 +35,7 @@ import (
 //
 // Older releases differ (sglangRanges; docs/architecture.md, "Engine
 // releases", cites each rule): 0.4 takes mem_fraction_static by TP alone,
-// reserves its share of the memory free at start, keeps every layer in one
-// full pool (the sliding-window pools came with 0.4.9), and loads a
+// keeps every layer in one full pool (the sliding-window pools came with 0.4.9), and loads a
 // checkpoint's vision tower whatever the page's vision switch says.
 
 // EngineSGLang is SGLang.
@@ -50,10 +55,6 @@ type sglangRules struct {
 	// alone (0.88, 0.87 at 2, 0.85 at 4, 0.81 at 8, 0.79 at 16); without
 	// it, 0.5's reserve formula.
 	byTP bool
-	// freeAtStart reserves total × (1 − mem_fraction_static) of the memory
-	// free when the process started, after its CUDA context, not of the
-	// device's total; the context is then outside the fraction.
-	freeAtStart bool
 	// swa gives sliding-window layers their own pool; without it every
 	// layer's cell is in the one full pool.
 	swa bool
@@ -72,8 +73,8 @@ var sglangRanges = [...]VersionRange{
 }
 
 var sglangBands = [len(sglangRanges)]sglangRules{
-	{byTP: true, freeAtStart: true, towerAlways: true},
-	{byTP: true, freeAtStart: true, swa: true, towerAlways: true},
+	{byTP: true, towerAlways: true},
+	{byTP: true, swa: true, towerAlways: true},
 	{swa: true},
 }
 
@@ -181,12 +182,16 @@ func (sglang) layoutLaunch(e *EngineReport, rin *Input, m *Model) {
 	poolLayoutLaunch(e, &rin.Rank.Layout, " --tp ", " --pp ", " --dp ", " --ep-size ")
 }
 
+// budget is mem_fraction_static of the memory free at start, with what
+// sits outside the fraction on top of it: the CUDA context and the
+// communicators, allocated before SGLang measures that memory, and cuBLAS's
+// reserve, allocated after the pool (see the file's header).
 func (sglang) budget(in *Input) Bytes {
-	total := seedBudget(in)
-	if sglangRulesOf(in).freeAtStart {
-		total = max(total-in.Calibration.Context, 0)
+	before := in.Calibration.Context
+	if r := in.Rank; r != nil {
+		before += r.Comm
 	}
-	return fraction(total, memFractionStatic(in))
+	return before + in.Calibration.LibraryReserve + fraction(max(seedBudget(in)-before, 0), memFractionStatic(in))
 }
 
 func swaRatio(in *Input) float64 {
@@ -227,9 +232,7 @@ func tokenBytes(in *Input) float64 {
 
 func (sglang) charge(in *Input, s *shape, l limits, c *charges) {
 	m, r := &in.Model, sglangRulesOf(in)
-	if !r.freeAtStart {
-		c.set(keyContext, in.Calibration.Context)
-	}
+	c.set(keyContext, in.Calibration.Context)
 	c.set(keyLibrary, in.Calibration.LibraryReserve)
 	c.set(keyWeights, m.Weights.Bytes)
 	if (in.Features.Vision || r.towerAlways) && m.Vision != nil {
