@@ -244,11 +244,18 @@ func (sglang) charge(in *Input, s *shape, l limits, c *charges) {
 	}
 	per := tokenBytes(in)
 	page := int64(max(l.block, 1))
-	need := Bytes(math.Ceil(float64(padTo(int64(l.seqLen), page)) * per))
+	need := Bytes(math.Ceil(float64(padTo(sglangMinTokens, page)) * per))
 	pool := max(budgetOf(in)-others, 0)
 	geo := poolGeometry{block: page, full: 1, blockBytes: Bytes(math.Ceil(float64(page) * per))}
 	c.setPool(pool, need, geo)
 }
+
+// sglangMinTokens is the smallest pool SGLang starts with. A pool shorter
+// than one context_length request starts too: the scheduler caps a request
+// at min(context_len − 1, max_total_num_tokens − 1) and asserts only that
+// this less 5 is positive (managers/tp_worker.py, TpModelWorker.__init__,
+// max_req_len and "Memory pool size is too small", 0.4 and 0.5 copies).
+const sglangMinTokens = 7
 
 // sglangTokens is the full pool's tokens in pool bytes, rounded down to the page.
 func sglangTokens(in *Input, pool Bytes, page int64) int64 {
@@ -301,6 +308,9 @@ func (sglang) report(in *Input, s *shape, p *Plan) {
 			Detail: "int32 [max_running_requests + 1, context_len], from the memory mem_fraction_static leaves"},
 			{Key: "activation_reserve", Name: "left for activations and CUDA graphs", Tier: TierScratch,
 				Bytes: rest, Source: SourceFormula, Detail: printf.Sprintf("total × (1 − mem_fraction_static %.3f)", a.Fraction)}}}
+	if a.Tokens < int64(l.seqLen) {
+		r.Notes = append(r.Notes, printf.Sprintf("the pool holds %d tokens, fewer than one request of context_length %d: SGLang starts and caps each request at %d tokens", a.Tokens, l.seqLen, max(a.Tokens-1, 0)))
+	}
 	if t := r.Outside[0].Bytes; t > rest/2 {
 		r.Notes = append(r.Notes, printf.Sprintf("the request-to-token table (%s) takes more than half of what mem_fraction_static leaves (%s)", t, rest))
 	}
