@@ -101,6 +101,10 @@ var sglangByTP = [...]struct {
 type SGLangOptions struct {
 	MemFractionStatic float64 `json:"mem_fraction_static,omitempty"` // 0: SGLang's formula
 	CUDAGraphMaxBS    int     `json:"cuda_graph_max_bs,omitempty"`   // 0: tiered default
+	// ChunkedPrefillOff is --chunked-prefill-size -1: prefill is not
+	// chunked, and the default fraction's reserve is sized by
+	// max_prefill_tokens instead.
+	ChunkedPrefillOff bool `json:"chunked_prefill_off,omitempty"`
 	// SWAFullTokensRatio is --swa-full-tokens-ratio; 0 means 0.8.
 	SWAFullTokensRatio float64 `json:"swa_full_tokens_ratio,omitempty"`
 }
@@ -117,6 +121,9 @@ func (sglang) validate(in *Input) error {
 	}
 	if r := o.SWAFullTokensRatio; r < 0 || r > 1 || r != r {
 		return bad("serving.sglang.swa_full_tokens_ratio", "%v is out of range (0, 1]", r)
+	}
+	if o.ChunkedPrefillOff && in.Limits.MaxPrefillTokens > 0 {
+		return bad("serving.sglang.chunked_prefill_off", "is set with limits.max_prefill_tokens %d: --chunked-prefill-size is one or the other", in.Limits.MaxPrefillTokens)
 	}
 	if err := inRange("serving.sglang.cuda_graph_max_bs", o.CUDAGraphMaxBS, 0, 1<<16); err != nil {
 		return err
@@ -141,6 +148,13 @@ func sglangTier(in *Input) (chunk, graphBS int) {
 	return 16384, 512
 }
 
+// sglangMaxPrefill is --max-prefill-tokens' default, which sizes the
+// default fraction's reserve when prefill is not chunked
+// (server_args.py, _handle_gpu_memory_settings: `max(chunked_prefill_size,
+// 2048)` when it is positive, else `max(max_prefill_tokens, 2048)`, in
+// the 0.5-era copies [2nd]).
+const sglangMaxPrefill = 16384
+
 // MemFractionStatic reports SGLang's default mem_fraction_static for in's
 // GPU and limits (the formula above, with a layout's TP × PP for a rank).
 func memFractionStatic(in *Input) float64 {
@@ -160,6 +174,9 @@ func memFractionStatic(in *Input) float64 {
 	}
 	chunk, graphBS := sglangTier(in)
 	chunk = orDefaultInt(in.Limits.MaxPrefillTokens, chunk)
+	if in.Serving.SGLang.ChunkedPrefillOff {
+		chunk = sglangMaxPrefill
+	}
 	graphBS = orDefaultInt(in.Serving.SGLang.CUDAGraphMaxBS, graphBS)
 	gpu := float64(in.Calibration.DeviceTotal / MiB)
 	reserve := 512 + float64(max(chunk, 2048))*1.5 + float64(graphBS)*2 + float64(modelParallel(in))*1024.0/8
@@ -324,7 +341,9 @@ func sglangLaunch(in *Input, l limits) string {
 		b.WriteString(" --max-running-requests " + itoa(l.batch))
 	}
 	b.WriteString(" --mem-fraction-static " + strconv.FormatFloat(memFractionStatic(in), 'f', -1, 64))
-	if in.Limits.MaxPrefillTokens > 0 {
+	if in.Serving.SGLang.ChunkedPrefillOff {
+		b.WriteString(" --chunked-prefill-size -1")
+	} else if in.Limits.MaxPrefillTokens > 0 {
 		b.WriteString(" --chunked-prefill-size " + itoa(in.Limits.MaxPrefillTokens))
 	}
 	if l.block > 1 {
