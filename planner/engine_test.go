@@ -109,7 +109,7 @@ func TestSGLangFraction(t *testing.T) {
 	cell := int64(36 * 8 * (128 + 128) * 2) // layers × kv heads × (head + v head) × bf16
 	// The fraction applies to the memory free after the CUDA context;
 	// cuBLAS's reserve comes after the pool (engine_sglang.go's header).
-	want := (int64(fraction(in.Calibration.DeviceTotal-in.Calibration.Context, 0.906)) - int64(in.Model.Weights.Bytes)) / cell
+	want := (int64(fraction(in.Calibration.DeviceTotal-in.Calibration.Context, 0.906)) - int64(in.Model.Weights.Bytes+sglangLoadSlack)) / cell
 	if a.Tokens != want {
 		t.Errorf("KV tokens = %d, want %d", a.Tokens, want)
 	}
