@@ -10,8 +10,8 @@ import (
 
 // This file is the SGLang profile (SGLang 0.5; rules from
 // ../shared/notes/engines.md, which cites the files below). SGLang keeps a
-// static fraction of the device's total memory for weights and the KV pool
-// and leaves the rest to activations and CUDA graphs:
+// static fraction of the memory free at start for weights and the KV pool
+// and leaves the rest to cuBLAS, activations and CUDA graphs:
 //
 //   - KV pool: rest = free_after_load − free_at_start × (1 −
 //     mem_fraction_static), free_at_start the memory free after the CUDA
