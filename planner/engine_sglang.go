@@ -35,8 +35,9 @@ import (
 //
 // Older releases differ (sglangRanges; docs/architecture.md, "Engine
 // releases", cites each rule): 0.4 takes mem_fraction_static by TP alone,
-// keeps every layer in one full pool (the sliding-window pools came with 0.4.9), and loads a
-// checkpoint's vision tower whatever the page's vision switch says.
+// keeps every layer in one full pool (the sliding-window pools came with
+// 0.4.9), and loads a checkpoint's vision tower whatever the page's vision
+// switch says.
 
 // EngineSGLang is SGLang.
 const EngineSGLang EngineName = "sglang"
