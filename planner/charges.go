@@ -36,6 +36,7 @@ const (
 	keyWeights
 	keyWeightCache
 	keyVisionTower
+	keyLoadSlack // SGLang's load beyond the tensors
 	keyRing
 	keySSM
 	keySnapshots

@@ -377,7 +377,20 @@ func vllmActivation(in *Input, r *vllmRules, l limits) Bytes {
 	if r.v0 {
 		return vllmV0Activation(in, rows)
 	}
-	return satAdd(satMul3(rows, int64(m.VocabSize), 38), satMul3(int64(l.prefill), int64(m.HiddenSize), 4))
+	hidden := satMul3(int64(l.prefill), int64(m.HiddenSize), 4)
+	if !lastStage(in) {
+		return hidden
+	}
+	return satAdd(satMul3(rows, int64(m.VocabSize), 38), hidden)
+}
+
+// lastStage reports whether in's rank is its pipeline's last stage, the
+// only one whose V1 profile run warms the sampler up
+// (vllm/v1/worker/gpu_model_runner.py, GPUModelRunner.profile_run: `if
+// get_pp_group().is_last_rank: … self._dummy_sampler_run(…)`).
+func lastStage(in *Input) bool {
+	r := in.Rank
+	return r == nil || r.Stage >= r.Layout.pp()-1
 }
 
 // vllmV0Activation estimates V0's profile run, a forward pass over

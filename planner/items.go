@@ -37,6 +37,7 @@ var itemSpecs = [numKeys]itemSpec{
 	keyWeights:        {"weights", TierModelResident, SourceExact},
 	keyWeightCache:    {"weight_cache", TierModelResident, SourceFormula},
 	keyVisionTower:    {"vision_tower", TierModelResident, SourceExact},
+	keyLoadSlack:      {"load_slack", TierModelResident, SourceEstimated},
 	keyRing:           {"residual_ring", TierPooled, SourceExact},
 	keySSM:            {"ssm_state", TierPooled, SourceExact},
 	keySnapshots:      {"recurrent_snapshots", TierPooled, SourceExact},

@@ -145,5 +145,20 @@ func calibrationOf(e *Entry) (planner.Calibration, error) {
 		}
 	}
 	cal.DeviceTotal = planner.Bytes(math.Round(e.GPU.TotalGiB * float64(planner.GiB)))
+	if freeAtStart(e) {
+		// The context and the communicators were allocated before the
+		// figure was taken: charging them again would count them twice.
+		cal.Context, cal.ContextEager = 0, 0
+		cal.Comm = []planner.CommCost{{GroupRanks: 2}}
+	}
 	return cal, nil
+}
+
+// freeAtStart reports whether e's total is SGLang's free memory before
+// loading (its "Load weight begin. avail mem"), the memory left after the
+// CUDA context and the communicators, which mem_fraction_static applies
+// to, rather than the device's total.
+func freeAtStart(e *Entry) bool {
+	v, ok := e.Values[FigureAvailBefore]
+	return e.Engine == EngineSGLang && ok && math.Abs(v-e.GPU.TotalGiB) < 0.005
 }

@@ -1,6 +1,7 @@
 package cmdline
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/vramplan/vramplan/planner"
@@ -26,7 +27,7 @@ var sglangDialect = dialect{engine: planner.EngineSGLang,
 		flag{names: names("--model-path", "--model"), read: strFlag(func(c *Command, v string) { c.Model = v })},
 		flag{names: names("--context-length"), read: intFlag(func(c *Command, n int) { c.Limits.MaxSeqLen = n })},
 		flag{names: names("--max-running-requests"), read: intFlag(func(c *Command, n int) { c.Limits.MaxBatch = n })},
-		flag{names: names("--chunked-prefill-size"), read: intFlag(func(c *Command, n int) { c.Limits.MaxPrefillTokens = n })},
+		flag{names: names("--chunked-prefill-size"), read: chunkedPrefill},
 		flag{names: names("--page-size"), read: intFlag(func(c *Command, n int) { c.Limits.BlockTokens = n })},
 		flag{names: names("--cuda-graph-max-bs"), read: intFlag(func(c *Command, n int) { c.Serving.SGLang.CUDAGraphMaxBS = n })},
 		flag{names: names("--mem-fraction-static"), read: fracFlag(func(c *Command, f float64) { c.Serving.SGLang.MemFractionStatic = f }),
@@ -44,4 +45,24 @@ var sglangUnmodelled = map[string]string{
 	"--enable-lora": "loads adapters", "--lora-paths": "loads adapters", "--max-total-tokens": "caps the KV pool",
 	"--enable-dp-attention": "splits attention across GPUs", "--cpu-offload-gb": "offloads weights to the CPU",
 	"--enable-hierarchical-cache": "host KV cache", "--mamba-ssm-dtype": "hybrid state",
+}
+
+// chunkedPrefill reads --chunked-prefill-size: a count, or -1, SGLang's
+// "no chunking" (server_args.py: chunking is on only when the size is
+// positive).
+func chunkedPrefill(c *Command, flag string, t *tokens) error {
+	v, err := t.value(flag)
+	if err != nil {
+		return err
+	}
+	if v == "-1" {
+		c.Serving.SGLang.ChunkedPrefillOff = true
+		return nil
+	}
+	n, err := ParseCount(v)
+	if err != nil || n < 0 {
+		return &Error{flag, fmt.Sprintf("%q is not a count or -1", v)}
+	}
+	c.Limits.MaxPrefillTokens = n
+	return nil
 }
