@@ -32,12 +32,12 @@ export const limit = 10_000_000;
 
 /**
  * budget is what the upload's gzip may reach, in bytes: the worker as
- * measured on main after the names, agent, harden and build merges and
- * ~13 KB, far below the plan's limit so that growth is spent only by
- * raising this line, with the reason, in docs/benchmarks.md ("Worker",
- * "Size").
+ * measured on main after the which-GPUs and engine-release merges (#30,
+ * #29: 3,075,154 B) and ~35 KB, far below the plan's limit so that growth
+ * is spent only by raising this line, with the reason, in
+ * docs/benchmarks.md ("Worker", "Size").
  */
-export const budget = 3_050_000;
+export const budget = 3_110_000;
 
 /**
  * measure runs `wrangler deploy --dry-run` offline and resolves to the
