@@ -137,6 +137,10 @@ func (p *Plan) writeEngine(b *strings.Builder) {
 		printf.Fprintf(b, "  %s: KV pool %s, %d blocks of %d tokens, %d tokens; %.2fx concurrency at %d tokens; longest request %d tokens\n",
 			e.Engine, a.PoolBytes, a.Blocks, a.BlockTokens, a.Tokens, a.MaxConcurrency, p.Input.Limits.MaxSeqLen, a.LongestRequest)
 	}
+	for i := range e.Spreads {
+		s := &e.Spreads[i]
+		printf.Fprintf(b, "  %s %s: %s\n", s.Label(), s.value(s.Planned), s.Text())
+	}
 	for _, it := range e.Outside {
 		printf.Fprintf(b, "  outside the fraction: %s %d MiB\n", it.Name, it.Bytes.MiB())
 	}

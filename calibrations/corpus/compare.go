@@ -27,6 +27,8 @@ type Row struct {
 	KVGiB, Activation, NonTorch, Graphs Pair
 	// TP and PP are the tensor- and pipeline-parallel sizes planned.
 	TP, PP int
+	// Class is the run's class (planner.ClassOf), valid when Err is nil.
+	Class planner.RunClass
 
 	block int // the plan's block size, for a log that counts blocks
 }
@@ -60,6 +62,10 @@ func Compare(e *Entry, root string) Row {
 		r.Err = err
 		return r
 	}
+	if r.Class, err = planner.ClassOf(&in, e.Version); err != nil {
+		r.Err = err
+		return r
+	}
 	p, err := planner.Report(in)
 	var fail *planner.Failure
 	if err != nil && !errors.As(err, &fail) {
@@ -83,7 +89,7 @@ func (r *Row) plan(p *planner.Plan) {
 			ranks = append(ranks, &p.Layout.Ranks[i].Plan)
 		}
 	}
-	r.Weights.Plan = gib(weightsOf(ranks[0]))
+	r.Weights.Plan = gib(ranks[0].LoadedWeights())
 	r.Activation.Plan = gib(itemBytes(ranks[0], "activation_peak"))
 	r.NonTorch.Plan = gib(itemBytes(ranks[0], "non_torch"))
 	r.Graphs.Plan = gib(itemBytes(ranks[0], "cuda_graphs"))
@@ -99,10 +105,6 @@ func (r *Row) plan(p *planner.Plan) {
 		r.KVTokens.Plan, r.KVGiB.Plan = 0, 0
 	}
 }
-
-// weightsOf is a rank's weights with its vision tower, as the engines'
-// load lines count them.
-func weightsOf(p *planner.Plan) planner.Bytes { return p.Weights + itemBytes(p, "vision_tower") }
 
 // itemBytes is the bytes of p's items of key.
 func itemBytes(p *planner.Plan, key string) planner.Bytes {

@@ -1,0 +1,97 @@
+package planner
+
+import "strings"
+
+// This file is the bands of engine releases whose real start-ups are
+// counted together, for the range a plan quotes (residuals.go):
+// releases between which the engine sized memory the same way as far as
+// the corpus of real start-ups can tell (vLLM's V0 engine to 0.7, V1 from
+// 0.8, the CUDA-graph estimate taken out first from 0.21), cut finer
+// where the corpus has enough runs to tell the bands apart. The corpus
+// (calibrations/corpus) and the planner both read a run's band here.
+
+// ResidualBand is a range of releases of one engine.
+type ResidualBand struct {
+	Engine EngineName
+	// Name is how the residual table names it: "vLLM 0.10–0.11 (V1)".
+	Name string
+	// Generation is the wider class the band falls back to when it holds
+	// too few runs: "vLLM V1".
+	Generation string
+	// From and Until are major.minor releases, Until excluded (zero: every
+	// later release); an era band (a release not known better than its
+	// engine's era) has neither and is matched by its Era.
+	From, Until Version
+	Era         string
+}
+
+// ResidualBands lists every band, in the residual table's order.
+var ResidualBands = []ResidualBand{
+	{Engine: EngineVLLM, Name: "vLLM 0.2–0.3 (V0)", Generation: genV0, From: release(0, 2, 0), Until: release(0, 4, 0)},
+	{Engine: EngineVLLM, Name: "vLLM 0.4–0.5 (V0)", Generation: genV0, From: release(0, 4, 0), Until: release(0, 6, 0)},
+	{Engine: EngineVLLM, Name: "vLLM 0.6–0.7 (V0)", Generation: genV0, From: release(0, 6, 0), Until: release(0, 8, 0)},
+	{Engine: EngineVLLM, Name: "vLLM V0, release not known", Generation: genV0, Era: "unknown-v0"},
+	{Engine: EngineVLLM, Name: "vLLM 0.8–0.9 (V1)", Generation: genV1, From: release(0, 8, 0), Until: release(0, 10, 0)},
+	{Engine: EngineVLLM, Name: "vLLM 0.10–0.11 (V1)", Generation: genV1, From: release(0, 10, 0), Until: release(0, 12, 0)},
+	{Engine: EngineVLLM, Name: "vLLM 0.12–0.20 (V1)", Generation: genV1, From: release(0, 12, 0), Until: release(0, 21, 0)},
+	{Engine: EngineVLLM, Name: "vLLM 0.21 and later (V1)", Generation: genV1, From: release(0, 21, 0)},
+	{Engine: EngineVLLM, Name: "vLLM V1, release not known", Generation: genV1, Era: "unknown-v1"},
+	{Engine: EngineSGLang, Name: "SGLang 0.3", Generation: genSGLang, From: release(0, 3, 0), Until: release(0, 4, 0)},
+	{Engine: EngineSGLang, Name: "SGLang 0.4", Generation: genSGLang, From: release(0, 4, 0), Until: release(0, 5, 0)},
+	{Engine: EngineSGLang, Name: "SGLang 0.5", Generation: genSGLang, From: release(0, 5, 0)},
+	{Engine: EngineSGLang, Name: "SGLang main (a source build)", Generation: genSGLang, Era: "main"},
+	{Engine: EngineSGLang, Name: "SGLang, release not known", Generation: genSGLang, Era: "unknown"},
+}
+
+// The generations the bands fall back to.
+const (
+	genV0     = "vLLM V0 (0.2–0.7)"
+	genV1     = "vLLM V1 (0.8 and later)"
+	genSGLang = "SGLang, every release"
+)
+
+// BandOf returns the index in ResidualBands of release s of engine e: a
+// release ("0.10.1.1", "0.5.2rc2"), one known only to its minor version
+// ("unknown-0.4"), an era ("unknown-v0", "unknown-v1", SGLang's
+// "unknown") or an SGLang source build ("main@<commit>", "0.0.0.dev<n>").
+// A release in no band is an error naming the engine's bands.
+func BandOf(e EngineName, s string) (int, error) {
+	era := s
+	if strings.HasPrefix(s, "main@") || strings.HasPrefix(s, "0.0.0.dev") {
+		era = "main"
+	}
+	rel := strings.TrimPrefix(s, "unknown-")
+	v, err := ParseVersion(rel)
+	known := err == nil && era != "main" && isMinorRelease(rel)
+	var names []string
+	for i, b := range ResidualBands {
+		if b.Engine != e {
+			continue
+		}
+		if b.Era != "" && b.Era == era || b.Era == "" && known && b.contains(v) {
+			return i, nil
+		}
+		names = append(names, b.Name)
+	}
+	return -1, bad("engine_version", "%q is in no band of %s's real start-ups (%s)", truncate(s, 40), e, strings.Join(names, "; "))
+}
+
+func (b *ResidualBand) contains(v Version) bool {
+	return v.Compare(b.From) >= 0 && (b.Until.IsZero() || v.Compare(b.Until) < 0)
+}
+
+// isMinorRelease reports whether s opens with a release's major and minor
+// numbers, "0.4", as a band's release must (an era's "v1" is none).
+func isMinorRelease(s string) bool {
+	dot := strings.IndexByte(s, '.')
+	return dot > 0 && dot+1 < len(s) && isDigits(s[:dot]) && isDigits(s[dot+1:dot+2])
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
