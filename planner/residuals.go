@@ -194,6 +194,10 @@ func spreadOf(c RunClass, f Figure, planned int64) Spread {
 	return s
 }
 
+// Line says s with its figure, as vramplan plan prints it: "KV tokens
+// 232,592: real start-ups like this one: …".
+func (s *Spread) Line() string { return s.Label() + " " + s.value(s.Planned) + ": " + s.Text() }
+
 // Label names s's figure for a person: "KV tokens", "weights".
 func (s *Spread) Label() string {
 	for f, n := range figureNames {

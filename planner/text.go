@@ -138,8 +138,7 @@ func (p *Plan) writeEngine(b *strings.Builder) {
 			e.Engine, a.PoolBytes, a.Blocks, a.BlockTokens, a.Tokens, a.MaxConcurrency, p.Input.Limits.MaxSeqLen, a.LongestRequest)
 	}
 	for i := range e.Spreads {
-		s := &e.Spreads[i]
-		printf.Fprintf(b, "  %s %s: %s\n", s.Label(), s.value(s.Planned), s.Text())
+		printf.Fprintf(b, "  %s\n", e.Spreads[i].Line())
 	}
 	for _, it := range e.Outside {
 		printf.Fprintf(b, "  outside the fraction: %s %d MiB\n", it.Name, it.Bytes.MiB())

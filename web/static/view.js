@@ -63,6 +63,7 @@ export const view = {
   }],
   items_caption: 'string',
   kv: 'string',
+  kv_range: 'string',
   launch: 'string',
   layout: {
     binding_rank: 'number',
@@ -132,4 +133,5 @@ export const view = {
   total_mib: 'number',
   verdict: 'string',
   warnings: ['string'],
+  weights_range: 'string',
 };
