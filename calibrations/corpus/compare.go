@@ -53,10 +53,17 @@ func (p Pair) Within(tol float64) bool { return math.Abs(p.Residual()) <= tol }
 
 // Compare plans e from under root (the repository root) and sets the plan
 // beside its log's figures.
-func Compare(e *Entry, root string) Row {
+func Compare(e *Entry, root string) Row { return compareWith(e, root, nil) }
+
+// compareWith is Compare with tweak, when not nil, applied to the input
+// before it is planned.
+func compareWith(e *Entry, root string, tweak func(in *planner.Input)) Row {
 	band, _ := BandOf(e) // validate checked it
 	r := Row{Entry: e, Band: band}
 	in, cal, err := Input(e, root)
+	if err == nil && tweak != nil {
+		tweak(&in)
+	}
 	r.Calibration, r.TP, r.PP = cal, max(in.Parallel.Tensor, 1), max(in.Parallel.Pipeline, 1)
 	if err != nil {
 		r.Err = err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/calibrations/corpus"
 	"github.com/vramplan/vramplan/calibrations/observation"
 	"github.com/vramplan/vramplan/calibrations/refit"
 	"github.com/vramplan/vramplan/planner"
@@ -15,7 +16,7 @@ import (
 // cmdEngines is `vramplan engines refit`.
 func cmdEngines(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "refit" {
-		fmt.Fprintln(stderr, "usage: vramplan engines refit [--logs DIR] [--from URL]")
+		fmt.Fprintln(stderr, "usage: vramplan engines refit [--logs DIR] [--from URL] | --corpus ROOT [--json]")
 		return exitBadInput
 	}
 	return cmdRefit(args[1:], stdout, stderr)
@@ -29,11 +30,22 @@ func cmdRefit(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	logs := fs.String("logs", "", "a llama.cpp validation grid `dir` as scripts/llamacpp/device-run.sh writes it (planner/testdata/engines/llamacpp-h200)")
 	from := fs.String("from", "", "also read the observations uploaded to the vramplan server at `URL`")
+	root := fs.String("corpus", "", "refit vLLM's estimated constants from the corpus of real start-ups under the repository `root` instead ("+corpus.Dir+")")
+	asJSON := fs.Bool("json", false, "with --corpus, print the refit as JSON")
 	if err := fs.Parse(args); err != nil {
 		return flagExit(err)
 	}
-	if *logs == "" && *from == "" {
-		fmt.Fprintln(stderr, "vramplan engines refit: give --logs DIR, --from URL or both")
+	switch {
+	case *root != "" && (*logs != "" || *from != ""):
+		fmt.Fprintln(stderr, "vramplan engines refit: --corpus refits vLLM from the corpus alone; give it without --logs and --from")
+		return exitBadInput
+	case *root != "":
+		return refitCorpus(*root, *asJSON, stdout, stderr)
+	case *asJSON:
+		fmt.Fprintln(stderr, "vramplan engines refit: --json goes with --corpus")
+		return exitBadInput
+	case *logs == "" && *from == "":
+		fmt.Fprintln(stderr, "vramplan engines refit: give --logs DIR, --from URL or both, or --corpus ROOT")
 		return exitBadInput
 	}
 	var srcs []refit.Source
