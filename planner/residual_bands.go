@@ -27,18 +27,18 @@ type ResidualBand struct {
 
 // ResidualBands lists every band, in the residual table's order.
 var ResidualBands = []ResidualBand{
-	{Engine: EngineVLLM, Name: "vLLM 0.2–0.3 (V0)", Generation: genV0, From: release(0, 2, 0), Until: release(0, 4, 0)},
-	{Engine: EngineVLLM, Name: "vLLM 0.4–0.5 (V0)", Generation: genV0, From: release(0, 4, 0), Until: release(0, 6, 0)},
-	{Engine: EngineVLLM, Name: "vLLM 0.6–0.7 (V0)", Generation: genV0, From: release(0, 6, 0), Until: release(0, 8, 0)},
+	{Engine: EngineVLLM, Name: "vLLM 0.2–0.3 (V0)", Generation: genV0, From: Version{n: [3]int32{0, 2}}, Until: Version{n: [3]int32{0, 4}}},
+	{Engine: EngineVLLM, Name: "vLLM 0.4–0.5 (V0)", Generation: genV0, From: Version{n: [3]int32{0, 4}}, Until: Version{n: [3]int32{0, 6}}},
+	{Engine: EngineVLLM, Name: "vLLM 0.6–0.7 (V0)", Generation: genV0, From: Version{n: [3]int32{0, 6}}, Until: Version{n: [3]int32{0, 8}}},
 	{Engine: EngineVLLM, Name: "vLLM V0, release not known", Generation: genV0, Era: "unknown-v0"},
-	{Engine: EngineVLLM, Name: "vLLM 0.8–0.9 (V1)", Generation: genV1, From: release(0, 8, 0), Until: release(0, 10, 0)},
-	{Engine: EngineVLLM, Name: "vLLM 0.10–0.11 (V1)", Generation: genV1, From: release(0, 10, 0), Until: release(0, 12, 0)},
-	{Engine: EngineVLLM, Name: "vLLM 0.12–0.20 (V1)", Generation: genV1, From: release(0, 12, 0), Until: release(0, 21, 0)},
-	{Engine: EngineVLLM, Name: "vLLM 0.21 and later (V1)", Generation: genV1, From: release(0, 21, 0)},
+	{Engine: EngineVLLM, Name: "vLLM 0.8–0.9 (V1)", Generation: genV1, From: Version{n: [3]int32{0, 8}}, Until: Version{n: [3]int32{0, 10}}},
+	{Engine: EngineVLLM, Name: "vLLM 0.10–0.11 (V1)", Generation: genV1, From: Version{n: [3]int32{0, 10}}, Until: Version{n: [3]int32{0, 12}}},
+	{Engine: EngineVLLM, Name: "vLLM 0.12–0.20 (V1)", Generation: genV1, From: Version{n: [3]int32{0, 12}}, Until: Version{n: [3]int32{0, 21}}},
+	{Engine: EngineVLLM, Name: "vLLM 0.21 and later (V1)", Generation: genV1, From: Version{n: [3]int32{0, 21}}},
 	{Engine: EngineVLLM, Name: "vLLM V1, release not known", Generation: genV1, Era: "unknown-v1"},
-	{Engine: EngineSGLang, Name: "SGLang 0.3", Generation: genSGLang, From: release(0, 3, 0), Until: release(0, 4, 0)},
-	{Engine: EngineSGLang, Name: "SGLang 0.4", Generation: genSGLang, From: release(0, 4, 0), Until: release(0, 5, 0)},
-	{Engine: EngineSGLang, Name: "SGLang 0.5", Generation: genSGLang, From: release(0, 5, 0)},
+	{Engine: EngineSGLang, Name: "SGLang 0.3", Generation: genSGLang, From: Version{n: [3]int32{0, 3}}, Until: Version{n: [3]int32{0, 4}}},
+	{Engine: EngineSGLang, Name: "SGLang 0.4", Generation: genSGLang, From: Version{n: [3]int32{0, 4}}, Until: Version{n: [3]int32{0, 5}}},
+	{Engine: EngineSGLang, Name: "SGLang 0.5", Generation: genSGLang, From: Version{n: [3]int32{0, 5}}},
 	{Engine: EngineSGLang, Name: "SGLang main (a source build)", Generation: genSGLang, Era: "main"},
 	{Engine: EngineSGLang, Name: "SGLang, release not known", Generation: genSGLang, Era: "unknown"},
 }

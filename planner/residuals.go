@@ -2,7 +2,6 @@ package planner
 
 import (
 	"math"
-	"strings"
 
 	"github.com/vramplan/vramplan/internal/printf"
 )
@@ -50,22 +49,23 @@ func modelKind(m *Model, vision bool) string {
 		swa = swa || g.Kind == LayerSliding
 		recurrent = recurrent || g.Kind == LayerRecurrent
 	}
-	parts := []string{"dense"}
+	kind := "dense"
 	switch {
 	case recurrent:
-		parts[0] = "hybrid"
+		kind = "hybrid"
 	case m.MoE != nil:
-		parts[0] = "moe"
+		kind = "moe"
 	}
-	for _, p := range []struct {
-		on   bool
-		name string
-	}{{m.MLA != nil, "mla"}, {swa, "swa"}, {vision, "vision"}} {
-		if p.on {
-			parts = append(parts, p.name)
-		}
+	if m.MLA != nil {
+		kind += "+mla"
 	}
-	return strings.Join(parts, "+")
+	if swa {
+		kind += "+swa"
+	}
+	if vision {
+		kind += "+vision"
+	}
+	return kind
 }
 
 // severalGPUs reports whether a run of in spans more than one GPU.
