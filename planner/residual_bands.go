@@ -1,7 +1,5 @@
 package planner
 
-import "strings"
-
 // This file is the bands of engine releases whose real start-ups are
 // counted together, for the range a plan quotes (residuals.go):
 // releases between which the engine sized memory the same way as far as
@@ -50,48 +48,19 @@ const (
 	genSGLang = "SGLang, every release"
 )
 
-// BandOf returns the index in ResidualBands of release s of engine e: a
-// release ("0.10.1.1", "0.5.2rc2"), one known only to its minor version
-// ("unknown-0.4"), an era ("unknown-v0", "unknown-v1", SGLang's
-// "unknown") or an SGLang source build ("main@<commit>", "0.0.0.dev<n>").
-// A release in no band is an error naming the engine's bands.
-func BandOf(e EngineName, s string) (int, error) {
-	era := s
-	if strings.HasPrefix(s, "main@") || strings.HasPrefix(s, "0.0.0.dev") {
-		era = "main"
-	}
-	rel := strings.TrimPrefix(s, "unknown-")
-	v, err := ParseVersion(rel)
-	known := err == nil && era != "main" && isMinorRelease(rel)
-	var names []string
-	for i, b := range ResidualBands {
-		if b.Engine != e {
-			continue
+// ReleaseBand returns the index in ResidualBands of the band of engine
+// e that holds release v, and whether one does. An era band (a release
+// not known better than its era) holds no release: the corpus files its
+// runs there by their stated era.
+func ReleaseBand(e EngineName, v Version) (int, bool) {
+	for i := range ResidualBands {
+		if b := &ResidualBands[i]; b.Engine == e && b.Era == "" && b.contains(v) {
+			return i, true
 		}
-		if b.Era != "" && b.Era == era || b.Era == "" && known && b.contains(v) {
-			return i, nil
-		}
-		names = append(names, b.Name)
 	}
-	return -1, bad("engine_version", "%q is in no band of %s's real start-ups (%s)", truncate(s, 40), e, strings.Join(names, "; "))
+	return -1, false
 }
 
 func (b *ResidualBand) contains(v Version) bool {
 	return v.Compare(b.From) >= 0 && (b.Until.IsZero() || v.Compare(b.Until) < 0)
-}
-
-// isMinorRelease reports whether s opens with a release's major and minor
-// numbers, "0.4", as a band's release must (an era's "v1" is none).
-func isMinorRelease(s string) bool {
-	dot := strings.IndexByte(s, '.')
-	return dot > 0 && dot+1 < len(s) && isDigits(s[:dot]) && isDigits(s[dot+1:dot+2])
-}
-
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }

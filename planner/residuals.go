@@ -32,14 +32,10 @@ type RunClass struct {
 	Several bool
 }
 
-// ClassOf returns the class of a run of in on its engine's release s
-// (BandOf reads s).
-func ClassOf(in *Input, s string) (RunClass, error) {
-	b, err := BandOf(in.Serving.Engine, s)
-	if err != nil {
-		return RunClass{}, err
-	}
-	return RunClass{Band: b, Kind: modelKind(&in.Model, in.Features.Vision), Several: severalGPUs(in)}, nil
+// ClassOf returns the class of a run of in whose release is in band, an
+// index in ResidualBands (ReleaseBand).
+func ClassOf(in *Input, band int) RunClass {
+	return RunClass{Band: band, Kind: modelKind(&in.Model, in.Features.Vision), Several: severalGPUs(in)}
 }
 
 // modelKind names m's kind as the residual classes do.
@@ -287,10 +283,11 @@ func spreads(in *Input, pr *Profile, p *Plan) []Spread {
 		return nil
 	}
 	a := p.Engine.Pool
-	c, err := ClassOf(in, planRelease(pr))
-	if err != nil {
+	band, ok := ReleaseBand(pr.Name, planRelease(pr))
+	if !ok {
 		return nil
 	}
+	c := ClassOf(in, band)
 	var out []Spread
 	if a.Tokens > 0 {
 		out = append(out, spreadOf(c, FigureKVTokens, a.Tokens))
@@ -300,4 +297,4 @@ func spreads(in *Input, pr *Profile, p *Plan) []Spread {
 
 // planRelease is the release whose rules a plan of pr follows, for its
 // class: the first of the newest range pr covers.
-func planRelease(pr *Profile) string { return pr.Versions[len(pr.Versions)-1].From.String() }
+func planRelease(pr *Profile) Version { return pr.Versions[len(pr.Versions)-1].From }

@@ -50,49 +50,22 @@ var residualTable = [...]residualRow{
 	{1, 0, 0, 1, 7, 9, 126},      // SGLang, every release, every model kind, one GPU or several: weights
 	{2, 0, 0, 1, 7, 9, 126},      // SGLang, every model kind, one GPU or several: weights
 	{0, 1, 2, 0, 1, 318, 318},    // SGLang 0.4, dense, more than one GPU: kv_tokens
-	{0, 0, 2, 0, 2, -86, 318},    // SGLang 0.4, every model kind, more than one GPU: kv_tokens
 	{1, 1, 2, 0, 3, 4, 318},      // SGLang, every release, dense, more than one GPU: kv_tokens
 	{0, 1, 2, 1, 1, 18, 18},      // SGLang 0.4, dense, more than one GPU: weights
-	{0, 0, 2, 1, 1, 18, 18},      // SGLang 0.4, every model kind, more than one GPU: weights
-	{1, 1, 2, 1, 2, 18, 29},      // SGLang, every release, dense, more than one GPU: weights
 	{3, 1, 2, 0, 1, 4, 4},        // SGLang main (a source build), dense, more than one GPU: kv_tokens
-	{3, 1, 0, 0, 1, 4, 4},        // SGLang main (a source build), dense, one GPU or several: kv_tokens
-	{3, 0, 2, 0, 1, 4, 4},        // SGLang main (a source build), every model kind, more than one GPU: kv_tokens
-	{3, 0, 0, 0, 1, 4, 4},        // SGLang main (a source build), every model kind, one GPU or several: kv_tokens
 	{3, 1, 2, 1, 1, 29, 29},      // SGLang main (a source build), dense, more than one GPU: weights
-	{3, 1, 0, 1, 1, 29, 29},      // SGLang main (a source build), dense, one GPU or several: weights
-	{3, 0, 2, 1, 1, 29, 29},      // SGLang main (a source build), every model kind, more than one GPU: weights
-	{3, 0, 0, 1, 1, 29, 29},      // SGLang main (a source build), every model kind, one GPU or several: weights
 	{0, 2, 2, 0, 1, -86, -86},    // SGLang 0.4, moe, more than one GPU: kv_tokens
-	{0, 2, 0, 0, 1, -86, -86},    // SGLang 0.4, moe, one GPU or several: kv_tokens
-	{1, 2, 2, 0, 1, -86, -86},    // SGLang, every release, moe, more than one GPU: kv_tokens
-	{1, 2, 0, 0, 1, -86, -86},    // SGLang, every release, moe, one GPU or several: kv_tokens
 	{4, 1, 2, 0, 1, 12, 12},      // SGLang 0.5, dense, more than one GPU: kv_tokens
-	{4, 1, 0, 0, 1, 12, 12},      // SGLang 0.5, dense, one GPU or several: kv_tokens
-	{4, 0, 2, 0, 1, 12, 12},      // SGLang 0.5, every model kind, more than one GPU: kv_tokens
-	{4, 0, 0, 0, 1, 12, 12},      // SGLang 0.5, every model kind, one GPU or several: kv_tokens
 	{5, 1, 1, 0, 1, 77, 77},      // SGLang, release not known, dense, one GPU: kv_tokens
-	{5, 1, 0, 0, 1, 77, 77},      // SGLang, release not known, dense, one GPU or several: kv_tokens
-	{5, 0, 1, 0, 1, 77, 77},      // SGLang, release not known, every model kind, one GPU: kv_tokens
-	{5, 0, 0, 0, 1, 77, 77},      // SGLang, release not known, every model kind, one GPU or several: kv_tokens
 	{5, 1, 1, 1, 1, 12, 12},      // SGLang, release not known, dense, one GPU: weights
-	{5, 1, 0, 1, 1, 12, 12},      // SGLang, release not known, dense, one GPU or several: weights
-	{5, 0, 1, 1, 1, 12, 12},      // SGLang, release not known, every model kind, one GPU: weights
-	{5, 0, 0, 1, 1, 12, 12},      // SGLang, release not known, every model kind, one GPU or several: weights
 	{6, 3, 2, 0, 1, -24, -24},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
-	{6, 3, 0, 0, 1, -24, -24},    // vLLM 0.10–0.11 (V1), moe+swa, one GPU or several: kv_tokens
 	{6, 0, 2, 0, 4, -24, 92},     // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
 	{6, 0, 0, 0, 10, -163, 177},  // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 3, 2, 0, 1, -24, -24},    // vLLM V1 (0.8 and later), moe+swa, more than one GPU: kv_tokens
-	{7, 3, 0, 0, 1, -24, -24},    // vLLM V1 (0.8 and later), moe+swa, one GPU or several: kv_tokens
 	{7, 0, 0, 0, 16, -201, 177},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
 	{8, 0, 0, 0, 27, -768, 177},  // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
-	{6, 3, 0, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, one GPU or several: weights
 	{6, 0, 2, 1, 4, 4, 133},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
 	{6, 0, 0, 1, 10, 0, 133},     // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
-	{7, 3, 2, 1, 1, 133, 133},    // vLLM V1 (0.8 and later), moe+swa, more than one GPU: weights
-	{7, 3, 0, 1, 2, 71, 133},     // vLLM V1 (0.8 and later), moe+swa, one GPU or several: weights
 	{7, 0, 0, 1, 14, -5, 133},    // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
 	{8, 0, 0, 1, 20, -5, 133},    // vLLM, every model kind, one GPU or several: weights
 	{6, 1, 2, 0, 3, 2, 92},       // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
@@ -110,42 +83,17 @@ var residualTable = [...]residualRow{
 	{6, 0, 1, 1, 6, 0, 9},        // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
 	{7, 1, 1, 1, 6, 0, 9},        // vLLM V1 (0.8 and later), dense, one GPU: weights
 	{6, 4, 1, 0, 1, -163, -163},  // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
-	{6, 4, 0, 0, 1, -163, -163},  // vLLM 0.10–0.11 (V1), dense+vision, one GPU or several: kv_tokens
-	{7, 4, 1, 0, 1, -163, -163},  // vLLM V1 (0.8 and later), dense+vision, one GPU: kv_tokens
-	{7, 4, 0, 0, 1, -163, -163},  // vLLM V1 (0.8 and later), dense+vision, one GPU or several: kv_tokens
 	{6, 4, 1, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
-	{6, 4, 0, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU or several: weights
-	{7, 4, 1, 1, 1, 9, 9},        // vLLM V1 (0.8 and later), dense+vision, one GPU: weights
-	{7, 4, 0, 1, 1, 9, 9},        // vLLM V1 (0.8 and later), dense+vision, one GPU or several: weights
 	{9, 2, 1, 0, 1, -29, -29},    // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
-	{9, 2, 0, 0, 1, -29, -29},    // vLLM 0.12–0.20 (V1), moe, one GPU or several: kv_tokens
-	{9, 0, 1, 0, 2, -32, -29},    // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
 	{9, 0, 0, 0, 3, -67, -29},    // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 2, 1, 0, 1, -29, -29},    // vLLM V1 (0.8 and later), moe, one GPU: kv_tokens
-	{7, 2, 0, 0, 2, -201, -29},   // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
 	{9, 2, 1, 1, 1, 1, 1},        // vLLM 0.12–0.20 (V1), moe, one GPU: weights
-	{9, 2, 0, 1, 1, 1, 1},        // vLLM 0.12–0.20 (V1), moe, one GPU or several: weights
 	{9, 0, 1, 1, 3, 1, 71},       // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
 	{9, 0, 0, 1, 4, -5, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
-	{7, 2, 1, 1, 1, 1, 1},        // vLLM V1 (0.8 and later), moe, one GPU: weights
-	{7, 2, 0, 1, 1, 1, 1},        // vLLM V1 (0.8 and later), moe, one GPU or several: weights
 	{9, 5, 2, 0, 1, -67, -67},    // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
-	{9, 5, 0, 0, 1, -67, -67},    // vLLM 0.12–0.20 (V1), moe+vision, one GPU or several: kv_tokens
-	{9, 0, 2, 0, 1, -67, -67},    // vLLM 0.12–0.20 (V1), every model kind, more than one GPU: kv_tokens
-	{7, 5, 2, 0, 1, -67, -67},    // vLLM V1 (0.8 and later), moe+vision, more than one GPU: kv_tokens
-	{7, 5, 0, 0, 1, -67, -67},    // vLLM V1 (0.8 and later), moe+vision, one GPU or several: kv_tokens
 	{9, 5, 2, 1, 1, -5, -5},      // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: weights
-	{9, 5, 0, 1, 1, -5, -5},      // vLLM 0.12–0.20 (V1), moe+vision, one GPU or several: weights
-	{9, 0, 2, 1, 1, -5, -5},      // vLLM 0.12–0.20 (V1), every model kind, more than one GPU: weights
-	{7, 5, 2, 1, 1, -5, -5},      // vLLM V1 (0.8 and later), moe+vision, more than one GPU: weights
-	{7, 5, 0, 1, 1, -5, -5},      // vLLM V1 (0.8 and later), moe+vision, one GPU or several: weights
 	{9, 1, 1, 0, 1, -32, -32},    // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
-	{9, 1, 0, 0, 1, -32, -32},    // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
 	{9, 1, 1, 1, 1, 9, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU: weights
-	{9, 1, 0, 1, 1, 9, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU or several: weights
 	{9, 3, 1, 1, 1, 71, 71},      // vLLM 0.12–0.20 (V1), moe+swa, one GPU: weights
-	{9, 3, 0, 1, 1, 71, 71},      // vLLM 0.12–0.20 (V1), moe+swa, one GPU or several: weights
-	{7, 3, 1, 1, 1, 71, 71},      // vLLM V1 (0.8 and later), moe+swa, one GPU: weights
 	{10, 1, 2, 0, 4, -334, 10},   // vLLM 0.2–0.3 (V0), dense, more than one GPU: kv_tokens
 	{10, 1, 0, 0, 6, -334, 10},   // vLLM 0.2–0.3 (V0), dense, one GPU or several: kv_tokens
 	{10, 0, 2, 0, 5, -768, 10},   // vLLM 0.2–0.3 (V0), every model kind, more than one GPU: kv_tokens
@@ -154,16 +102,9 @@ var residualTable = [...]residualRow{
 	{11, 1, 0, 0, 9, -334, 47},   // vLLM V0 (0.2–0.7), dense, one GPU or several: kv_tokens
 	{11, 0, 0, 0, 11, -768, 47},  // vLLM V0 (0.2–0.7), every model kind, one GPU or several: kv_tokens
 	{10, 1, 1, 0, 2, -13, 0},     // vLLM 0.2–0.3 (V0), dense, one GPU: kv_tokens
-	{10, 0, 1, 0, 2, -13, 0},     // vLLM 0.2–0.3 (V0), every model kind, one GPU: kv_tokens
 	{11, 1, 1, 0, 4, -13, 47},    // vLLM V0 (0.2–0.7), dense, one GPU: kv_tokens
 	{10, 2, 2, 0, 1, -768, -768}, // vLLM 0.2–0.3 (V0), moe, more than one GPU: kv_tokens
-	{10, 2, 0, 0, 1, -768, -768}, // vLLM 0.2–0.3 (V0), moe, one GPU or several: kv_tokens
-	{11, 2, 2, 0, 1, -768, -768}, // vLLM V0 (0.2–0.7), moe, more than one GPU: kv_tokens
-	{11, 2, 0, 0, 1, -768, -768}, // vLLM V0 (0.2–0.7), moe, one GPU or several: kv_tokens
 	{12, 1, 1, 0, 1, -37, -37},   // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
-	{12, 1, 0, 0, 1, -37, -37},   // vLLM 0.21 and later (V1), dense, one GPU or several: kv_tokens
-	{12, 0, 1, 0, 1, -37, -37},   // vLLM 0.21 and later (V1), every model kind, one GPU: kv_tokens
-	{12, 0, 0, 0, 1, -37, -37},   // vLLM 0.21 and later (V1), every model kind, one GPU or several: kv_tokens
 	{13, 1, 1, 1, 4, 0, 8},       // vLLM 0.6–0.7 (V0), dense, one GPU: weights
 	{13, 1, 0, 1, 5, 0, 8},       // vLLM 0.6–0.7 (V0), dense, one GPU or several: weights
 	{13, 0, 1, 1, 5, -1, 8},      // vLLM 0.6–0.7 (V0), every model kind, one GPU: weights
@@ -172,29 +113,13 @@ var residualTable = [...]residualRow{
 	{11, 1, 0, 1, 5, 0, 8},       // vLLM V0 (0.2–0.7), dense, one GPU or several: weights
 	{11, 0, 0, 1, 6, -1, 8},      // vLLM V0 (0.2–0.7), every model kind, one GPU or several: weights
 	{13, 4, 1, 0, 1, -710, -710}, // vLLM 0.6–0.7 (V0), dense+vision, one GPU: kv_tokens
-	{13, 4, 0, 0, 1, -710, -710}, // vLLM 0.6–0.7 (V0), dense+vision, one GPU or several: kv_tokens
 	{13, 0, 1, 0, 3, -710, 47},   // vLLM 0.6–0.7 (V0), every model kind, one GPU: kv_tokens
 	{13, 0, 0, 0, 4, -710, 47},   // vLLM 0.6–0.7 (V0), every model kind, one GPU or several: kv_tokens
-	{11, 4, 1, 0, 1, -710, -710}, // vLLM V0 (0.2–0.7), dense+vision, one GPU: kv_tokens
-	{11, 4, 0, 0, 1, -710, -710}, // vLLM V0 (0.2–0.7), dense+vision, one GPU or several: kv_tokens
 	{13, 4, 1, 1, 1, -1, -1},     // vLLM 0.6–0.7 (V0), dense+vision, one GPU: weights
-	{13, 4, 0, 1, 1, -1, -1},     // vLLM 0.6–0.7 (V0), dense+vision, one GPU or several: weights
-	{11, 4, 1, 1, 1, -1, -1},     // vLLM V0 (0.2–0.7), dense+vision, one GPU: weights
-	{11, 4, 0, 1, 1, -1, -1},     // vLLM V0 (0.2–0.7), dense+vision, one GPU or several: weights
 	{13, 1, 1, 0, 2, 12, 47},     // vLLM 0.6–0.7 (V0), dense, one GPU: kv_tokens
 	{13, 1, 0, 0, 3, 12, 47},     // vLLM 0.6–0.7 (V0), dense, one GPU or several: kv_tokens
 	{13, 1, 2, 0, 1, 20, 20},     // vLLM 0.6–0.7 (V0), dense, more than one GPU: kv_tokens
-	{13, 0, 2, 0, 1, 20, 20},     // vLLM 0.6–0.7 (V0), every model kind, more than one GPU: kv_tokens
 	{13, 1, 2, 1, 1, 6, 6},       // vLLM 0.6–0.7 (V0), dense, more than one GPU: weights
-	{13, 0, 2, 1, 1, 6, 6},       // vLLM 0.6–0.7 (V0), every model kind, more than one GPU: weights
-	{11, 1, 2, 1, 1, 6, 6},       // vLLM V0 (0.2–0.7), dense, more than one GPU: weights
 	{14, 6, 2, 0, 1, 82, 82},     // vLLM V1, release not known, moe+mla, more than one GPU: kv_tokens
-	{14, 6, 0, 0, 1, 82, 82},     // vLLM V1, release not known, moe+mla, one GPU or several: kv_tokens
-	{14, 0, 2, 0, 2, -201, 82},   // vLLM V1, release not known, every model kind, more than one GPU: kv_tokens
-	{14, 0, 0, 0, 2, -201, 82},   // vLLM V1, release not known, every model kind, one GPU or several: kv_tokens
-	{7, 6, 2, 0, 1, 82, 82},      // vLLM V1 (0.8 and later), moe+mla, more than one GPU: kv_tokens
-	{7, 6, 0, 0, 1, 82, 82},      // vLLM V1 (0.8 and later), moe+mla, one GPU or several: kv_tokens
 	{14, 2, 2, 0, 1, -201, -201}, // vLLM V1, release not known, moe, more than one GPU: kv_tokens
-	{14, 2, 0, 0, 1, -201, -201}, // vLLM V1, release not known, moe, one GPU or several: kv_tokens
-	{7, 2, 2, 0, 1, -201, -201},  // vLLM V1 (0.8 and later), moe, more than one GPU: kv_tokens
 }

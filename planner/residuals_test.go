@@ -1,9 +1,6 @@
 package planner
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // TestSpreadsHold holds every class a plan can look up to the rules of a
 // quoted range: from a class of at least MinRuns, the run's own when it
@@ -72,42 +69,26 @@ func TestModelKind(t *testing.T) {
 	}
 }
 
-func TestBandOf(t *testing.T) {
+func TestReleaseBand(t *testing.T) {
 	for _, c := range []struct {
 		e    EngineName
-		s    string
+		v    Version
 		want string
 	}{
-		{EngineVLLM, "0.22", "vLLM 0.21 and later (V1)"},
-		{EngineVLLM, "unknown-v1", "vLLM V1, release not known"},
-		{EngineSGLang, "unknown-v1", ""},
-		{EngineVLLM, "0.1.9", ""},
-		{EngineSGLang, "0.0.0.dev1", "SGLang main (a source build)"},
+		{EngineVLLM, release(0, 22, 1), "vLLM 0.21 and later (V1)"},
+		{EngineVLLM, release(0, 20, 9), "vLLM 0.12–0.20 (V1)"},
+		{EngineVLLM, release(0, 2, 0), "vLLM 0.2–0.3 (V0)"},
+		{EngineVLLM, release(0, 1, 9), ""},
+		{EngineSGLang, release(0, 5, 2), "SGLang 0.5"},
+		{EngineSGLang, release(0, 2, 0), ""},
+		{EngineLlamaCpp, build(12072), ""},
 	} {
-		i, err := BandOf(c.e, c.s)
+		i, ok := ReleaseBand(c.e, c.v)
 		switch {
-		case c.want == "" && err == nil:
-			t.Errorf("BandOf(%s, %q) = %q, want an error", c.e, c.s, ResidualBands[i].Name)
-		case c.want == "" && !strings.Contains(err.Error(), "in no band"):
-			t.Errorf("BandOf(%s, %q) = %v, want in no band", c.e, c.s, err)
-		case c.want != "" && (err != nil || ResidualBands[i].Name != c.want):
-			t.Errorf("BandOf(%s, %q) = %d, %v; want %q", c.e, c.s, i, err, c.want)
+		case c.want == "" && ok:
+			t.Errorf("ReleaseBand(%s, %s) = %q, want none", c.e, c.v, ResidualBands[i].Name)
+		case c.want != "" && (!ok || ResidualBands[i].Name != c.want):
+			t.Errorf("ReleaseBand(%s, %s) = %d, %v; want %q", c.e, c.v, i, ok, c.want)
 		}
 	}
-}
-
-// FuzzBandOf reads any release string: an index of the engine's band or
-// an error, never a panic.
-func FuzzBandOf(f *testing.F) {
-	for _, s := range []string{"0.10.1.dev101+gbda9d0535", "unknown-0.4", "unknown-v0", "main@ebaf86d", "0.5.2rc2", "", "9999999999.1", "unknown-"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, e := range []EngineName{EngineVLLM, EngineSGLang, EngineLlamaCpp} {
-			i, err := BandOf(e, s)
-			if err == nil && (i < 0 || i >= len(ResidualBands) || ResidualBands[i].Engine != e) {
-				t.Fatalf("BandOf(%s, %q) = %d", e, s, i)
-			}
-		}
-	})
 }

@@ -1,6 +1,10 @@
 package corpus
 
-import "github.com/vramplan/vramplan/planner"
+import (
+	"strings"
+
+	"github.com/vramplan/vramplan/planner"
+)
 
 // A band is the releases of an engine whose start-ups are counted
 // together. The bands are the planner's (planner/residual_bands.go), so
@@ -17,9 +21,53 @@ var Bands = planner.ResidualBands
 // an era ("unknown-v0", "unknown-v1", SGLang's "unknown") or an SGLang
 // source build ("main@<commit>", "0.0.0.dev<n>").
 func BandOf(e *Entry) (Band, error) {
-	i, err := planner.BandOf(planner.EngineName(e.Engine), e.Version)
-	if err != nil {
-		return Band{}, e.fail("version", "%s", err.Error())
+	i, ok := bandIndex(planner.EngineName(e.Engine), e.Version)
+	if !ok {
+		var names []string
+		for _, b := range Bands {
+			if b.Engine == planner.EngineName(e.Engine) {
+				names = append(names, b.Name)
+			}
+		}
+		return Band{}, e.fail("version", "%q is in no %s band (%s)", cut(e.Version, 40), e.Engine, strings.Join(names, "; "))
 	}
 	return Bands[i], nil
+}
+
+// bandIndex is the index in Bands of engine e's version v.
+func bandIndex(e planner.EngineName, v string) (int, bool) {
+	era := v
+	if strings.HasPrefix(v, "main@") || strings.HasPrefix(v, "0.0.0.dev") {
+		era = "main"
+	}
+	for i, b := range Bands {
+		if b.Engine == e && b.Era != "" && b.Era == era {
+			return i, true
+		}
+	}
+	rel := strings.TrimPrefix(v, "unknown-")
+	if era == "main" || !isMinorRelease(rel) {
+		return -1, false
+	}
+	r, err := planner.ParseVersion(rel)
+	if err != nil {
+		return -1, false
+	}
+	return planner.ReleaseBand(e, r)
+}
+
+// isMinorRelease reports whether s opens with a release's major and minor
+// numbers, "0.4", as a band's release must (an era's "v1" is none).
+func isMinorRelease(s string) bool {
+	dot := strings.IndexByte(s, '.')
+	return dot > 0 && dot+1 < len(s) && allDigits(s[:dot]) && isDigit(s[dot+1])
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
 }

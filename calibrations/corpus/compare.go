@@ -3,6 +3,7 @@ package corpus
 import (
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/vramplan/vramplan/planner"
 )
@@ -69,10 +70,12 @@ func compareWith(e *Entry, root string, tweak func(in *planner.Input)) Row {
 		r.Err = err
 		return r
 	}
-	if r.Class, err = planner.ClassOf(&in, e.Version); err != nil {
-		r.Err = err
+	bi := slices.Index(Bands, band)
+	if bi < 0 {
+		r.Err = e.fail("version", "%q is in no band", cut(e.Version, 40))
 		return r
 	}
+	r.Class = planner.ClassOf(&in, bi)
 	p, err := planner.Report(in)
 	var fail *planner.Failure
 	if err != nil && !errors.As(err, &fail) {

@@ -63,15 +63,19 @@ func summaries(rows []Row) []*summary {
 		}
 		out[i].samples = append(out[i].samples, x)
 	}
+	own := map[planner.ClassKey]bool{}
 	for i := range rows {
 		r := &rows[i]
 		for _, s := range r.samples() {
-			for _, k := range r.Class.Keys() {
+			for j, k := range r.Class.Keys() {
 				add(k, s.figure, s.x)
+				own[k] = own[k] || j == 0
 			}
 		}
 	}
-	return out
+	// A wider class of fewer than MinRuns is never quoted; a run's own
+	// class is, for its count.
+	return slices.DeleteFunc(out, func(s *summary) bool { return len(s.samples) < planner.MinRuns && !own[s.key] })
 }
 
 type sample struct {
