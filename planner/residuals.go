@@ -18,7 +18,7 @@ import (
 
 // MinRuns is the fewest runs a class must hold for a plan to quote its
 // range; a class with fewer says so and the range comes from the first
-// wider class (ClassKeys) that holds enough.
+// wider class (RunClass.Keys) that holds enough.
 const MinRuns = 3
 
 // RunClass is the class of a run: the band of its engine release, its
