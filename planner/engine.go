@@ -176,6 +176,9 @@ type EngineReport struct {
 	// fraction the plan budgets (SGLang's request table, its activations).
 	Outside []Item   `json:"outside_fraction,omitempty"`
 	Notes   []string `json:"notes,omitempty"`
+	// Spreads are the ranges that real start-ups of the plan's class
+	// support for its estimated figures (residuals.go).
+	Spreads []Spread `json:"spreads,omitempty"`
 }
 
 // PoolAnswer is what an engine whose KV pool takes what its memory fraction
@@ -342,6 +345,7 @@ func engineReport(in *Input, s *shape, p *Plan) {
 		return
 	}
 	pr.report(in, s, p)
+	p.Engine.Spreads = spreads(in, pr, p)
 	if a := p.Engine.Pool; a != nil && p.Capacity != nil { // the requests of max length the pool holds as started
 		p.Capacity.MaxSeqsAtMaxLen = int(a.MaxConcurrency)
 	}

@@ -137,6 +137,9 @@ func (p *Plan) writeEngine(b *strings.Builder) {
 		printf.Fprintf(b, "  %s: KV pool %s, %d %s of %d %s, %d tokens; %.2fx concurrency at %d tokens; longest request %d tokens\n",
 			e.Engine, a.PoolBytes, a.Blocks, plural(int(a.Blocks), "block", "blocks"), a.BlockTokens, plural(int(a.BlockTokens), "token", "tokens"), a.Tokens, a.MaxConcurrency, p.Input.Limits.MaxSeqLen, a.LongestRequest)
 	}
+	for i := range e.Spreads {
+		printf.Fprintf(b, "  %s\n", e.Spreads[i].Line())
+	}
 	for _, it := range e.Outside {
 		printf.Fprintf(b, "  outside the fraction: %s %d MiB\n", it.Name, it.Bytes.MiB())
 	}

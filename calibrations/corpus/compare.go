@@ -3,6 +3,7 @@ package corpus
 import (
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/vramplan/vramplan/planner"
 )
@@ -27,6 +28,8 @@ type Row struct {
 	KVGiB, Activation, NonTorch, Graphs Pair
 	// TP and PP are the tensor- and pipeline-parallel sizes planned.
 	TP, PP int
+	// Class is the run's class (planner.ClassOf), valid when Err is nil.
+	Class planner.RunClass
 
 	block int // the plan's block size, for a log that counts blocks
 }
@@ -51,15 +54,28 @@ func (p Pair) Within(tol float64) bool { return math.Abs(p.Residual()) <= tol }
 
 // Compare plans e from under root (the repository root) and sets the plan
 // beside its log's figures.
-func Compare(e *Entry, root string) Row {
+func Compare(e *Entry, root string) Row { return compareWith(e, root, nil) }
+
+// compareWith is Compare with tweak, when not nil, applied to the input
+// before it is planned.
+func compareWith(e *Entry, root string, tweak func(in *planner.Input)) Row {
 	band, _ := BandOf(e) // validate checked it
 	r := Row{Entry: e, Band: band}
 	in, cal, err := Input(e, root)
+	if err == nil && tweak != nil {
+		tweak(&in)
+	}
 	r.Calibration, r.TP, r.PP = cal, max(in.Parallel.Tensor, 1), max(in.Parallel.Pipeline, 1)
 	if err != nil {
 		r.Err = err
 		return r
 	}
+	bi := slices.Index(Bands, band)
+	if bi < 0 {
+		r.Err = e.fail("version", "%q is in no band", cut(e.Version, 40))
+		return r
+	}
+	r.Class = planner.ClassOf(&in, bi)
 	p, err := planner.Report(in)
 	var fail *planner.Failure
 	if err != nil && !errors.As(err, &fail) {
@@ -83,7 +99,7 @@ func (r *Row) plan(p *planner.Plan) {
 			ranks = append(ranks, &p.Layout.Ranks[i].Plan)
 		}
 	}
-	r.Weights.Plan = gib(weightsOf(ranks[0]))
+	r.Weights.Plan = gib(ranks[0].LoadedWeights())
 	r.Activation.Plan = gib(itemBytes(ranks[0], "activation_peak"))
 	r.NonTorch.Plan = gib(itemBytes(ranks[0], "non_torch"))
 	r.Graphs.Plan = gib(itemBytes(ranks[0], "cuda_graphs"))
@@ -99,10 +115,6 @@ func (r *Row) plan(p *planner.Plan) {
 		r.KVTokens.Plan, r.KVGiB.Plan = 0, 0
 	}
 }
-
-// weightsOf is a rank's weights with its vision tower, as the engines'
-// load lines count them.
-func weightsOf(p *planner.Plan) planner.Bytes { return p.Weights + itemBytes(p, "vision_tower") }
 
 // itemBytes is the bytes of p's items of key.
 func itemBytes(p *planner.Plan, key string) planner.Bytes {

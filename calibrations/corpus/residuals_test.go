@@ -2,6 +2,7 @@ package corpus_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,34 +33,53 @@ func load(t *testing.T) []corpus.Entry {
 }
 
 // TestResiduals plans every corpus entry with the profiles as they are
-// and holds the residual table in docs/engine-results.md to the result:
-// a new entry or a changed rule changes the table, and -update rewrites
-// it for review.
+// and holds the residual table in docs/engine-results.md and the
+// per-class summary the planner quotes (planner/residuals_gen.go) to the
+// result: a new entry or a changed rule changes them, and -update
+// rewrites both for review.
 func TestResiduals(t *testing.T) {
 	es := load(t)
 	rows := make([]corpus.Row, len(es))
 	for i := range es {
 		rows[i] = corpus.Compare(&es[i], root)
 	}
-	table := corpus.Table(rows)
-	path := filepath.Join(root, results)
-	doc, err := os.ReadFile(path)
+	gen, err := corpus.Generated(rows)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, rest, ok1 := strings.Cut(string(doc), beginTable)
-	old, after, ok2 := strings.Cut(rest, endTable)
-	if !ok1 || !ok2 {
-		t.Fatalf("%s holds no region between %q and %q", results, beginTable, endTable)
+	hold(t, corpus.GeneratedFile, func(string) (string, error) { return string(gen), nil })
+	table := corpus.Table(rows)
+	hold(t, results, func(doc string) (string, error) {
+		before, rest, ok1 := strings.Cut(doc, beginTable)
+		_, after, ok2 := strings.Cut(rest, endTable)
+		if !ok1 || !ok2 {
+			return "", fmt.Errorf("%s holds no region between %q and %q", results, beginTable, endTable)
+		}
+		return before + beginTable + table + endTable + after, nil
+	})
+}
+
+// hold holds the file at path (from the repository root) to what want
+// makes of it, rewriting it under -update.
+func hold(t *testing.T, path string, want func(old string) (string, error)) {
+	t.Helper()
+	path = filepath.Join(root, path)
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if old == table {
+	doc, err := want(string(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc == string(old) {
 		return
 	}
 	if *update {
-		if err := os.WriteFile(path, []byte(before+beginTable+table+endTable+after), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("the residual table in %s is stale; run go test ./calibrations/corpus -update and review the diff", results)
+	t.Errorf("%s is stale: the corpus's residuals moved; run go test ./calibrations/corpus -update and review the diff", path)
 }

@@ -41,8 +41,9 @@ func commands() []command {
 			{name: "upload", run: cmdObservationUpload, help: "send an engine observation to a server"},
 			{name: "list", run: cmdObservationList, help: "list a server's engine observations"},
 		}},
-		{name: "engines", help: "'refit --logs DIR [--from URL]' refits the llama.cpp profile's estimated constants", subs: []command{
-			{name: "refit", run: cmdRefit, help: "refit the llama.cpp profile's estimated constants from logs and uploads"},
+		{name: "engines", help: "'refit --logs DIR [--from URL]' refits the llama.cpp profile's estimated constants,\n" +
+			"'refit --corpus ROOT' vLLM's from the corpus of real start-ups", subs: []command{
+			{name: "refit", run: cmdRefit, help: "refit the llama.cpp profile's estimated constants from logs and uploads, or vLLM's from the corpus"},
 		}},
 		{name: "calibrations", run: cmdCalibrationList, help: "list the embedded GPU calibrations; 'upload FILE --to URL' sends one to a server,\n" +
 			"'export --group KEY -o FILE' writes a community aggregate as a table entry", subs: []command{

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/calibrations/corpus"
 	"github.com/vramplan/vramplan/calibrations/observation"
 	"github.com/vramplan/vramplan/calibrations/refit"
 	"github.com/vramplan/vramplan/planner"
@@ -18,12 +19,19 @@ func cmdRefit(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("vramplan engines refit", stderr)
 	logs := fs.String("logs", "", "a llama.cpp validation grid `dir` as scripts/llamacpp/device-run.sh writes it (planner/testdata/engines/llamacpp-h200)")
 	from := fs.String("from", "", "also read the observations uploaded to the vramplan server at `URL`")
-	asJSON := fs.Bool("json", false, "print the constants before and after, each fit and every observation's residuals as JSON")
+	root := fs.String("corpus", "", "refit vLLM's estimated constants from the corpus of real start-ups under the repository `root` instead ("+corpus.Dir+")")
+	asJSON := fs.Bool("json", false, "print the constants before and after, each fit and every residual as JSON (with --corpus, the corpus refit)")
 	if err := fs.Parse(args); err != nil {
 		return flagExit(err)
 	}
-	if *logs == "" && *from == "" {
-		fmt.Fprintln(stderr, "vramplan engines refit: give --logs DIR, --from URL or both")
+	switch {
+	case *root != "" && (*logs != "" || *from != ""):
+		fmt.Fprintln(stderr, "vramplan engines refit: --corpus refits vLLM from the corpus alone; give it without --logs and --from")
+		return exitBadInput
+	case *root != "":
+		return refitCorpus(*root, *asJSON, stdout, stderr)
+	case *logs == "" && *from == "":
+		fmt.Fprintln(stderr, "vramplan engines refit: give --logs DIR, --from URL or both, or --corpus ROOT")
 		return exitBadInput
 	}
 	var srcs []refit.Source

@@ -11,6 +11,7 @@
 //	vramplan check --log FILE [--model NAME|FILE] --gpu CALIBRATION [--observation OUT]
 //	vramplan observations [upload FILE --to URL [--yes] | list --from URL]
 //	vramplan engines refit --logs DIR [--from URL]
+//	vramplan engines refit --corpus ROOT [--json]
 //	vramplan calibrations [upload FILE --to URL [--yes] | export --group KEY [--from URL] [-o FILE]]
 //	vramplan models [WORD ...]
 //	vramplan serve [--addr HOST:PORT]

@@ -79,6 +79,11 @@ type View struct {
 	// them ("as asked, -ngl 81 does not fit: …", a pool that grows past
 	// what is charged); for a layout, the binding rank's.
 	Notes []string `json:"notes,omitempty"`
+	// KVRange and WeightsRange are the ranges that real start-ups like
+	// this one support for the plan's KV tokens and weights, as vramplan
+	// plan prints them (planner.Spread); empty for an engine without them.
+	KVRange      string `json:"kv_range,omitempty"`
+	WeightsRange string `json:"weights_range,omitempty"`
 
 	// Layout is the plan per rank of a layout of more than one GPU; the
 	// figures above are then sums over its GPUs, and Across says so ("all
@@ -165,6 +170,7 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 	v.Host = hostMemory(&p, b)
 	if b.Engine != nil {
 		v.Notes = b.Engine.Notes
+		v.KVRange, v.WeightsRange = spreadLines(b.Engine.Spreads)
 	}
 	if s.Engine != "" && !offers(s.Engine, s.KV) {
 		v.Warnings = append(v.Warnings, printf.Sprintf("%s offers no KV dtype %s (it offers %v); planned with %s",
@@ -458,6 +464,19 @@ func engineOf(p *planner.Plan) (label, answer, launch string) {
 			tokens(p.Input.Limits.MaxSeqLen), tokens(a.LongestRequest))
 	}
 	return label, answer, e.Launch
+}
+
+// spreadLines says the KV tokens' and the weights' spreads of ss.
+func spreadLines(ss []planner.Spread) (kv, weights string) {
+	for i := range ss {
+		switch ss[i].Figure {
+		case planner.FigureKVTokens.String():
+			kv = ss[i].Line()
+		case planner.FigureWeights.String():
+			weights = ss[i].Line()
+		}
+	}
+	return kv, weights
 }
 
 // gpuNoun is "GPU", or "GPUs" for a rank of a layout of several.

@@ -63,6 +63,7 @@ export const view = {
   }],
   items_caption: 'string',
   kv: 'string',
+  kv_range: 'string',
   launch: 'string',
   layout: {
     binding_rank: 'number',
@@ -136,6 +137,7 @@ export const view = {
   total_mib: 'number',
   verdict: 'string',
   warnings: ['string'],
+  weights_range: 'string',
 };
 
 // gpusView is calc.GPUsView's, the "Which GPUs" table's, as view's.
