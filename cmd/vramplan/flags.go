@@ -75,6 +75,7 @@ func (c countValue) Set(s string) error {
 	*c.n = n
 	return nil
 }
+
 // everyGPUIgnores are the flags that choose a GPU, its budget or a layout,
 // which a command planning on every calibration (everyGPU) refuses.
 var everyGPUIgnores = []string{"gpu", "budget", "tensor-parallel", "pipeline-parallel", "expert-parallel", "data-parallel", "tensor-split"}

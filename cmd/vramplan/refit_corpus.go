@@ -124,4 +124,3 @@ func percentOf(x float64) string {
 	}
 	return fmt.Sprintf("%+.1f %%", 100*x)
 }
-
