@@ -8,6 +8,17 @@ const base = new URL('.', import.meta.url);
 let loading;
 
 /**
+ * gogc is the planner module's GOGC, set here rather than in Go, where
+ * runtime/debug would cost 60 KB of the module's gzip. A "Which GPUs"
+ * table allocates ~400 KB (the fewest-GPUs search's rank inputs, per
+ * layout tried), and at Go's default of 100 the page's small heap was
+ * collected every few tables: in chromium at load 0.6 the table's p95 was
+ * 4.7-5.5 ms at 100 and 3.5-3.9 ms at 400 (docs/benchmarks.md, "Which
+ * GPUs"), for a heap a few MB larger in a tab that holds a 4 MB module.
+ */
+const gogc = '400';
+
+/**
  * load instantiates dist/planner.wasm (once) and resolves to the bridge.
  * @param {() => Promise<Response|WebAssembly.Module|ArrayBuffer|Uint8Array>} [source] the wasm, for tests
  */
@@ -20,6 +31,7 @@ async function instantiate(source) {
   mark('vramplan:load');
   if (!globalThis.Go) await import(new URL('dist/wasm_exec.js', base).href);
   const go = new globalThis.Go();
+  go.env = { ...go.env, GOGC: gogc };
   mark('vramplan:fetch');
   const src = await source();
   mark('vramplan:compiled'); // or fetched, when the <head> did not start it
