@@ -127,7 +127,7 @@ func TestSGLang044Run(t *testing.T) {
 
 // TestReleaseDefaults: the defaults each range reads — gpu_memory_utilization,
 // V1's batch by GPU and entry point with 0.9's A100 rule, V0's chunked
-// prefill past 32k, SGLang 0.4's fraction by TP.
+// prefill past 32k, SGLang 0.4's fraction by TP and 0.4.8's by GPU memory.
 func TestReleaseDefaults(t *testing.T) {
 	a100 := Calibration{Schema: CalibrationSchema, ID: "a100", GPU: "NVIDIA A100-SXM4-80GB", DeviceTotal: 80 * GiB}
 	for _, tc := range []struct {
@@ -170,6 +170,24 @@ func TestReleaseDefaults(t *testing.T) {
 		}
 		if got := memFractionStatic(&in); got != tc.want {
 			t.Errorf("SGLang 0.4.4 at TP %d: mem_fraction_static %v, want %v", tc.tp, got, tc.want)
+		}
+	}
+	// From 0.4.8 (PR #7054): round((gpu − reserve) / gpu, 3), the reserve
+	// (2.8 + TP / 10) GiB below 35 GiB and (9.5 + TP / 2) GiB below 90.
+	for _, tc := range []struct {
+		version string
+		mib     Bytes
+		tp      int
+		want    float64
+	}{{"0.4.7", 16303, 1, 0.88}, {"0.4.8", 16303, 1, 0.818}, {"0.4.9", 16303, 1, 0.818}, {"0.4.10", 80 << 10, 4, 0.856}} {
+		in := Input{Model: catalogModel(t, "llama-3.1-8b-instruct-bf16"), Limits: Limits{MaxSeqLen: 8192},
+			Calibration: Calibration{Schema: CalibrationSchema, ID: "card", GPU: "card", DeviceTotal: tc.mib * MiB},
+			Serving:     Serving{Engine: EngineSGLang, Version: tc.version}}
+		if tc.tp > 1 {
+			in.Rank = &Rank{Layout: Parallel{Tensor: tc.tp}}
+		}
+		if got := memFractionStatic(&in); got != tc.want {
+			t.Errorf("SGLang %s on %d MiB at TP %d: mem_fraction_static %v, want %v", tc.version, tc.mib, tc.tp, got, tc.want)
 		}
 	}
 }
