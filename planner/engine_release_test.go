@@ -80,6 +80,24 @@ func TestVLLMV0Run(t *testing.T) {
 	}
 }
 
+// TestVLLMV0Sampler: V0's profile run samples with top-k and top-p over the
+// whole vocabulary after its forward pass, so at a short max_model_len the
+// peak is the sampler's (256 rows × vocab × 38 B beside the 16-bit hidden
+// states of every token), not the forward pass's.
+func TestVLLMV0Sampler(t *testing.T) {
+	in := v0Run(t, 4096)
+	p, err := report(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &in.Model
+	want := Bytes(256*int64(m.VocabSize)*38 + 4096*int64(m.HiddenSize)*2)
+	forward := Bytes(4096 * 2 * (3*int64(m.IntermediateSize) + 3*int64(m.HiddenSize)))
+	if got := itemBytes(&p, "activation_peak"); got != want || forward >= want {
+		t.Errorf("V0 at 4096 tokens: activation %d B, want the sampler's %d B (the forward pass's %d B is less)", got, want, forward)
+	}
+}
+
 // report is Report with a plan that does not fit kept, as vLLM's refusal.
 func report(in Input) (Plan, error) {
 	p, err := Report(in)
