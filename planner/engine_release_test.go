@@ -80,6 +80,24 @@ func TestVLLMV0Run(t *testing.T) {
 	}
 }
 
+// TestVLLMV0Sampler: V0's profile run samples with top-k and top-p over the
+// whole vocabulary after its forward pass, so at a short max_model_len the
+// peak is the sampler's (256 rows × vocab × 38 B beside the 16-bit hidden
+// states of every token), not the forward pass's.
+func TestVLLMV0Sampler(t *testing.T) {
+	in := v0Run(t, 4096)
+	p, err := report(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &in.Model
+	want := Bytes(256*int64(m.VocabSize)*38 + 4096*int64(m.HiddenSize)*2)
+	forward := Bytes(4096 * 2 * (3*int64(m.IntermediateSize) + 3*int64(m.HiddenSize)))
+	if got := itemBytes(&p, "activation_peak"); got != want || forward >= want {
+		t.Errorf("V0 at 4096 tokens: activation %d B, want the sampler's %d B (the forward pass's %d B is less)", got, want, forward)
+	}
+}
+
 // report is Report with a plan that does not fit kept, as vLLM's refusal.
 func report(in Input) (Plan, error) {
 	p, err := Report(in)
@@ -127,7 +145,7 @@ func TestSGLang044Run(t *testing.T) {
 
 // TestReleaseDefaults: the defaults each range reads — gpu_memory_utilization,
 // V1's batch by GPU and entry point with 0.9's A100 rule, V0's chunked
-// prefill past 32k, SGLang 0.4's fraction by TP.
+// prefill past 32k, SGLang 0.4's fraction by TP and 0.4.8's by GPU memory.
 func TestReleaseDefaults(t *testing.T) {
 	a100 := Calibration{Schema: CalibrationSchema, ID: "a100", GPU: "NVIDIA A100-SXM4-80GB", DeviceTotal: 80 * GiB}
 	for _, tc := range []struct {
@@ -170,6 +188,24 @@ func TestReleaseDefaults(t *testing.T) {
 		}
 		if got := memFractionStatic(&in); got != tc.want {
 			t.Errorf("SGLang 0.4.4 at TP %d: mem_fraction_static %v, want %v", tc.tp, got, tc.want)
+		}
+	}
+	// From 0.4.8 (PR #7054): round((gpu − reserve) / gpu, 3), the reserve
+	// (2.8 + TP / 10) GiB below 35 GiB and (9.5 + TP / 2) GiB below 90.
+	for _, tc := range []struct {
+		version string
+		mib     Bytes
+		tp      int
+		want    float64
+	}{{"0.4.7", 16303, 1, 0.88}, {"0.4.8", 16303, 1, 0.818}, {"0.4.9", 16303, 1, 0.818}, {"0.4.10", 80 << 10, 4, 0.856}} {
+		in := Input{Model: catalogModel(t, "llama-3.1-8b-instruct-bf16"), Limits: Limits{MaxSeqLen: 8192},
+			Calibration: Calibration{Schema: CalibrationSchema, ID: "card", GPU: "card", DeviceTotal: tc.mib * MiB},
+			Serving:     Serving{Engine: EngineSGLang, Version: tc.version}}
+		if tc.tp > 1 {
+			in.Rank = &Rank{Layout: Parallel{Tensor: tc.tp}}
+		}
+		if got := memFractionStatic(&in); got != tc.want {
+			t.Errorf("SGLang %s on %d MiB at TP %d: mem_fraction_static %v, want %v", tc.version, tc.mib, tc.tp, got, tc.want)
 		}
 	}
 }

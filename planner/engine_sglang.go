@@ -34,8 +34,8 @@ import (
 //     [2nd], allocated after the pool is sized, from the rest.
 //
 // Older releases differ (sglangRanges; docs/architecture.md, "Engine
-// releases", cites each rule): 0.4 takes mem_fraction_static by TP alone,
-// keeps every layer in one full pool (the sliding-window pools came with
+// releases", cites each rule): 0.4 takes mem_fraction_static by TP alone
+// (from 0.4.8 by GPU memory and TP × PP, sglangTieredFraction), keeps every layer in one full pool (the sliding-window pools came with
 // 0.4.9), and loads a checkpoint's vision tower whatever the page's vision
 // switch says.
 
@@ -56,6 +56,9 @@ type sglangRules struct {
 	// alone (0.88, 0.87 at 2, 0.85 at 4, 0.81 at 8, 0.79 at 16); without
 	// it, 0.5's reserve formula.
 	byTP bool
+	// byGPU is 0.4.8's default: round((gpu − reserve) / gpu, 3) with the
+	// reserve by GPU memory and TP × PP (sglangTieredFraction).
+	byGPU bool
 	// swa gives sliding-window layers their own pool; without it every
 	// layer's cell is in the one full pool.
 	swa bool
@@ -68,14 +71,16 @@ type sglangRules struct {
 // rules of each are sglangBands' entry at its index (docs/architecture.md,
 // "Engine releases", says where each was read).
 var sglangRanges = [...]VersionRange{
-	{From: Version{n: [3]int32{0, 4, 0}}, Until: Version{n: [3]int32{0, 4, 9}}, ReadAt: "SGLang 0.4.4"},
+	{From: Version{n: [3]int32{0, 4, 0}}, Until: Version{n: [3]int32{0, 4, 8}}, ReadAt: "SGLang 0.4.4"},
+	{Name: "fraction by GPU memory", From: Version{n: [3]int32{0, 4, 8}}, Until: Version{n: [3]int32{0, 4, 9}}, ReadAt: "SGLang 0.4.8"},
 	{Name: "sliding-window pools", From: Version{n: [3]int32{0, 4, 9}}, Until: Version{n: [3]int32{0, 5, 0}}, ReadAt: "SGLang 0.4.9"},
 	{From: Version{n: [3]int32{0, 5, 0}}, ReadAt: SGLangVersion},
 }
 
 var sglangBands = [len(sglangRanges)]sglangRules{
 	{byTP: true, towerAlways: true},
-	{byTP: true, swa: true, towerAlways: true},
+	{byGPU: true, towerAlways: true},
+	{byGPU: true, swa: true, towerAlways: true},
 	{swa: true},
 }
 
@@ -173,6 +178,9 @@ func memFractionStatic(in *Input) float64 {
 			}
 		}
 	}
+	if sglangRulesOf(in).byGPU {
+		return sglangTieredFraction(in)
+	}
 	chunk, graphBS := sglangTier(in)
 	chunk = orDefaultInt(in.Limits.MaxPrefillTokens, chunk)
 	if in.Serving.SGLang.ChunkedPrefillOff {
@@ -183,6 +191,29 @@ func memFractionStatic(in *Input) float64 {
 	reserve := 512 + float64(max(chunk, 2048))*1.5 + float64(graphBS)*2 + float64(modelParallel(in))*1024.0/8
 	if gpu > 60*1024 {
 		reserve = max(reserve, 10*1024)
+	}
+	return math.Round((gpu-reserve)/gpu*1000) / 1000
+}
+
+// sglangReserveTiers are 0.4.8's reserves by GPU memory: below mib MiB,
+// base + perRank × TP × PP GiB; above the last, 32 GiB
+// (python/sglang/srt/server_args.py, ServerArgs.__post_init__, from
+// sgl-project/sglang PR #7054, "Simplify the heuristics for setting
+// --mem-fraction-static", merged 2025-06-10, before the v0.4.8 tag).
+var sglangReserveTiers = [...]struct {
+	mib           int
+	base, perRank float64
+}{{35 << 10, 2.8, 0.1}, {90 << 10, 9.5, 0.5}, {160 << 10, 12, 0.5}}
+
+// sglangTieredFraction is 0.4.8's default mem_fraction_static.
+func sglangTieredFraction(in *Input) float64 {
+	gpu := float64(in.Calibration.DeviceTotal / MiB)
+	reserve := 32.0 * 1024
+	for _, t := range sglangReserveTiers {
+		if gpu < float64(t.mib) {
+			reserve = (t.base + t.perRank*float64(modelParallel(in))) * 1024
+			break
+		}
 	}
 	return math.Round((gpu-reserve)/gpu*1000) / 1000
 }

@@ -40,7 +40,7 @@ import (
 // Older releases differ (vllmRanges; docs/architecture.md, "Engine
 // releases", cites each rule): V0 profiles a forward pass over
 // max_num_batched_tokens (max(max_model_len, 2048) without chunked
-// prefill), defaults gpu_memory_utilization to 0.9 and captures CUDA
+// prefill) and then V1's sampler warm-up, defaults gpu_memory_utilization to 0.9 and captures CUDA
 // graphs after sizing the KV cache; V1 before 0.9 gives an A100 the big
 // GPU's batch defaults; before 0.10 (the hybrid KV-cache manager) a model
 // mixing sliding-window and full attention is charged full-length blocks
@@ -375,13 +375,33 @@ func vllmActivation(in *Input, r *vllmRules, l limits) Bytes {
 	m := &in.Model
 	rows := int64(min(l.batch, l.prefill))
 	if r.v0 {
-		return vllmV0Activation(in, rows)
+		return max(vllmV0Forward(in), vllmV0Sampler(in, rows))
 	}
 	hidden := satMul3(int64(l.prefill), int64(m.HiddenSize), 4)
 	if !lastStage(in) {
 		return hidden
 	}
-	return satAdd(satMul3(rows, int64(m.VocabSize), 38), hidden)
+	return satAdd(vllmSamplerBytes(in, rows), hidden)
+}
+
+// vllmSamplerBytes is the sampler's warm-up over rows rows of logits: 38 B
+// per row and vocabulary entry, fitted on llm-d's H100 figures (see the
+// file's header). V1's dummy run and V0's profile run both sample with
+// top-k and top-p over the whole vocabulary.
+func vllmSamplerBytes(in *Input, rows int64) Bytes {
+	return satMul3(rows, int64(in.Model.VocabSize), 38)
+}
+
+// vllmV0Sampler is V0's profile run at its sampling step, on the last
+// stage: the sampler's warm-up beside the forward pass's 16-bit hidden
+// states, which execute_model still holds while compute_logits and sample
+// run (worker/model_runner.py, ModelRunner.execute_model).
+func vllmV0Sampler(in *Input, rows int64) Bytes {
+	hidden := satMul3(int64(max(in.Limits.MaxPrefillTokens, 1)), int64(in.Model.HiddenSize), 2)
+	if !lastStage(in) {
+		return hidden
+	}
+	return satAdd(vllmSamplerBytes(in, rows), hidden)
 }
 
 // lastStage reports whether in's rank is its pipeline's last stage, the
@@ -393,20 +413,22 @@ func lastStage(in *Input) bool {
 	return r == nil || r.Stage >= r.Layout.pp()-1
 }
 
-// vllmV0Activation estimates V0's profile run, a forward pass over
-// max_num_batched_tokens tokens in rows sequences (worker/model_runner.py,
+// vllmV0Forward estimates V0's profile run, a forward pass over
+// max_num_batched_tokens tokens (worker/model_runner.py,
 // GPUModelRunnerBase.profile_run). Its peak is the MLP's: every token's
 // gate-and-up output and activation (3 × intermediate) beside three
 // hidden-sized tensors (the layer's input, its normalized copy and the
-// residual), 16-bit; the sampler's fp32 logits over the rows come after
-// the forward pass has freed them, so the peak is the larger of the two.
+// residual), 16-bit. The run then samples, as V1's warm-up does, with
+// top-k and top-p over the whole vocabulary (`SamplingParams(top_p=0.99,
+// top_k=self.vocab_size - 1)`, "Enable top-k sampling to reflect the
+// accurate memory usage"), after the forward pass has freed its
+// activations, so the peak is the larger of the two (vllmActivation).
 // Held to issue #10517's RTX 3090 log at 20k and 29k tokens
 // (TestVLLMV0Run).
-func vllmV0Activation(in *Input, rows int64) Bytes {
+func vllmV0Forward(in *Input) Bytes {
 	m := &in.Model
 	tokens := int64(max(in.Limits.MaxPrefillTokens, 1))
-	forward := satMul(tokens, 2*(3*int64(m.IntermediateSize)+3*int64(m.HiddenSize)))
-	return max(forward, satMul3(rows, int64(m.VocabSize), 4))
+	return satMul(tokens, 2*(3*int64(m.IntermediateSize)+3*int64(m.HiddenSize)))
 }
 
 // captureSizes counts vLLM's CUDA-graph capture sizes: 1, 2, 4, then every
@@ -438,7 +460,7 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 			return "activation peak (torch)", "as reported"
 		}
 		if vllmRulesOf(in).v0 {
-			return "activation peak (torch)", c.linef("estimated: V0's profile run over max_num_batched_tokens %d: tokens × (3 × intermediate + 3 × hidden) × 2 B, or min(max_num_seqs %d, tokens) × vocab × 4 B when more",
+			return "activation peak (torch)", c.linef("estimated: V0's profile run over max_num_batched_tokens %d: tokens × (3 × intermediate + 3 × hidden) × 2 B, or its sampler's min(max_num_seqs %d, tokens) × vocab × 38 B + tokens × hidden × 2 B when more",
 				int64(in.Limits.MaxPrefillTokens), int64(l.batch))
 		}
 		return "activation peak (torch)", c.linef("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × 38 B + tokens × hidden × 4 B",

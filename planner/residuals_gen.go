@@ -63,7 +63,7 @@ var residualTable = [...]residualRow{
 	{6, 0, 2, 0, 4, -24, 92},     // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
 	{6, 0, 0, 0, 10, -163, 177},  // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
 	{7, 0, 0, 0, 16, -201, 177},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 20, -713, 177},  // vLLM, every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 20, -711, 177},  // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
 	{6, 0, 2, 1, 4, 4, 133},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
 	{6, 0, 0, 1, 10, 0, 133},     // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
@@ -103,15 +103,15 @@ var residualTable = [...]residualRow{
 	{12, 1, 1, 1, 4, 0, 8},       // vLLM V0 (0.2–0.7), dense, one GPU: weights
 	{12, 1, 0, 1, 5, 0, 8},       // vLLM V0 (0.2–0.7), dense, one GPU or several: weights
 	{12, 0, 0, 1, 6, -1, 8},      // vLLM V0 (0.2–0.7), every model kind, one GPU or several: weights
-	{11, 4, 1, 0, 1, -713, -713}, // vLLM 0.6–0.7 (V0), dense+vision, one GPU: kv_tokens
-	{11, 0, 1, 0, 3, -713, -1},   // vLLM 0.6–0.7 (V0), every model kind, one GPU: kv_tokens
-	{11, 0, 0, 0, 4, -713, -1},   // vLLM 0.6–0.7 (V0), every model kind, one GPU or several: kv_tokens
-	{12, 0, 0, 0, 4, -713, -1},   // vLLM V0 (0.2–0.7), every model kind, one GPU or several: kv_tokens
+	{11, 4, 1, 0, 1, -711, -711}, // vLLM 0.6–0.7 (V0), dense+vision, one GPU: kv_tokens
+	{11, 0, 1, 0, 3, -711, 26},   // vLLM 0.6–0.7 (V0), every model kind, one GPU: kv_tokens
+	{11, 0, 0, 0, 4, -711, 28},   // vLLM 0.6–0.7 (V0), every model kind, one GPU or several: kv_tokens
+	{12, 0, 0, 0, 4, -711, 28},   // vLLM V0 (0.2–0.7), every model kind, one GPU or several: kv_tokens
 	{11, 4, 1, 1, 1, -1, -1},     // vLLM 0.6–0.7 (V0), dense+vision, one GPU: weights
-	{11, 1, 1, 0, 2, -73, -1},    // vLLM 0.6–0.7 (V0), dense, one GPU: kv_tokens
-	{11, 1, 0, 0, 3, -73, -1},    // vLLM 0.6–0.7 (V0), dense, one GPU or several: kv_tokens
-	{12, 1, 0, 0, 3, -73, -1},    // vLLM V0 (0.2–0.7), dense, one GPU or several: kv_tokens
-	{11, 1, 2, 0, 1, -26, -26},   // vLLM 0.6–0.7 (V0), dense, more than one GPU: kv_tokens
+	{11, 1, 1, 0, 2, -1, 26},     // vLLM 0.6–0.7 (V0), dense, one GPU: kv_tokens
+	{11, 1, 0, 0, 3, -1, 28},     // vLLM 0.6–0.7 (V0), dense, one GPU or several: kv_tokens
+	{12, 1, 0, 0, 3, -1, 28},     // vLLM V0 (0.2–0.7), dense, one GPU or several: kv_tokens
+	{11, 1, 2, 0, 1, 28, 28},     // vLLM 0.6–0.7 (V0), dense, more than one GPU: kv_tokens
 	{11, 1, 2, 1, 1, 6, 6},       // vLLM 0.6–0.7 (V0), dense, more than one GPU: weights
 	{13, 6, 2, 0, 1, -1, -1},     // vLLM V1, release not known, moe+mla, more than one GPU: kv_tokens
 	{13, 2, 2, 0, 1, -201, -201}, // vLLM V1, release not known, moe, more than one GPU: kv_tokens
