@@ -15,12 +15,11 @@ func rows(p *planner.Plan) []Row {
 	c := &p.Input.Calibration
 	out := make([]Row, 0, len(p.Items))
 	for _, it := range p.Items {
-		r := Row{Key: it.Key, Name: it.Name, Tier: it.Tier, MiB: it.Bytes.MiB(), Source: it.Source, Badge: string(it.Source), Detail: it.Detail}
+		r := Row{Key: it.Key, Name: it.Name, Tier: it.Tier, MiB: it.Bytes.MiB(), Source: it.Source, Badge: string(c.ItemSource(it.Source)), Detail: it.Detail}
 		switch {
 		case it.Source == planner.SourceUnmeasured:
 			r.Badge = "not measured" // charged 0 bytes; the warnings say why
-		case it.Source == planner.SourceCalibrated && c.Kind() == planner.CalibrationEstimated:
-			r.Badge = "estimated"
+		case r.Badge != string(it.Source):
 			r.Detail = strings.ReplaceAll(r.Detail, "measured: "+c.ID, "estimated: "+c.ID+", copied from a measured card")
 		}
 		out = append(out, r)
