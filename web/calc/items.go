@@ -52,8 +52,13 @@ func plannedBatch(s State, p *planner.Plan) int {
 }
 
 // batchHint says, under the batch field, what 0 or an empty field plans.
+// Under an engine, p's batch is the engine's default only for a state's
+// batch of 0; a batch given hides it, so the hint names no number then.
 func batchHint(s State, p *planner.Plan) string {
-	if n := engineDefault(p); n > 0 {
+	switch n := engineDefault(p); {
+	case n > 0 && s.Batch != 0:
+		return "0 or empty: the engine's own default."
+	case n > 0:
 		return "0 or empty: the engine's own default, " + groupInt(n) + " " + plural(int64(n), "sequence", "sequences") + "."
 	}
 	at := "at this length"
