@@ -143,10 +143,13 @@ func TestDocsAttributes(t *testing.T) {
 			t.Errorf("/docs lists attribute %q as %q", a.Name, got)
 		}
 	}
-	for _, name := range []string{"engine", "theme", "ngl"} {
+	for _, name := range []string{"engine", "version", "view", "theme", "ngl"} {
 		if testid(doc, "attribute-"+name).Length() != 1 {
 			t.Errorf("/docs does not list %s", name)
 		}
+	}
+	if got := testid(doc, "attribute-gpu").Text(); !strings.Contains(got, "RTX 4090") || !strings.Contains(got, "choice") {
+		t.Errorf("/docs's gpu attribute %q does not say it takes a card's name, or that a name of several cards is a choice", got)
 	}
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
