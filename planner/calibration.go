@@ -58,6 +58,16 @@ func (c *Calibration) Kind() string {
 	return c.Source
 }
 
+// ItemSource returns a line item's source s as it holds on c: a calibrated
+// charge on an estimated card is SourceEstimated, its figure copied from a
+// measured card; any other source is s.
+func (c *Calibration) ItemSource(s Source) Source {
+	if s == SourceCalibrated && c.Kind() == CalibrationEstimated {
+		return SourceEstimated
+	}
+	return s
+}
+
 // PlatformName returns c's platform as a person writes it: "Linux",
 // "WSL2", "Windows"; another platform as it is spelled.
 func (c *Calibration) PlatformName() string {

@@ -478,14 +478,15 @@ func (llamaCpp) describe(k key, in *Input, c *charges, l limits) (string, string
 	case keyWeights:
 		return llamaModelBuffer(in), llamaWeightsDetail(in)
 	case keyKV:
-		return linef("CUDA%d KV buffer (%d cells × %d streams)", llamaDev(in), cells.seq, cells.streams),
+		return linefs("CUDA%d KV buffer (%d cells × %d %s)", plural(int(cells.streams), "stream", "streams"), llamaDev(in), cells.seq, cells.streams),
 			llamaLayersOf(in) + "K " + string(in.Limits.KVDtype.normalize()) + ", V " + string(vDtype(in)) +
 				", flash attention " + onOff(in.Serving.LlamaCpp.FlashAttn.on())
 	case keySWA:
-		return linef("CUDA%d KV buffer, sliding-window layers (%d cells × %d streams)", llamaDev(in), cells.swaCells(in, c.kv.window), cells.streams),
+		return linefs("CUDA%d KV buffer, sliding-window layers (%d cells × %d %s)", plural(int(cells.streams), "stream", "streams"), llamaDev(in),
+				cells.swaCells(in, c.kv.window), cells.streams),
 			llamaLayersOf(in) + "PAD(min(cells, n_swa × seqs + n_ubatch), 256) (llama-kv-cache-iswa.cpp)"
 	case keySSM:
-		return "recurrent state (R + S)", linef("%d sequence slots", cells.parallel)
+		return "recurrent state (R + S)", linefs("%d %s", plural(int(cells.parallel), "sequence slot", "sequence slots"), cells.parallel)
 	case keyEngineCompute:
 		return linef("CUDA%d compute buffer (n_ubatch %d)", llamaDev(in), cells.ubatch), llamaComputeDetail(in)
 	case keyCUDAPool:

@@ -43,7 +43,7 @@ func (p *Plan) writeItems(b *strings.Builder) {
 	const w = 42
 	printf.Fprintf(b, "  %-*s %8s  %-6s %s\n", w, "requested", "MiB", "tier", "source")
 	for _, it := range p.Items {
-		printf.Fprintf(b, "    %-*s %8d  %-6s %s\n", w-2, it.Name, it.Bytes.MiB(), it.Tier, it.Source)
+		printf.Fprintf(b, "    %-*s %8d  %-6s %s\n", w-2, it.Name, it.Bytes.MiB(), it.Tier, p.Input.Calibration.ItemSource(it.Source))
 	}
 	printf.Fprintf(b, "    %-*s %8s\n", w-2, "", "-----")
 	printf.Fprintf(b, "    %-*s %8d", w-2, "total", p.Total.MiB())

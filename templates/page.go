@@ -263,7 +263,7 @@ type Attribute struct {
 // key of the same name.
 var ComponentAttributes = []Attribute{
 	{"model", "a catalog id in any case, or an unambiguous prefix (as vramplan plan --model takes it)", "the model planned; required"},
-	{"gpu", "a calibration id in any case, or an unambiguous prefix (as --gpu takes it)", "the GPU planned; required"},
+	{"gpu", "the card as people name it (4090, RTX 4090, h200), a calibration id in any case, or an unambiguous prefix (as --gpu takes it)", "the GPU planned, under Linux where the card has entries for several platforms; a name of several cards (h100) shows a choice of them; required"},
 	{"batch", "a whole number; 0 or absent is the default", "concurrent sequences: 0 plans as many as fit, or under an engine that engine's own default"},
 	{"len", "tokens", "the longest sequence; absent, 4,096"},
 	{"kv", oneOf(planner.KVDtypes), "the KV cache's dtype"},

@@ -111,7 +111,8 @@ func TestOneInputOnePlan(t *testing.T) {
 }
 
 // TestPageWords: under llama.cpp the tokens-per-block field is hidden (its
-// KV cells are one token) and the KV line says "1 token"; the chart's
+// KV cells are one token) and the KV line says "1 token", its line item
+// "1 stream"; the chart's
 // legend dot is the plan's colour; a lever to one GPU says "1 GPU".
 func TestPageWords(t *testing.T) {
 	doc := page(t, "/?model=qwen3-8b-q8_0&gpu=h200-linux-cuda13.0&engine=llama.cpp&batch=1&len=4096", http.StatusOK)
@@ -120,6 +121,9 @@ func TestPageWords(t *testing.T) {
 	}
 	if got := doc.Find(`.items caption [data-testid="kv"]`).Text(); !strings.Contains(got, " blocks of 1 token, ") {
 		t.Errorf("KV %q, want blocks of 1 token", got)
+	}
+	if got := testid(doc, "item-kv").Find("th").Text(); !strings.HasSuffix(got, " cells × 1 stream)") {
+		t.Errorf("KV line item %q, want its 1 stream", got)
 	}
 	if _, hidden := testid(page(t, "/?"+b1Query, http.StatusOK), "block-field").Attr("hidden"); hidden {
 		t.Error("the tokens-per-block field is hidden under vramplan's engine")
@@ -139,10 +143,13 @@ func TestDocsAttributes(t *testing.T) {
 			t.Errorf("/docs lists attribute %q as %q", a.Name, got)
 		}
 	}
-	for _, name := range []string{"engine", "theme", "ngl"} {
+	for _, name := range []string{"engine", "version", "view", "theme", "ngl"} {
 		if testid(doc, "attribute-"+name).Length() != 1 {
 			t.Errorf("/docs does not list %s", name)
 		}
+	}
+	if got := testid(doc, "attribute-gpu").Text(); !strings.Contains(got, "RTX 4090") || !strings.Contains(got, "choice") {
+		t.Errorf("/docs's gpu attribute %q does not say it takes a card's name, or that a name of several cards is a choice", got)
 	}
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {

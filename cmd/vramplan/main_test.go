@@ -291,6 +291,9 @@ func TestPlanEstimated(t *testing.T) {
 		!strings.HasSuffix(lines[3], "is less than that: it may not fit.") {
 		t.Errorf("plan on est-rtx4090 = exit %d\n%s", code, out)
 	}
+	if strings.Contains(out, " calibrated\n") || !strings.Contains(out, "  driver estimated\n") {
+		t.Errorf("plan on est-rtx4090: a line item copied from a measured card is not badged estimated, as the page badges it:\n%s", out)
+	}
 	if _, out, _ := runCLI("plan", "--model", "qwen3-8b-q8_0", "--gpu", "h200", "--max-seq-len", "4096"); strings.Contains(out, "Estimated") {
 		t.Errorf("a measured GPU's plan says it is estimated:\n%s", out)
 	}

@@ -69,6 +69,10 @@ type LlamaCppSettings struct {
 	TypeK, TypeV                    string
 	GPULayers, Layers               int // "offloaded N/M layers to GPU"
 	Model                           string
+	// GPU and GPUTotal are the first CUDA device's name and memory, as
+	// ggml_cuda_init prints them ("Device 0: NVIDIA H200, …, VRAM: 143155 MiB").
+	GPU      string
+	GPUTotal planner.Bytes
 }
 
 // PoolFigures is what a pool engine said of its KV cache.

@@ -12,7 +12,8 @@ var llamaCppLog = logReader{engine: planner.EngineLlamaCpp,
 	markers: []string{"llama_", "load_tensors:"},
 	claims: func(s string) bool {
 		return strings.Contains(s, "llama_context:") || strings.Contains(s, "llama_kv_cache") ||
-			strings.Contains(s, "load_tensors:") || strings.Contains(s, "sched_reserve:") || strings.Contains(s, "llama_model_loader:")
+			strings.Contains(s, "load_tensors:") || strings.Contains(s, "sched_reserve:") || strings.Contains(s, "llama_model_loader:") ||
+			strings.Contains(s, ", compute capability ") && strings.Contains(s, ", VRAM: ") // ggml_cuda_init's devices
 	},
 	read:    (*reader).llamaLine,
 	figures: []string{"weights", "kv", "compute_buffer"}, exact: []string{"weights", "kv"},
@@ -77,12 +78,18 @@ func (r *reader) llamaLine(s string) bool {
 	if strings.Contains(s, "llama_kv_cache: size =") {
 		st.TypeK, st.TypeV = between(s, "K (", ")"), between(s, "V (", ")")
 	}
+	// ggml/src/ggml-cuda/ggml-cuda.cpp, ggml_cuda_init: one line a device.
+	if _, name, ok := strings.Cut(between(s, "Device ", ", compute capability"), ": "); ok && st.GPU == "" {
+		if n, ok := atoi(s, ", VRAM: "); ok {
+			st.GPU, st.GPUTotal = name, planner.Bytes(n)*planner.MiB
+		}
+	}
 	return r.llamaBuffer(s) || hasAny(s, llamaSettingMarkers)
 }
 
 // llamaSettingMarkers are the lines of llama.cpp's settings llamaLine reads.
 var llamaSettingMarkers = []string{"constructing llama_context", "loaded meta data", "llama_context: n_", "llama_context: flash_attn",
-	"llama_context: kv_unified", "full-size SWA cache", "layers to GPU", "llama_kv_cache: size ="}
+	"llama_context: kv_unified", "full-size SWA cache", "layers to GPU", "llama_kv_cache: size =", ", VRAM: "}
 
 func hasAny(s string, markers []string) bool {
 	for _, m := range markers {

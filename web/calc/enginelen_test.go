@@ -41,3 +41,25 @@ func TestPoolLengthsCapped(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchHint: under an engine, the batch field's hint names the
+// engine's default batch, and a batch given is not called the default
+// (issue 27 §6: "the engine's own default, 8 sequences" under vLLM at
+// batch 8, whose default is max_num_seqs 256 or 1024).
+func TestBatchHint(t *testing.T) {
+	in := golden(t, "engine-vllm-llama3-8b-h200")
+	for _, e := range []planner.EngineName{planner.EngineVLLM, planner.EngineLlamaCpp} {
+		def := Calculate(State{Len: 4096, Engine: e}, in.Model, in.Calibration)
+		_, n, _ := strings.Cut(def.Subject, "batch 0: the engine's default, ")
+		n, _, _ = strings.Cut(n, " ")
+		if n == "" || def.BatchHint != "0 or empty: the engine's own default, "+n+" sequences." {
+			t.Errorf("%s at batch 0: hint %q, subject %q; want the default batch named", e, def.BatchHint, def.Subject)
+		}
+		for _, b := range []int{1, 8} {
+			v := Calculate(State{Batch: b, Len: 4096, Engine: e}, in.Model, in.Calibration)
+			if strings.Contains(v.BatchHint, "default, "+Group(int64(b))+" sequence") {
+				t.Errorf("%s at batch %d: hint %q calls the batch given the engine's default", e, b, v.BatchHint)
+			}
+		}
+	}
+}

@@ -15,12 +15,11 @@ func rows(p *planner.Plan) []Row {
 	c := &p.Input.Calibration
 	out := make([]Row, 0, len(p.Items))
 	for _, it := range p.Items {
-		r := Row{Key: it.Key, Name: it.Name, Tier: it.Tier, MiB: it.Bytes.MiB(), Source: it.Source, Badge: string(it.Source), Detail: it.Detail}
+		r := Row{Key: it.Key, Name: it.Name, Tier: it.Tier, MiB: it.Bytes.MiB(), Source: it.Source, Badge: string(c.ItemSource(it.Source)), Detail: it.Detail}
 		switch {
 		case it.Source == planner.SourceUnmeasured:
 			r.Badge = "not measured" // charged 0 bytes; the warnings say why
-		case it.Source == planner.SourceCalibrated && c.Kind() == planner.CalibrationEstimated:
-			r.Badge = "estimated"
+		case r.Badge != string(it.Source):
 			r.Detail = strings.ReplaceAll(r.Detail, "measured: "+c.ID, "estimated: "+c.ID+", copied from a measured card")
 		}
 		out = append(out, r)
@@ -53,8 +52,13 @@ func plannedBatch(s State, p *planner.Plan) int {
 }
 
 // batchHint says, under the batch field, what 0 or an empty field plans.
+// Under an engine, p's batch is the engine's default only for a state's
+// batch of 0; a batch given hides it, so the hint names no number then.
 func batchHint(s State, p *planner.Plan) string {
-	if n := engineDefault(p); n > 0 {
+	switch n := engineDefault(p); {
+	case n > 0 && s.Batch != 0:
+		return "0 or empty: the engine's own default."
+	case n > 0:
 		return "0 or empty: the engine's own default, " + groupInt(n) + " " + plural(int64(n), "sequence", "sequences") + "."
 	}
 	at := "at this length"

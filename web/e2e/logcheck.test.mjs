@@ -154,3 +154,33 @@ test('a log checked against another model, or under another engine, says so firs
   assert.equal(await page.isHidden('[data-testid="log-observe"]'), false, 'the log\'s own setup: an upload is offered');
   assert.deepEqual(errors, []);
 });
+
+test('an H200\'s log checked on an L4, which holds its charges, is of another GPU: said first, no upload offered, as the CLI refuses it', async () => {
+  const log = ['logs/swa/load.log', 'logs/swa/32768_4_1_f16_f16_0_512_0.log'].map((f) => readFileSync(join(grid, f), 'utf8')).join('');
+  const want = 'The log ran on the NVIDIA H200, with 143,155 MiB (139.8 GiB), and the NVIDIA L4 selected has 23,034 MiB (22.5 GiB): the log is of another GPU.';
+  const page = await chrome.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${server.url}?gpu=est-l4-linux&engine=llama.cpp`);
+  await page.waitForSelector('#calc[data-ready="true"]');
+  await page.setInputFiles('[data-testid="file"]', model);
+  await page.waitForFunction(() => document.querySelector('[data-testid="file-status"]').textContent.startsWith('Read'));
+  await page.click('[data-testid="log-check"] summary');
+  await page.fill('[data-testid="log-text"]', log);
+  await page.click('[data-testid="log-check-button"]');
+  await page.waitForSelector('[data-testid="log-conflicts"] li');
+  assert.deepEqual(await page.locator('[data-testid="log-conflicts"] li').allInnerTexts(), [want]);
+  assert.match(await page.innerText('[data-testid="log-status"]'), /^Not the selected setup: /);
+  assert.equal(await page.isHidden('[data-testid="log-observe"]'), true, 'no upload is offered from a contradiction');
+  assert.doesNotMatch(await page.locator('[data-testid="log-assumed"]').innerText(), /names no GPU/);
+  const file = join(mkdtempSync(join(tmpdir(), 'logcheck-')), 'llama-server.log');
+  writeFileSync(file, log);
+  let refused;
+  try {
+    execFileSync(bin, ['check', '--log', file, '--model', model, '--gpu', 'est-l4-linux', '--engine-version', 'b12072', '--observation', join(tmpdir(), 'never.json')],
+      { encoding: 'utf8', stdio: 'pipe' });
+  } catch (e) { refused = e; }
+  assert.equal(refused?.status, 2, 'the CLI builds no observation from it');
+  assert.ok(refused.stderr.includes(want), refused.stderr);
+  assert.deepEqual(errors, []);
+});

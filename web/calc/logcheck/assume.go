@@ -233,9 +233,14 @@ func modelAssumption(l *enginelog.Log, m *planner.Model) (Assumption, bool) {
 		Text: printf.Sprintf("The log names no model: checked against %s.", name)}, true
 }
 
-// gpuAssumption: no log names its GPU; a vLLM log's measured total that
-// is not the selected GPU's decides the comparison.
+// gpuAssumption: a vLLM or SGLang log names no GPU (llama.cpp's names its
+// devices, and one of another size is a contradiction, Conflicts); a vLLM
+// log's measured total that is not the selected GPU's decides the
+// comparison.
 func gpuAssumption(l *enginelog.Log, c *planner.Calibration) (Assumption, bool) {
+	if l.LlamaCpp != nil && l.LlamaCpp.GPU != "" {
+		return Assumption{}, false
+	}
 	gpu := cmp.Or(c.GPU, c.ID)
 	a := Assumption{Fact: "gpu", Planned: c.ID, Flag: "gpu", Text: printf.Sprintf("The log names no GPU: checked on the %s.", gpu)}
 	if st := l.Settings; st != nil && st.GPUTotal > 0 && c.DeviceTotal > 0 {

@@ -88,6 +88,10 @@ func gpuConflict(l *enginelog.Log, c *planner.Calibration) string {
 		sum += f.Bytes
 	}
 	gpu := cmp.Or(c.GPU, c.ID)
+	if ll := l.LlamaCpp; ll != nil && ll.GPUTotal > 0 && c.DeviceTotal > 0 && far(ll.GPUTotal-c.DeviceTotal, c.DeviceTotal, 0) {
+		return printf.Sprintf("The log ran on the %s, with %s, and the %s selected has %s: the log is of another GPU.",
+			ll.GPU, size(ll.GPUTotal), gpu, size(c.DeviceTotal))
+	}
 	if dev := c.DeviceTotal; dev > 0 && sum > dev {
 		return printf.Sprintf("The log's charges add up to %s, more than the %s of the %s selected: the log is of another GPU.",
 			size(sum), size(dev), gpu)

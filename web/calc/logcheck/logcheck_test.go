@@ -13,8 +13,10 @@ import (
 
 // TestLogConflicts checks what a llama-server log of Gemma 3 4B on an H200
 // contradicts: nothing when checked against that model and GPU, the model
-// when checked against another, the GPU when the GPU holds less than the
-// log's charges, and the engine when another is selected.
+// when checked against another, the GPU when it is not the size of the
+// device the log names (issue 27 §8: an H200's log checked on an L4, which
+// holds its charges, was "The log names no GPU"), and the engine when
+// another is selected.
 func TestLogConflicts(t *testing.T) {
 	const grid = "../../../planner/testdata/engines/llamacpp-h200/"
 	var data []byte
@@ -45,6 +47,10 @@ func TestLogConflicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	l4, err := calibrations.Lookup("est-l4-linux")
+	if err != nil {
+		t.Fatal(err)
+	}
 	small := h200
 	small.DeviceTotal = 2 * planner.GiB
 	for _, c := range []struct {
@@ -57,7 +63,9 @@ func TestLogConflicts(t *testing.T) {
 		{"the log's setup", gemma, h200, planner.EngineLlamaCpp, nil},
 		{"vramplan's own engine", gemma, h200, "", nil},
 		{"another model", other, h200, planner.EngineLlamaCpp, []string{"The log's model weights are "}},
-		{"a smaller GPU", gemma, small, planner.EngineLlamaCpp, []string{"The log's charges add up to "}},
+		{"a smaller GPU", gemma, small, planner.EngineLlamaCpp, []string{"The log ran on the NVIDIA H200, with 143,155 MiB (139.8 GiB), and "}},
+		{"another GPU that holds the log's charges", gemma, l4, planner.EngineLlamaCpp,
+			[]string{"The log ran on the NVIDIA H200, with 143,155 MiB (139.8 GiB), and the NVIDIA L4 selected has 23,034 MiB (22.5 GiB): the log is of another GPU."}},
 		{"another engine", gemma, h200, planner.EngineVLLM, []string{"The log is llama.cpp's, and the engine selected is vllm"}},
 	} {
 		in, err := l.Input(c.m, c.cal)
