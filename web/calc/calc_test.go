@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -244,8 +245,13 @@ func TestEngineState(t *testing.T) {
 		!strings.Contains(v.Answer, "concurrency at 32,768 tokens") {
 		t.Errorf("vLLM view: error %q, engine %q, launch %q, answer %q", v.Error, v.Engine, v.Launch, v.Answer)
 	}
+	if !slices.ContainsFunc(v.Warnings, func(w string) bool {
+		return strings.Contains(w, "Weight cache, Speculative decoding k, CUDA-graph pool") && strings.Contains(w, "planned without them")
+	}) {
+		t.Errorf("vLLM view with the seed's features: warnings %q, want them named as not planned", v.Warnings)
+	}
 	s.KV = planner.KVDtypeQ4_0
-	if v := Calculate(s, m, c); v.Error != "" || len(v.Warnings) == 0 || !strings.Contains(v.Warnings[len(v.Warnings)-1], "vllm offers no KV dtype q4_0") {
+	if v := Calculate(s, m, c); v.Error != "" || !slices.ContainsFunc(v.Warnings, func(w string) bool { return strings.Contains(w, "vllm offers no KV dtype q4_0") }) {
 		t.Errorf("vLLM with q4_0: error %q, warnings %q; want a plan that says the dtype was not offered", v.Error, v.Warnings)
 	}
 	s.Engine = planner.EngineLlamaCpp // batch 0: llama-server's -np auto, 4 slots, as the CLI plans no --max-batch

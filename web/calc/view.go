@@ -176,6 +176,9 @@ func (k *Calculator) Calculate(s State, m *planner.Model, c *planner.Calibration
 		v.Warnings = append(v.Warnings, printf.Sprintf("%s offers no KV dtype %s (it offers %v); planned with %s",
 			s.Engine, s.KV, s.Engine.KVDtypes(), p.KV.Dtype))
 	}
+	if w := droppedFeatures(s); w != "" {
+		v.Warnings = append(v.Warnings, w)
+	}
 	v.Estimate, v.EstimateURL = Estimate(&p), estimateURL(b)
 	v.Subject = subject(s, m, c, b)
 	v.Title = "vramplan · " + v.Subject + " · " + v.Verdict
@@ -485,4 +488,26 @@ func gpuNoun(p *planner.Plan) string {
 		return "GPUs"
 	}
 	return "GPU"
+}
+
+// droppedFeatures says which of the seed's features s asks for that a plan
+// under an engine leaves out (State.Apply: the engines' rules charge what
+// they allocate, and have none of them), or "" when none is.
+func droppedFeatures(s State) string {
+	if s.Engine == "" || s.Engine == planner.EngineSeed {
+		return ""
+	}
+	var names []string
+	for _, f := range []struct {
+		key string
+		on  bool
+	}{{"cache", s.Cache != "" && s.Cache != planner.WeightCacheNone}, {"spec", s.Spec > 0}, {"graphs", s.Graphs}} {
+		if f.on {
+			names = append(names, Label(f.key))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return printf.Sprintf("%s has no %s of vramplan's own engine: planned without %s", s.Engine.Profile().Label, strings.Join(names, ", "), plural(int64(len(names)), "it", "them"))
 }
