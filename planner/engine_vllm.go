@@ -31,8 +31,8 @@ import (
 //
 // What vLLM measures at start is estimated: the activation peak from the
 // sampler's warm-up over min(max_num_seqs, max_num_batched_tokens) rows of
-// logits (gpu_worker.py, compile_or_warm_up_model), 38 B per row and vocab
-// entry plus max_num_batched_tokens × hidden × 4 B, fitted on llm-d's
+// logits (vllm/v1/worker/gpu_model_runner.py, GPUModelRunner.profile_run),
+// 38 B per row and vocab entry plus max_num_batched_tokens × hidden × 4 B, fitted on llm-d's
 // published H100 figures (Llama-3.1-8B 4.76 GiB, Qwen3-0.6B 5.56 GiB,
 // gpt-oss-20b 7.38 GiB; within 0.4 %); memory outside torch 0.15 GiB at
 // TP 1 (llm-d's planner constant).
