@@ -20,8 +20,8 @@ import (
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("vramplan check", stderr)
 	logPath := fs.String("log", "", "the engine's start-up log `file` (llama-server; vLLM, V0 or V1; SGLang)")
-	model := fs.String("model", "", "the model the log loaded: a catalog `name`, a .gguf file, a config.json or a model directory")
-	gpu := fs.String("gpu", "", "GPU: the card as people name it, a calibration `id` or a calibration file, as plan takes it")
+	model := fs.String(logcheck.FlagModel, "", "the model the log loaded: a catalog `name`, a .gguf file, a config.json or a model directory")
+	gpu := fs.String(logcheck.FlagGPU, "", "GPU: the card as people name it, a calibration `id` or a calibration file, as plan takes it")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	var given givenFlags
 	given.register(fs)
@@ -170,11 +170,11 @@ type givenFlags struct {
 }
 
 func (g *givenFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&g.tp, "tensor-parallel", 0, "the tensor-parallel `size` the run used, when its log does not state it")
-	fs.IntVar(&g.pp, "pipeline-parallel", 0, "the pipeline-parallel `size` the run used, when its log does not state it")
-	fs.Var(count(&g.maxLen), "max-seq-len", "the request length in `tokens` (--max-model-len, --context-length; 32K is 32768), when the log does not state it")
-	fs.Float64Var(&g.util, "gpu-memory-utilization", 0, "vLLM's gpu_memory_utilization `fraction`, when the log does not state it")
-	fs.Float64Var(&g.memFrac, "mem-fraction-static", 0, "SGLang's mem_fraction_static `fraction`, when the log does not state it")
+	fs.IntVar(&g.tp, logcheck.FlagTensorParallel, 0, "the tensor-parallel `size` the run used, when its log does not state it")
+	fs.IntVar(&g.pp, logcheck.FlagPipelineParallel, 0, "the pipeline-parallel `size` the run used, when its log does not state it")
+	fs.Var(count(&g.maxLen), logcheck.FlagMaxSeqLen, "the request length in `tokens` (--max-model-len, --context-length; 32K is 32768), when the log does not state it")
+	fs.Float64Var(&g.util, logcheck.FlagUtilization, 0, "vLLM's gpu_memory_utilization `fraction`, when the log does not state it")
+	fs.Float64Var(&g.memFrac, logcheck.FlagMemFraction, 0, "SGLang's mem_fraction_static `fraction`, when the log does not state it")
 }
 
 // read returns the settings given, or an error naming the flag out of range.
@@ -183,8 +183,8 @@ func (g *givenFlags) read() (enginelog.Given, error) {
 		name string
 		v    float64
 		max  float64
-	}{{"tensor-parallel", float64(g.tp), 1 << 10}, {"pipeline-parallel", float64(g.pp), 1 << 10}, {"max-seq-len", float64(g.maxLen), 1 << 30},
-		{"gpu-memory-utilization", g.util, 1}, {"mem-fraction-static", g.memFrac, 1}} {
+	}{{logcheck.FlagTensorParallel, float64(g.tp), 1 << 10}, {logcheck.FlagPipelineParallel, float64(g.pp), 1 << 10}, {logcheck.FlagMaxSeqLen, float64(g.maxLen), 1 << 30},
+		{logcheck.FlagUtilization, g.util, 1}, {logcheck.FlagMemFraction, g.memFrac, 1}} {
 		if !(f.v >= 0 && f.v <= f.max) {
 			return enginelog.Given{}, fmt.Errorf("--%s: %v is out of range (0, %v]", f.name, f.v, f.max)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/catalog"
 	"github.com/vramplan/vramplan/planner/cmdline"
+	"github.com/vramplan/vramplan/web/calc/logcheck"
 )
 
 // engineFlags choose the engine profile and its options: --engine,
@@ -155,7 +156,7 @@ func (f *engineFlags) applyEngine(in *planner.Input, set map[string]bool) error 
 
 // engineVersionFlag is the flag of the engine's release, the input's
 // serving.version.
-const engineVersionFlag = "engine-version"
+const engineVersionFlag = logcheck.FlagEngineVersion
 
 // engineNames are the names --engine takes for the registered engines.
 func engineNames() []string {

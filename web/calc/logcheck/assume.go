@@ -17,6 +17,20 @@ import (
 	"github.com/vramplan/vramplan/planner/enginelog"
 )
 
+// The `vramplan check` flags that state what a log may not: an
+// Assumption names the one it asks for, and the CLI registers them under
+// these names.
+const (
+	FlagEngineVersion    = "engine-version"
+	FlagTensorParallel   = "tensor-parallel"
+	FlagPipelineParallel = "pipeline-parallel"
+	FlagMaxSeqLen        = "max-seq-len"
+	FlagUtilization      = "gpu-memory-utilization"
+	FlagMemFraction      = "mem-fraction-static"
+	FlagModel            = "model"
+	FlagGPU              = "gpu"
+)
+
 // Assumption is a fact a check planned with that the log did not state.
 type Assumption struct {
 	// Fact names it: "engine_version", "tensor_parallel", "utilization",
@@ -94,7 +108,7 @@ func label(e planner.EngineName) string {
 // the profile was read at; one outside every range of the profile compares
 // another release's rules with it, which decides the comparison.
 func versionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
-	a := Assumption{Fact: "engine_version", Planned: pl.Version, Flag: "engine-version"}
+	a := Assumption{Fact: "engine_version", Planned: pl.Version, Flag: FlagEngineVersion}
 	if l.Version == "" && l.Settings != nil && l.Settings.V0 {
 		a.Decides = true
 		a.Text = printf.Sprintf("The log states no vLLM release, and its lines are the V0 engine's (the default engine before 0.8): planned by the rules read at %s, %s",
@@ -142,7 +156,7 @@ func parallelAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 	if st.TensorParallel > 0 || st.PipelineParallel > 0 || given(st, "tensor_parallel") {
 		return Assumption{}, false
 	}
-	a := Assumption{Fact: "tensor_parallel", Planned: "1", Flag: "tensor-parallel"}
+	a := Assumption{Fact: "tensor_parallel", Planned: "1", Flag: FlagTensorParallel}
 	a.Text = "The log states no tensor-parallel size: planned on one GPU."
 	if st.Ranks > 1 {
 		a.Planned = printf.Sprintf("%d", st.Ranks)
@@ -190,13 +204,13 @@ func fractionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 		if l.Pool != nil && l.Pool.Utilization > 0 || st != nil && given(st, "gpu_memory_utilization") {
 			return a, false
 		}
-		a.Flag = "gpu-memory-utilization"
+		a.Flag = FlagUtilization
 		a.Text = printf.Sprintf("The log states no gpu_memory_utilization: planned at %g.", pl.Fraction)
 	case planner.EngineSGLang:
 		if st != nil && st.MemFractionStatic > 0 {
 			return a, false
 		}
-		a.Flag = "mem-fraction-static"
+		a.Flag = FlagMemFraction
 		a.Text = printf.Sprintf("The log states no mem_fraction_static: planned at %g, SGLang's own formula for this GPU.", pl.Fraction)
 	default:
 		return a, false
@@ -218,7 +232,7 @@ func lengthAssumption(l *enginelog.Log, m *planner.Model) (Assumption, bool) {
 	if st := l.Settings; st != nil && st.MaxLen > 0 || l.Pool != nil && l.Pool.ConcurrencyLen > 0 {
 		return Assumption{}, false
 	}
-	return Assumption{Fact: "max_len", Planned: printf.Sprintf("%d", m.MaxContext), Flag: "max-seq-len",
+	return Assumption{Fact: "max_len", Planned: printf.Sprintf("%d", m.MaxContext), Flag: FlagMaxSeqLen,
 		Text: printf.Sprintf("The log states no request length: planned at the model's context, %d tokens.", m.MaxContext)}, true
 }
 
@@ -229,7 +243,7 @@ func modelAssumption(l *enginelog.Log, m *planner.Model) (Assumption, bool) {
 		return Assumption{}, false
 	}
 	name := cmp.Or(m.Name, m.ID)
-	return Assumption{Fact: "model", Planned: cmp.Or(m.ID, m.Name), Flag: "model",
+	return Assumption{Fact: "model", Planned: cmp.Or(m.ID, m.Name), Flag: FlagModel,
 		Text: printf.Sprintf("The log names no model: checked against %s.", name)}, true
 }
 
@@ -242,7 +256,7 @@ func gpuAssumption(l *enginelog.Log, c *planner.Calibration) (Assumption, bool) 
 		return Assumption{}, false
 	}
 	gpu := cmp.Or(c.GPU, c.ID)
-	a := Assumption{Fact: "gpu", Planned: c.ID, Flag: "gpu", Text: printf.Sprintf("The log names no GPU: checked on the %s.", gpu)}
+	a := Assumption{Fact: "gpu", Planned: c.ID, Flag: FlagGPU, Text: printf.Sprintf("The log names no GPU: checked on the %s.", gpu)}
 	if st := l.Settings; st != nil && st.GPUTotal > 0 && c.DeviceTotal > 0 {
 		if d := st.GPUTotal - c.DeviceTotal; d*20 > c.DeviceTotal || -d*20 > c.DeviceTotal {
 			a.Decides = true
