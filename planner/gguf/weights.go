@@ -36,7 +36,8 @@ func weights(tis parser.GGUFTensorInfos) planner.Weights {
 // matrixOf returns the GEMM an N×K (or experts×N×K) weight is, and how many.
 func matrixOf(ti *parser.GGUFTensorInfo, role string, tied bool) (planner.Matrix, int, bool) {
 	d := ti.Dimensions
-	if len(d) < 2 || !strings.HasSuffix(ti.Name, ".weight") || notGEMM[role] {
+	// A weight with a zero dimension holds no elements: no GEMM to copy.
+	if len(d) < 2 || d[0] == 0 || d[1] == 0 || !strings.HasSuffix(ti.Name, ".weight") || notGEMM[role] {
 		return planner.Matrix{}, 0, false
 	}
 	if role == "token_embd" && tied {
