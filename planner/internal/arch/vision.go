@@ -37,7 +37,30 @@ func readVision(f *fields, textHidden int) *Vision {
 	if !ok || vc == nil {
 		return nil
 	}
-	return r(f, vc, textHidden)
+	v := r(f, vc, textHidden)
+	if v != nil && !towerBounded(vc, v) {
+		return nil
+	}
+	return v
+}
+
+// maxVisionElements bounds a tower's elements: each dimension is bounded,
+// their products are not, and the planner refuses a tower past 1 PiB.
+const maxVisionElements = 1 << 47
+
+// towerBounded reports whether v's tensors hold at most maxVisionElements,
+// failing vc otherwise.
+func towerBounded(vc *fields, v *Vision) bool {
+	var n int64
+	for _, t := range v.Tensors {
+		e := max(int64(t.Experts), 1)
+		if t.N < 0 || t.K < 0 || t.K > 0 && t.N > maxVisionElements/e/t.K || n+e*t.N*t.K > maxVisionElements {
+			vc.fail("", "the tower holds more than %d elements", int64(maxVisionElements))
+			return false
+		}
+		n += e * t.N * t.K
+	}
+	return true
 }
 
 // bounded reports whether every named dimension lies in [1, maxVisionDim]
