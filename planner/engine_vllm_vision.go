@@ -81,8 +81,8 @@ func vllmPatchBytes(in *Input, e *VisionEncoder) int64 {
 	if e.QuickGELU && !in.Serving.VLLM.EnforceEager {
 		mlps = 3
 	}
-	pixels := int64(e.Channels) * int64(e.Temporal) * int64(e.Patch) * int64(e.Patch) * 4
-	return pixels + 2*(2*int64(e.Width)+mlps*ceilDiv(int64(e.MLP), tp))
+	pixels := satMul(int64(satMul3(int64(e.Channels), int64(e.Temporal), int64(e.Patch))), int64(e.Patch)*4)
+	return int64(satAdd(pixels, Bytes(2*(2*int64(e.Width)+mlps*ceilDiv(int64(e.MLP), tp)))))
 }
 
 // vllmEncoderDetail describes the encoder's share of the activation peak,

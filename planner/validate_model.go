@@ -203,12 +203,12 @@ func validEncoder(e *VisionEncoder) error {
 	for _, d := range []struct {
 		name  string
 		v, hi int
-	}{{"width", e.Width, 1 << 16}, {"depth", e.Depth, 1 << 10}, {"mlp", e.MLP, 1 << 18}, {"heads", e.Heads, 1 << 10},
-		{"patch", e.Patch, 1 << 10}, {"temporal", e.Temporal, 1 << 4}, {"channels", e.Channels, 1 << 4},
-		{"merge", e.Merge, 1 << 4}, {"item_tokens", e.ItemTokens, 1 << 20}, {"out_width", e.OutWidth, 1 << 18}} {
+	}{{"width", e.Width, 1 << 16}, {"mlp", e.MLP, 1 << 16}, {"heads", e.Heads, 1 << 16},
+		{"patch", e.Patch, 1 << 16}, {"temporal", e.Temporal, 1 << 16}, {"channels", e.Channels, 1 << 16},
+		{"merge", e.Merge, 1 << 16}, {"item_tokens", e.ItemTokens, 1 << 24}, {"out_width", e.OutWidth, 1 << 30}} {
 		if err := inRange("model.vision.encoder."+d.name, d.v, 1, d.hi); err != nil {
 			return err
 		}
 	}
-	return nil
+	return inRange("model.vision.encoder.depth", e.Depth, 0, 1<<12)
 }

@@ -47,9 +47,12 @@ const (
 // encoder is the tower's shape as the engines profile it: images of at
 // most maxPixels, embeddings outWidth wide, a QuickGELU MLP or a GELU one.
 func (q *qwenTower) encoder(maxPixels, outWidth int, quick bool) *planner.VisionEncoder {
-	side := q.patch * q.merge
+	tokens, side := 1, q.patch*q.merge // each at most 2^16: side fits an int
+	if side*side <= maxPixels {
+		tokens = maxPixels / (side * side)
+	}
 	return &planner.VisionEncoder{Width: q.width, Depth: q.depth, MLP: q.inter, Heads: q.heads, Patch: q.patch,
-		Temporal: q.temporal, Channels: q.channels, Merge: q.merge, ItemTokens: max(maxPixels/(side*side), 1),
+		Temporal: q.temporal, Channels: q.channels, Merge: q.merge, ItemTokens: tokens,
 		OutWidth: outWidth, QuickGELU: quick}
 }
 
