@@ -383,8 +383,8 @@ func vllmActivation(in *Input, r *vllmRules, l limits) Bytes {
 	if lastStage(in) {
 		text = satAdd(vllmSamplerBytes(in, rows), text)
 	}
-	encoder, cache := vllmEncoder(in, l)
-	return max(encoder, satAdd(cache, text))
+	encoder, held := vllmEncoder(in, l)
+	return max(encoder, satAdd(held, text))
 }
 
 // vllmSamplerBytes is the sampler's warm-up over rows rows of logits: 38 B

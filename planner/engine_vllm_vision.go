@@ -31,8 +31,10 @@ package planner
 //     Beside them the dummy batch's float32 pixels, channels × temporal ×
 //     patch² per patch. The attention's rotary copies and the merger are
 //     not counted: vllmVisionPeak says how far off that leaves it.
-//   - the cache: images × item tokens × the embedding width (deepstack
-//     features included) × 2 B.
+//   - beside the text pass: the cache, images × item tokens × the
+//     embedding width (deepstack features included) × 2 B, and the dummy
+//     batch's pixels (`batched_dummy_mm_inputs`, held to the function's
+//     end).
 //
 // Only images are modelled: a checkpoint whose processor takes video as
 // well is profiled on whichever modality has the most tokens per item
@@ -42,10 +44,11 @@ package planner
 // vllmVisionPeak is the estimate's error bound as the corpus supports it.
 const vllmVisionPeak = "−6.6 % against the one Qwen2-VL start-up of the corpus that prints its peak"
 
-// vllmEncoder returns the vision encoder's profiled peak and the encoder
-// cache it leaves beside the text pass, both 0 when in's model has no
-// encoder to profile.
-func vllmEncoder(in *Input, l limits) (peak, cache Bytes) {
+// vllmEncoder returns the vision encoder's profiled peak and what it
+// leaves beside the text pass: the encoder cache and the dummy batch's
+// pixels, which profile_run holds until it returns. Both are 0 when in's
+// model has no encoder to profile.
+func vllmEncoder(in *Input, l limits) (peak, held Bytes) {
 	e := vllmEncoderOf(in)
 	if e == nil {
 		return 0, 0
@@ -53,7 +56,13 @@ func vllmEncoder(in *Input, l limits) (peak, cache Bytes) {
 	items := vllmEncoderItems(e, l)
 	tokens := int64(satMul(items, int64(e.ItemTokens)))
 	patches := int64(satMul3(tokens, int64(e.Merge), int64(e.Merge)))
-	return satMul(patches, vllmPatchBytes(in, e)), satMul3(tokens, int64(e.OutWidth), 2)
+	cache := satMul3(tokens, int64(e.OutWidth), 2)
+	return satMul(patches, vllmPatchBytes(in, e)), satAdd(cache, satMul(patches, vllmPixelBytes(e)))
+}
+
+// vllmPixelBytes is one patch of the dummy batch's float32 pixels.
+func vllmPixelBytes(e *VisionEncoder) int64 {
+	return int64(satMul(int64(satMul3(int64(e.Channels), int64(e.Temporal), int64(e.Patch))), int64(e.Patch)*4))
 }
 
 // vllmEncoderOf is in's vision encoder when vLLM profiles it: a checkpoint
@@ -81,8 +90,7 @@ func vllmPatchBytes(in *Input, e *VisionEncoder) int64 {
 	if e.QuickGELU && !in.Serving.VLLM.EnforceEager {
 		mlps = 3
 	}
-	pixels := satMul(int64(satMul3(int64(e.Channels), int64(e.Temporal), int64(e.Patch))), int64(e.Patch)*4)
-	return int64(satAdd(pixels, Bytes(2*(2*int64(e.Width)+mlps*ceilDiv(int64(e.MLP), tp)))))
+	return int64(satAdd(Bytes(vllmPixelBytes(e)), Bytes(2*(2*int64(e.Width)+mlps*ceilDiv(int64(e.MLP), tp)))))
 }
 
 // vllmEncoderDetail describes the encoder's share of the activation peak,
@@ -92,8 +100,8 @@ func vllmEncoderDetail(in *Input, c *charges, l limits) string {
 	if e == nil {
 		return ""
 	}
-	peak, cache := vllmEncoder(in, l)
-	return c.join(c.linef(", or more, the vision encoder on %d dummy images of %d patches, %B a patch (float32 pixels, the block's input and norm, the MLP's tensors): %B, with its %B cache beside the text pass",
-		vllmEncoderItems(e, l), int64(e.ItemTokens)*int64(e.Merge)*int64(e.Merge), vllmPatchBytes(in, e), int64(peak), int64(cache)),
+	peak, held := vllmEncoder(in, l)
+	return c.join(c.linef(", or more, the vision encoder on %d dummy images of %d patches, %B a patch (float32 pixels, the block's input and norm, the MLP's tensors): %B, with its cache and pixels (%B) beside the text pass",
+		vllmEncoderItems(e, l), int64(e.ItemTokens)*int64(e.Merge)*int64(e.Merge), vllmPatchBytes(in, e), int64(peak), int64(held)),
 		" (an estimate: ", vllmVisionPeak, ")")
 }

@@ -79,8 +79,9 @@ func TestVLLMVisionEncoder(t *testing.T) {
 }
 
 // TestVLLMVisionCache: when the text pass's peak is the larger, the
-// encoder's outputs sit beside it: images × embeddings × the embedding
-// width × 2 B on top of the sampler's warm-up.
+// encoder's outputs sit beside it, images × embeddings × the embedding
+// width × 2 B, and so do the dummy batch's float32 pixels (4,704 B a
+// patch), on top of the sampler's warm-up.
 func TestVLLMVisionCache(t *testing.T) {
 	in := qwen2VLRun(t)
 	e := in.Model.Vision.Encoder
@@ -91,16 +92,18 @@ func TestVLLMVisionCache(t *testing.T) {
 	}
 	// A budget of 2048 tokens: two images of 1024 embeddings.
 	text := Bytes(256*int64(in.Model.VocabSize)*38 + 2048*int64(in.Model.HiddenSize)*4)
-	if got, want := itemBytes(&p, "activation_peak"), text+2*1024*1536*2; got != want {
-		t.Errorf("activation %d B, want the text pass's %d B and the encoder cache's %d B", got, text, want-text)
+	if got, want := itemBytes(&p, "activation_peak"), text+2*1024*1536*2+2*1024*4*4704; got != want {
+		t.Errorf("activation %d B, want the text pass's %d B and the encoder cache and pixels' %d B", got, text, want-text)
 	}
 }
 
 // TestVLLMVisionTP: the tower's MLP is column-parallel, so each rank of a
-// TP 2 start-up holds half of its MLP-wide tensors.
+// TP 2 start-up holds half of its MLP-wide tensors (two images, so that
+// the encoder's peak is more than the text pass beside its outputs).
 func TestVLLMVisionTP(t *testing.T) {
 	in := qwen2VLRun(t)
 	in.Parallel = Parallel{Tensor: 2}
+	in.Limits.MaxSeqLen, in.Limits.MaxPrefillTokens = 32768, 32768
 	p, err := report(in)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +111,7 @@ func TestVLLMVisionTP(t *testing.T) {
 	if p.Layout == nil || len(p.Layout.Ranks) == 0 {
 		t.Fatal("TP 2: no ranks planned")
 	}
-	want := Bytes(65536 * (4704 + 2*(2*1280+3*2560)))
+	want := Bytes(2 * 65536 * (4704 + 2*(2*1280+3*2560)))
 	if got := itemBytes(&p.Layout.Ranks[0].Plan, "activation_peak"); got != want {
 		t.Errorf("TP 2: activation %d B, want %d B", got, want)
 	}

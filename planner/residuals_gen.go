@@ -86,11 +86,11 @@ var residualTable = [...]residualRow{
 	{6, 4, 1, 0, 1, -13, -13},    // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
 	{6, 4, 1, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
 	{9, 2, 1, 0, 1, -29, -29},    // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
-	{9, 0, 0, 0, 3, -62, -29},    // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
+	{9, 0, 0, 0, 3, -53, -29},    // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
 	{9, 2, 1, 1, 1, 1, 1},        // vLLM 0.12–0.20 (V1), moe, one GPU: weights
 	{9, 0, 1, 1, 3, 1, 71},       // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
 	{9, 0, 0, 1, 4, -5, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
-	{9, 5, 2, 0, 1, -62, -62},    // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
+	{9, 5, 2, 0, 1, -53, -53},    // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
 	{9, 5, 2, 1, 1, -5, -5},      // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: weights
 	{9, 1, 1, 0, 1, -32, -32},    // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
 	{9, 1, 1, 1, 1, 9, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU: weights
