@@ -10,7 +10,7 @@ package planner
 // the encoder cache (`self.encoder_cache["tmp"]`) while the text pass and
 // the sampler's warm-up run; the cache is cleared after. The torch peak
 // the KV cache is sized after is the larger of the encoder's forward pass
-// and the cache beside the text pass.
+// and the text pass with what the encoder left beside it.
 //
 //   - the batch: max(1, min(max_num_seqs, budget ÷ item tokens)) images,
 //     the budget max(max_num_batched_tokens, item tokens)
@@ -29,8 +29,10 @@ package planner
 //     (vllm/model_executor/custom_op.py, CustomOp.default_on: "When PyTorch
 //     Inductor is used, 'none' is the default value, otherwise 'all'").
 //     Beside them the dummy batch's float32 pixels, channels × temporal ×
-//     patch² per patch. The attention's rotary copies and the merger are
-//     not counted: vllmVisionPeak says how far off that leaves it.
+//     patch² per patch (the tower's 16-bit copy, Qwen2VisionTransformer.
+//     forward's `x.to(device=self.device, dtype=self.dtype)`, is freed by
+//     the patch embedding). The attention's rotary copies and the merger
+//     are not counted: vllmVisionPeak says how far off that leaves it.
 //   - beside the text pass: the cache, images × item tokens × the
 //     embedding width (deepstack features included) × 2 B, and the dummy
 //     batch's pixels (`batched_dummy_mm_inputs`, held to the function's
