@@ -33,6 +33,12 @@ package planner
 //     forward's `x.to(device=self.device, dtype=self.dtype)`, is freed by
 //     the patch embedding). The attention's rotary copies and the merger
 //     are not counted: vllmVisionPeak says how far off that leaves it.
+//     Copies of the attention differ (some hold contiguous q, k and v and
+//     fp32 rotary copies of q and k, up to 19 width-wide tensors where
+//     Qwen2-VL's MLP holds 14); the 0.10.2 start-up's 2.65 GiB bounds
+//     that stage below the MLP's there. A tower whose MLP is narrower
+//     against its width (Qwen3-VL's, 3.7 ×, one GELU) may peak in its
+//     attention instead.
 //   - beside the text pass: the cache, images × item tokens × the
 //     embedding width (deepstack features included) × 2 B, and the dummy
 //     batch's pixels (`batched_dummy_mm_inputs`, held to the function's
@@ -44,7 +50,7 @@ package planner
 // charges less than vLLM does.
 
 // vllmVisionPeak is the estimate's error bound as the corpus supports it.
-const vllmVisionPeak = "−6.6 % against the one Qwen2-VL start-up of the corpus that prints its peak"
+const vllmVisionPeak = "−6.6 % against the one Qwen2-VL start-up of the corpus that prints its peak; held to no Qwen3-VL figure"
 
 // vllmEncoder returns the vision encoder's profiled peak and what it
 // leaves beside the text pass: the encoder cache and the dummy batch's
