@@ -203,6 +203,17 @@ type PoolAnswer struct {
 	LongestRequest int `json:"longest_request"`
 }
 
+// PoolTakesRest reports whether p's KV pool takes what its budget leaves
+// once every other charge is made, as vLLM and SGLang size theirs (but not
+// vLLM's fixed --kv-cache-memory-bytes): a plan that fits has no headroom
+// then, by construction, and the pool's tokens are what it has to spare.
+// This is the one rule the plan's text, the "Which GPUs" table and the
+// CLI's gpus read.
+func (p *Plan) PoolTakesRest() bool {
+	return p.Engine != nil && p.Engine.Pool != nil &&
+		!(p.Input.Serving.Engine == EngineVLLM && p.Input.Serving.VLLM.KVCacheMemoryBytes > 0)
+}
+
 // rules is one engine's allocation rules, each engine's in its own file
 // (engine_*.go), a stateless type the registry names. Every method is safe
 // for concurrent use.

@@ -26,6 +26,11 @@ type GPUFit struct {
 	// total), Budget that rank's budget.
 	Headroom Bytes `json:"headroom_bytes"`
 	Budget   Bytes `json:"budget_bytes"`
+	// PoolTakesRest reports that the engine's KV pool takes what the
+	// budget leaves (vLLM, SGLang; Plan.PoolTakesRest): Headroom is then
+	// 0 by construction, and KVTokens, the pool's tokens, are what the
+	// rank has to spare. The table shows "—" for its headroom.
+	PoolTakesRest bool `json:"pool_takes_rest,omitempty"`
 	// KVTokens is the tokens the binding rank's KV pool holds, and
 	// Concurrency the sequences of max_seq_len tokens the layout serves at
 	// once (Capacity.MaxSeqsAtMaxLen).
@@ -70,8 +75,8 @@ func GPUs(in Input, cals []Calibration) ([]GPUFit, error) {
 
 // fitBefore reports whether a comes before b: fewer GPUs, then more
 // headroom, then more KV tokens (under vLLM and SGLang the KV cache takes
-// what the memory fraction leaves, so every fit has the same headroom);
-// no fit last.
+// what the memory fraction leaves, so every fit has no headroom:
+// PoolTakesRest); no fit last.
 func fitBefore(a, b *GPUFit) bool {
 	if a.Fits() != b.Fits() {
 		return a.Fits()
@@ -107,6 +112,7 @@ func gpuFit(in *Input, f *GPUFit) {
 		b = &r
 	}
 	f.GPUs, f.Parallel, f.Headroom, f.Budget = n.GPUs, n.Parallel, b.Headroom, b.Budget
+	f.PoolTakesRest = b.PoolTakesRest()
 	f.KVTokens = b.KV.Blocks * int64(b.KV.BlockTokens)
 	if p.Capacity != nil {
 		f.Concurrency = p.Capacity.MaxSeqsAtMaxLen

@@ -94,6 +94,9 @@ func checkRow(t *testing.T, in planner.Input, c planner.Calibration, f planner.G
 	if b.Headroom != f.Headroom || b.Budget != f.Budget {
 		t.Errorf("%s: headroom %v of %v, the plan's %v of %v", name, f.Headroom, f.Budget, b.Headroom, b.Budget)
 	}
+	if b.PoolTakesRest() != f.PoolTakesRest {
+		t.Errorf("%s: PoolTakesRest %v, the plan's %v", name, f.PoolTakesRest, b.PoolTakesRest())
+	}
 	if kv := b.KV.Blocks * int64(b.KV.BlockTokens); kv != f.KVTokens {
 		t.Errorf("%s: KV tokens %d, the plan's %d", name, f.KVTokens, kv)
 	}
@@ -254,4 +257,49 @@ func ExampleGPUs() {
 	// h200-linux-cuda13.0: 1 × tensor_parallel 1 × pipeline_parallel 1 (measured), 183168 KV tokens, 5 at once
 	// est-a100-80gb-linux: 2 × tensor_parallel 2 × pipeline_parallel 1 (estimated), 249344 KV tokens, 7 at once
 	// est-h100-pcie-linux: 2 × tensor_parallel 2 × pipeline_parallel 1 (estimated), 223152 KV tokens, 6 at once
+}
+
+// TestGPUsPoolHeadroom checks which rows have a headroom worth showing:
+// under vLLM and SGLang the KV pool takes what the memory fraction leaves,
+// so every fitting row says so (and has no headroom to speak of: less than
+// a MiB); under llama.cpp and vramplan's own engine none does; and vLLM
+// with a fixed KV cache (--kv-cache-memory-bytes) leaves a headroom again.
+func TestGPUsPoolHeadroom(t *testing.T) {
+	fixed := func(in *planner.Input) { in.Serving.VLLM.KVCacheMemoryBytes = 4 * planner.GiB }
+	for _, tt := range []struct {
+		engine planner.EngineName
+		set    func(*planner.Input)
+		want   bool
+	}{
+		{planner.EngineVLLM, nil, true},
+		{planner.EngineSGLang, nil, true},
+		{planner.EngineLlamaCpp, nil, false},
+		{planner.EngineSeed, nil, false},
+		{planner.EngineVLLM, fixed, false},
+	} {
+		in, cals := gpusInput(t, "qwen3-8b-q8_0", tt.engine)
+		if tt.set != nil {
+			tt.set(&in)
+		}
+		fits, err := planner.GPUs(in, cals)
+		if err != nil {
+			t.Fatalf("GPUs(%s): %v", tt.engine, err)
+		}
+		n := 0
+		for _, f := range fits {
+			if !f.Fits() {
+				continue
+			}
+			n++
+			if f.PoolTakesRest != tt.want {
+				t.Errorf("%s (fixed KV %v) on %s: PoolTakesRest %v, want %v", tt.engine, tt.set != nil, f.Calibration, f.PoolTakesRest, tt.want)
+			}
+			if f.PoolTakesRest && f.Headroom >= planner.MiB {
+				t.Errorf("%s on %s: headroom %v, though the KV pool takes what is left", tt.engine, f.Calibration, f.Headroom)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no GPU fits", tt.engine)
+		}
+	}
 }

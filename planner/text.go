@@ -15,7 +15,7 @@ func (p *Plan) Text() string {
 		return p.layoutText()
 	}
 	var b strings.Builder
-	if p.Fits && p.Engine != nil && p.Engine.Pool != nil {
+	if p.Fits && p.PoolTakesRest() {
 		printf.Fprintf(&b, "Fits: %s takes %s (%.3g of the device) and gives its KV pool the %s left.\n\n",
 			p.Engine.Engine, p.Budget.mib(), p.Engine.Pool.Fraction, p.Engine.Pool.PoolBytes.mib())
 	} else if p.Fits {

@@ -36,24 +36,48 @@ func BandOf(e *Entry) (Band, error) {
 
 // bandIndex is the index in Bands of engine e's version v.
 func bandIndex(e planner.EngineName, v string) (int, bool) {
-	era := v
-	if strings.HasPrefix(v, "main@") || strings.HasPrefix(v, "0.0.0.dev") {
-		era = "main"
-	}
-	for i, b := range Bands {
-		if b.Engine == e && b.Era != "" && b.Era == era {
-			return i, true
+	sp := readVersion(v)
+	if sp.release == "" {
+		for i, b := range Bands {
+			if b.Engine == e && b.Era != "" && b.Era == sp.era {
+				return i, true
+			}
 		}
+		return -1, false
+	}
+	r, _ := planner.ParseVersion(sp.release) // readVersion parsed it
+	return planner.ReleaseBand(e, r)
+}
+
+// spelling is a corpus version read: the release it names, as the
+// planner reads serving.version, or else its era, as a band names one.
+type spelling struct {
+	// release is a release the planner parses, at least a major and a
+	// minor number: "0.10.1.1", or "0.4" for "unknown-0.4"; "" when the
+	// version names none.
+	release string
+	// era is what a version that names no release is filed by: "main"
+	// for every source build ("main@<commit>", "0.0.0.dev<n>"), the
+	// version itself otherwise ("unknown-v0", "unknown-v1", "unknown").
+	era string
+}
+
+// readVersion reads every spelling of a version the corpus holds, for
+// both the band a run is filed in (bandIndex) and the release it is
+// planned under (Release). An era's "v1" in "unknown-v1" is no release:
+// planner.ParseVersion alone would read it as 1.0.
+func readVersion(v string) spelling {
+	if strings.HasPrefix(v, "main@") || strings.HasPrefix(v, "0.0.0.dev") {
+		return spelling{era: "main"}
 	}
 	rel := strings.TrimPrefix(v, "unknown-")
-	if era == "main" || !isMinorRelease(rel) {
-		return -1, false
+	if !isMinorRelease(rel) {
+		return spelling{era: v}
 	}
-	r, err := planner.ParseVersion(rel)
-	if err != nil {
-		return -1, false
+	if _, err := planner.ParseVersion(rel); err != nil {
+		return spelling{era: v}
 	}
-	return planner.ReleaseBand(e, r)
+	return spelling{release: rel}
 }
 
 // isMinorRelease reports whether s opens with a release's major and minor

@@ -60,19 +60,11 @@ func Input(e *Entry, root string) (planner.Input, string, error) {
 // Release returns the engine release e is planned under, as the planner
 // reads serving.version: e's version, or the minor release of one known
 // only to it ("unknown-0.4" is 0.4); "" (the profile's newest rules) for an
-// era ("unknown-v0"), a source build ("main@…", "0.0.0.dev…") and anything
-// else the planner does not read as a release. A release outside every
-// range of the profile is kept, and the plan refuses it.
-func Release(e *Entry) string {
-	v := strings.TrimPrefix(e.Version, "unknown-")
-	if strings.HasPrefix(v, "0.0.0.dev") {
-		return ""
-	}
-	if _, err := planner.ParseVersion(v); err != nil {
-		return ""
-	}
-	return v
-}
+// era ("unknown-v0", "unknown-v1"), a source build ("main@…",
+// "0.0.0.dev…") and anything else that names no release (readVersion,
+// which BandOf reads too). A release outside every range of the profile
+// is kept, and the plan refuses it.
+func Release(e *Entry) string { return readVersion(e.Version).release }
 
 // program is each engine's launch command.
 var program = map[string]string{EngineVLLM: "vllm serve model", EngineSGLang: "python -m sglang.launch_server --model-path model"}

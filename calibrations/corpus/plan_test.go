@@ -44,6 +44,28 @@ func TestBandOf(t *testing.T) {
 	}
 }
 
+// TestRelease holds the release each corpus spelling is planned under to
+// the one BandOf files it by: an era is planned under the newest rules,
+// never as the release its "v1" would parse as.
+func TestRelease(t *testing.T) {
+	for _, c := range []struct{ version, want string }{
+		{"0.10.1.1", "0.10.1.1"},
+		{"0.10.1.dev101+gbda9d0535", "0.10.1.dev101+gbda9d0535"},
+		{"unknown-0.4", "0.4"},
+		{"unknown-v0", ""},
+		{"unknown-v1", ""},
+		{"unknown", ""},
+		{"main@ebaf86d", ""},
+		{"0.0.0.dev11582+g4df60434d", ""},
+		{"x.y", ""},
+	} {
+		e := corpus.Entry{ID: "vllm-x", Engine: corpus.EngineVLLM, Version: c.version}
+		if got := corpus.Release(&e); got != c.want {
+			t.Errorf("Release(%q) = %q, want %q", c.version, got, c.want)
+		}
+	}
+}
+
 func raw(v any) json.RawMessage {
 	data, _ := json.Marshal(v)
 	return data

@@ -29,8 +29,17 @@ import (
 	"github.com/vramplan/vramplan/planner"
 )
 
-// Schema is the document's schema tag.
+// Schema is the tag of a document without settings: every llama.cpp
+// observation, and a vLLM or SGLang one whose log stated nothing of its
+// launch beyond its pool (one GPU, the pool's own request length).
 const Schema = "vramplan.observation/v1"
+
+// SchemaSettings is the tag of a document that carries Settings. A
+// document's tag follows from what it holds — settings, v2; none, v1 —
+// so one observation has one canonical form and one digest: a v1
+// document is byte for byte what it was before settings were carried,
+// and each version refuses what the other holds.
+const SchemaSettings = "vramplan.observation/v2"
 
 // MaxSize is the largest observation document accepted, in bytes.
 const MaxSize = 64 << 10
@@ -50,6 +59,12 @@ type Observation struct {
 	LlamaCpp *LlamaCpp `json:"llama_cpp,omitempty"`
 	// Pool holds what vLLM or SGLang said of its KV pool.
 	Pool *Pool `json:"pool,omitempty"`
+	// Settings holds the vLLM or SGLang launch settings its plan was made
+	// under, as its log stated them or the check was given them; nil
+	// (every v1 document) means what it meant before they were carried:
+	// one GPU, the request length of the pool's concurrency line (else the
+	// model's trained context), the profile's defaults for the rest.
+	Settings *Settings `json:"settings,omitempty"`
 	// Figures are the charges the engine reported, one per key.
 	Figures []Figure `json:"figures"`
 }
@@ -93,6 +108,27 @@ type Pool struct {
 	MaxConcurrency float64 `json:"max_concurrency,omitempty"`
 	ConcurrencyLen int     `json:"concurrency_len,omitempty"`
 	Utilization    float64 `json:"gpu_memory_utilization,omitempty"`
+}
+
+// Settings are the launch settings of a vLLM or SGLang start-up that its
+// plan reads (planner/enginelog.Settings, less what names a file or is
+// only compared); a zero field is one neither the log stated nor the
+// check was given, which the plan leaves at the profile's default.
+// vLLM's gpu_memory_utilization is Pool's.
+type Settings struct {
+	// TensorParallel and PipelineParallel are the parallel sizes the plan
+	// used: those stated or given, else as many tensor-parallel ranks as
+	// the log's lines name.
+	TensorParallel   int `json:"tensor_parallel,omitempty"`
+	PipelineParallel int `json:"pipeline_parallel,omitempty"`
+	// MaxLen is vLLM's max_model_len or SGLang's context_length, in tokens.
+	MaxLen            int     `json:"max_len,omitempty"`
+	MemFractionStatic float64 `json:"mem_fraction_static,omitempty"`
+	MaxNumSeqs        int     `json:"max_num_seqs,omitempty"`
+	MaxBatchedTokens  int     `json:"max_num_batched_tokens,omitempty"`
+	EnforceEager      bool    `json:"enforce_eager,omitempty"`
+	// KVDtype is kv_cache_dtype as printed ("auto", "fp8_e4m3").
+	KVDtype string `json:"kv_cache_dtype,omitempty"`
 }
 
 // Figure is one measured charge.

@@ -183,11 +183,42 @@ func TestRefused(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// poolObservation is the observation of a vLLM or SGLang log of
+// planner/enginelog's test data, with a shape of the llama.cpp grid.
+func poolObservation(t testing.TB, log, shape string) Observation {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("../../planner/enginelog/testdata/logs", log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := enginelog.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(grid, "models", shape))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := planner.ParseModel(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return FromLog(&l, m, h200GPU, "0.11.0", "2026-11-30", "")
+}
+
 // FuzzCheck holds Check to its contract on any input: it returns, without
 // panicking, a rejection or a canonical document that checks to itself.
 func FuzzCheck(f *testing.F) {
 	o := gridObservation(f, "swa", "4096_4_1_f16_f16_0_512_0")
 	f.Add(Format(&o))
+	v2 := poolObservation(f, "vllm-v1-0.21-tp4-rtx3090.log", "moe-qwen3-30b-a3b.json")
+	if v2.Settings == nil {
+		f.Fatal("a TP 4 log's observation carries no settings")
+	}
+	doc := Format(&v2)
+	f.Add(doc)
+	f.Add(bytes.Replace(doc, []byte(SchemaSettings), []byte(Schema), 1)) // settings under v1: refused
+	f.Add([]byte(`{"schema":"vramplan.observation/v2","engine":"sglang","settings":{"tensor_parallel":1e9,"kv_cache_dtype":"../x"},"figures":[]}`))
 	f.Add([]byte(`{"schema":"vramplan.observation/v1","engine":"vllm","figures":[{"key":"kv","bytes":1}]}`))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -22,6 +22,9 @@ func FromLog(l *enginelog.Log, m planner.Model, gpu GPU, version, day, catalog s
 	if p := l.Pool; p != nil {
 		o.Pool = &Pool{Tokens: p.Tokens, MaxConcurrency: p.MaxConcurrency, ConcurrencyLen: p.ConcurrencyLen, Utilization: p.Utilization}
 	}
+	if o.Settings = settingsOf(l.Settings); o.Settings != nil {
+		o.Schema = SchemaSettings
+	}
 	for _, f := range l.Figures {
 		o.Figures = append(o.Figures, Figure{Key: f.Key, Bytes: int64(f.Bytes), Resolution: int64(f.Resolution)})
 	}
@@ -29,16 +32,41 @@ func FromLog(l *enginelog.Log, m planner.Model, gpu GPU, version, day, catalog s
 	return o
 }
 
+// settingsOf returns what of a log's settings its plan reads, or nil when
+// that is nothing: the ranks its lines name are the tensor-parallel size
+// when it states no parallel size, as Log.Input plans them.
+func settingsOf(st *enginelog.Settings) *Settings {
+	if st == nil {
+		return nil
+	}
+	s := Settings{TensorParallel: st.TensorParallel, PipelineParallel: st.PipelineParallel, MaxLen: st.MaxLen,
+		MemFractionStatic: st.MemFractionStatic, MaxNumSeqs: st.MaxNumSeqs, MaxBatchedTokens: st.MaxBatchedTokens,
+		EnforceEager: st.EnforceEager, KVDtype: st.KVDtype}
+	if s.TensorParallel == 0 && s.PipelineParallel == 0 && st.Ranks > 1 {
+		s.TensorParallel = st.Ranks
+	}
+	if s == (Settings{}) {
+		return nil
+	}
+	return &s
+}
+
 // Log returns o as planner/enginelog reads a log, so that its
-// configuration can be planned (Log.Input) and compared (Compare).
-// device_used is not a log figure and is left out.
+// configuration is planned (Log.Input) as `vramplan check` planned it —
+// under its release, its parallel sizes and its other settings — and
+// compared (Compare). device_used is not a log figure and is left out.
 //
 // This and the other functions of an Observation are functions rather
 // than methods: the reader's WebAssembly links text/template, which keeps
 // every exported method of a type it may reflect on, and Plan would bring
 // the whole planner into a module that only checks documents.
 func Log(o *Observation) enginelog.Log {
-	l := enginelog.Log{Engine: o.Engine}
+	l := enginelog.Log{Engine: o.Engine, Version: o.EngineVersion}
+	if s := o.Settings; s != nil {
+		l.Settings = &enginelog.Settings{TensorParallel: s.TensorParallel, PipelineParallel: s.PipelineParallel, MaxLen: s.MaxLen,
+			MemFractionStatic: s.MemFractionStatic, MaxNumSeqs: s.MaxNumSeqs, MaxBatchedTokens: s.MaxBatchedTokens,
+			EnforceEager: s.EnforceEager, KVDtype: s.KVDtype}
+	}
 	if s := o.LlamaCpp; s != nil {
 		l.LlamaCpp = &enginelog.LlamaCppSettings{NCtx: s.NCtx, NSeqMax: s.NSeqMax, NUbatch: s.NUbatch, FlashAttn: s.FlashAttn,
 			Unified: s.Unified, SWAFull: s.SWAFull, TypeK: s.TypeK, TypeV: s.TypeV, GPULayers: s.GPULayers, Layers: s.Layers}

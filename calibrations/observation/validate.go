@@ -38,8 +38,12 @@ func validate(o *Observation) []community.Reason {
 	add := func(field, format string, args ...any) {
 		rs = append(rs, community.Reason{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
-	if o.Schema != Schema {
-		add("schema", "is %q; want %q", o.Schema, Schema)
+	switch want := schemaOf(o); {
+	case o.Schema == want:
+	case o.Schema == Schema || o.Schema == SchemaSettings:
+		add("schema", "is %q, and the document %s settings: want %q (the tag follows from what it holds)", o.Schema, holds(o.Settings != nil), want)
+	default:
+		add("schema", "is %q; want %q, or %q for a document with settings", o.Schema, Schema, SchemaSettings)
 	}
 	keys, ok := figureKeys(o.Engine)
 	if !ok {
@@ -74,6 +78,9 @@ func settings(o *Observation) []community.Reason {
 		if o.Pool != nil {
 			add("pool", "is a KV pool's; %s states its context in llama_cpp", o.Engine)
 		}
+		if o.Settings != nil {
+			add("settings", "are a KV pool engine's; %s states its context in llama_cpp", o.Engine)
+		}
 		s := o.LlamaCpp
 		if s == nil {
 			add("llama_cpp", "missing: a %s observation states its context settings", o.Engine)
@@ -94,6 +101,7 @@ func settings(o *Observation) []community.Reason {
 	if o.LlamaCpp != nil {
 		add("llama_cpp", "is llama.cpp's; a %s observation has none", o.Engine)
 	}
+	rs = append(rs, launch(o)...)
 	if p := o.Pool; p != nil {
 		rangeOf(add, "pool.tokens", p.Tokens, 0, maxTokens)
 		rangeOf(add, "pool.concurrency_len", int64(p.ConcurrencyLen), 0, maxCtx)
@@ -103,6 +111,53 @@ func settings(o *Observation) []community.Reason {
 		if !(p.Utilization >= 0 && p.Utilization <= 1) {
 			add("pool.gpu_memory_utilization", "want a fraction, 0 to 1")
 		}
+	}
+	return rs
+}
+
+// schemaOf is the tag of o's canonical form: SchemaSettings when it
+// carries settings, Schema when it does not.
+func schemaOf(o *Observation) string {
+	if o.Settings != nil {
+		return SchemaSettings
+	}
+	return Schema
+}
+
+func holds(b bool) string {
+	if b {
+		return "carries"
+	}
+	return "carries no"
+}
+
+// The bounds of the launch settings: check's --tensor-parallel and
+// --pipeline-parallel take at most 1,024.
+const maxParallel = 1 << 10
+
+// launch checks the settings block of a pool engine.
+func launch(o *Observation) []community.Reason {
+	s := o.Settings
+	if s == nil {
+		return nil
+	}
+	var rs []community.Reason
+	add := func(field, format string, args ...any) {
+		rs = append(rs, community.Reason{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if *s == (Settings{}) {
+		add("settings", "empty: a document without settings leaves them out (schema %s)", Schema)
+	}
+	rangeOf(add, "settings.tensor_parallel", int64(s.TensorParallel), 0, maxParallel)
+	rangeOf(add, "settings.pipeline_parallel", int64(s.PipelineParallel), 0, maxParallel)
+	rangeOf(add, "settings.max_len", int64(s.MaxLen), 0, maxCtx)
+	rangeOf(add, "settings.max_num_seqs", int64(s.MaxNumSeqs), 0, maxSeqs)
+	rangeOf(add, "settings.max_num_batched_tokens", int64(s.MaxBatchedTokens), 0, maxCtx)
+	if !(s.MemFractionStatic >= 0 && s.MemFractionStatic <= 1) {
+		add("settings.mem_fraction_static", "want a fraction, 0 to 1")
+	}
+	if s.KVDtype != "" && !token(s.KVDtype, 32, "._-") {
+		add("settings.kv_cache_dtype", "want the dtype as the engine prints it: 1–32 letters, digits and . _ -")
 	}
 	return rs
 }

@@ -182,10 +182,28 @@ func settings(o *observation.Observation) string {
 	if s := o.LlamaCpp; s != nil {
 		return fmt.Sprintf("-c %d -np %d%s -ctk %s -ctv %s -fa %s -ub %d", s.NCtx, s.NSeqMax, kvu(s.Unified), s.TypeK, s.TypeV, onOff(s.FlashAttn), s.NUbatch)
 	}
-	if p := o.Pool; p != nil && p.ConcurrencyLen > 0 {
-		return fmt.Sprintf("--max-model-len %d", p.ConcurrencyLen)
+	var args []string
+	n := 0
+	if p := o.Pool; p != nil {
+		n = p.ConcurrencyLen
 	}
-	return ""
+	if st := o.Settings; st != nil && st.MaxLen > 0 {
+		n = st.MaxLen // the length the plan reads first (enginelog's poolInput)
+	}
+	if n > 0 {
+		args = append(args, fmt.Sprintf("--max-model-len %d", n))
+	}
+	if st := o.Settings; st != nil {
+		for _, a := range []struct {
+			flag string
+			n    int
+		}{{"--tensor-parallel-size", st.TensorParallel}, {"--pipeline-parallel-size", st.PipelineParallel}} {
+			if a.n > 1 {
+				args = append(args, fmt.Sprintf("%s %d", a.flag, a.n))
+			}
+		}
+	}
+	return strings.Join(args, " ")
 }
 
 func b2i(b bool) int {

@@ -211,13 +211,14 @@ func (r *Result) read(src *Source, cals Calibrations) (Row, *Sample, *poolSample
 	if !measured {
 		cal = observation.Calibration(o)
 	}
-	p, err := observation.Plan(o, cal)
+	whole, err := observation.Plan(o, cal)
 	if err != nil {
 		row.Skipped = "cannot be planned: " + err.Error()
 		return row, nil, nil
 	}
+	p := enginelog.RankZero(&whole) // a multi-GPU run's figures are rank 0's, as check compares them
 	for _, f := range o.Figures {
-		plan := enginelog.Planned(&p, f.Key)
+		plan := enginelog.Planned(p, f.Key)
 		if f.Key == observation.DeviceUsed {
 			if !measured {
 				continue // the plan's total needs the GPU's measured context and library reserve
@@ -229,8 +230,8 @@ func (r *Result) read(src *Source, cals Calibrations) (Row, *Sample, *poolSample
 	if o.Engine != planner.EngineLlamaCpp {
 		return row, nil, nil
 	}
-	s2 := r.computeSample(o, &p)
-	s3 := poolSampleOf(o, &p, measured)
+	s2 := r.computeSample(o, p)
+	s3 := poolSampleOf(o, p, measured)
 	if s2 != nil {
 		s2.Name = src.Name
 		row.Used = append(row.Used, "E2")

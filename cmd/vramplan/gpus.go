@@ -88,7 +88,7 @@ func printGPUs(w io.Writer, in *planner.Input, fits []planner.GPUFit) {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", f.GPU, f.Calibration, f.Label, f.DeviceTotal, f.GPUs,
-			calc.LayoutText(f), calc.Size(f.Headroom.MiB()), calc.Group(f.KVTokens), calc.Group(int64(f.Concurrency)))
+			calc.LayoutText(f), calc.HeadroomText(f), calc.Group(f.KVTokens), calc.Group(int64(f.Concurrency)))
 	}
 	tw.Flush()
 	var launch bool

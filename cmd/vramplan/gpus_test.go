@@ -110,4 +110,12 @@ func TestGPUsText(t *testing.T) {
 	if !strings.Contains(out, "TP 2") || !strings.Contains(out, "PP 3") {
 		t.Errorf("the table names no TP 2 or PP 3 layout:\n%s", out)
 	}
+	for _, f := range rows {
+		if f.Fits() && !f.PoolTakesRest {
+			t.Errorf("%s under vLLM: pool_takes_rest false, though vLLM's KV pool takes what its fraction leaves", f.Calibration)
+		}
+	}
+	if strings.Contains(out, " 0 MiB ") || !strings.Contains(out, " — ") {
+		t.Errorf("under vLLM the headroom column says 0 MiB, or never —:\n%s", out)
+	}
 }

@@ -170,10 +170,17 @@ func settingsOf(o *observation.Observation) string {
 	if s := o.LlamaCpp; s != nil {
 		return fmt.Sprintf("-c %d -np %d -ub %d -ctk %s -ctv %s -fa %s", s.NCtx, s.NSeqMax, s.NUbatch, s.TypeK, s.TypeV, onOff(s.FlashAttn))
 	}
+	var parts []string
 	if p := o.Pool; p != nil {
-		return fmt.Sprintf("%d KV tokens", p.Tokens)
+		parts = append(parts, fmt.Sprintf("%d KV tokens", p.Tokens))
 	}
-	return ""
+	if s := o.Settings; s != nil && max(s.TensorParallel, 1)*max(s.PipelineParallel, 1) > 1 {
+		parts = append(parts, fmt.Sprintf("TP %d x PP %d", max(s.TensorParallel, 1), max(s.PipelineParallel, 1)))
+	}
+	if s := o.Settings; s != nil && s.MaxLen > 0 {
+		parts = append(parts, fmt.Sprintf("max length %d", s.MaxLen))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func onOff(b bool) string {

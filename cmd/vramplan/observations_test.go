@@ -98,3 +98,35 @@ func TestObservationRefusedLocally(t *testing.T) {
 		t.Errorf("refit with nothing to read = %d %s", code, errs)
 	}
 }
+
+// TestObservationSettings holds check --observation to the settings its
+// plan was made under: the four tensor-parallel ranks a vLLM log's lines
+// name and the request length the flags gave, which it does not state,
+// are in the document, so that the refit plans the run as the check did,
+// on four GPUs.
+func TestObservationSettings(t *testing.T) {
+	log := "../../planner/enginelog/testdata/logs/vllm-v1-0.21-tp4-rtx3090.log"
+	obs := filepath.Join(t.TempDir(), "obs.json")
+	code, out, errs := runCLI("check", "--log", log, "--model", "llama-3.1-8b-instruct-bf16", "--gpu", "RTX 3090", "--engine-version", "0.21.0",
+		"--max-seq-len", "4096", "--observation", obs)
+	if code != 0 {
+		t.Fatalf("check --observation = %d\n%s%s", code, out, errs)
+	}
+	data, err := os.ReadFile(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Schema   string `json:"schema"`
+		Settings struct {
+			TensorParallel int `json:"tensor_parallel"`
+			MaxLen         int `json:"max_len"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Schema != "vramplan.observation/v2" || doc.Settings.TensorParallel != 4 || doc.Settings.MaxLen != 4096 {
+		t.Errorf("the observation is %q with TP %d and length %d; want v2 with the log's 4 and the given 4096:\n%s", doc.Schema, doc.Settings.TensorParallel, doc.Settings.MaxLen, data)
+	}
+}

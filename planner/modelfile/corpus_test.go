@@ -1,13 +1,16 @@
-package modelfile
+package modelfile_test
 
 // The corpus of real vLLM and SGLang start-ups (planner/testdata/engines/corpus)
 // is only useful if each run's model can be planned offline. This file opens
 // every entry's model the way the CLI's --model does and holds the corpus's
-// own config.json copies to their published parameter counts.
+// own config.json copies to their published parameter counts. It reads the
+// corpus with calibrations/corpus's loader, the one reader of its format,
+// which validates every entry first (a model named both ways, a config
+// path outside corpus.ConfigDirs, an unplannable entry without its note);
+// a test may import a package above its own (internal/layers).
 
 import (
 	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,127 +18,63 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vramplan/vramplan/calibrations/corpus"
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/modelfile"
 )
 
 // repoRoot is the repository root from this package; model.config paths
 // are relative to it.
 const repoRoot = "../.."
 
-const corpusDir = "planner/testdata/engines/corpus"
-
-// configDirs are where a model.config may point.
-var configDirs = []string{"planner/hf/testdata/configs/", corpusDir + "/configs/"}
-
-// unplannable opens the note that says why an entry has no model shape.
-const unplannable = "unplannable: "
-
-type corpusEntry struct {
-	ID    string `json:"id"`
-	Model struct {
-		HFID    string `json:"hf_id"`
-		Catalog string `json:"catalog"`
-		Config  string `json:"config"`
-		Family  string `json:"family"`
-	} `json:"model"`
-	Notes []string `json:"notes"`
-}
-
-func readCorpus(t *testing.T) []corpusEntry {
+func readCorpus(t *testing.T) []corpus.Entry {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(repoRoot, corpusDir, "*", "*.json"))
+	entries, err := corpus.Load(os.DirFS(filepath.Join(repoRoot, filepath.FromSlash(corpus.Dir))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []corpusEntry
-	for _, p := range paths {
-		if filepath.Base(filepath.Dir(p)) == "configs" {
-			continue
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var e corpusEntry
-		if err := json.Unmarshal(data, &e); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		out = append(out, e)
-	}
-	if len(out) == 0 {
-		t.Fatal("no corpus entries found")
-	}
-	return out
+	return entries
 }
 
 // TestCorpusModels opens every corpus entry's model: the catalog id, or
-// the config.json its path from the repository root names. An entry with
-// neither must say in a note why it is unplannable. The opened shape must
-// have what the entry's family says (experts, MLA, sliding windows,
-// recurrent layers, a vision tower).
+// the config.json its path from the repository root names (an entry with
+// neither says why in its note, which corpus.Load holds it to). The opened
+// shape must have what the entry's family says (experts, MLA, sliding
+// windows, recurrent layers, a vision tower).
 func TestCorpusModels(t *testing.T) {
 	for _, e := range readCorpus(t) {
-		m, ok := openEntry(t, e)
+		m, ok := openEntry(t, &e)
 		if ok {
-			checkFamily(t, e, m)
+			checkFamily(t, &e, m)
 		}
 	}
 }
 
 // openEntry opens e's model, reporting whether it has one.
-func openEntry(t *testing.T, e corpusEntry) (planner.Model, bool) {
+func openEntry(t *testing.T, e *corpus.Entry) (planner.Model, bool) {
 	t.Helper()
 	cat, cfg := e.Model.Catalog, e.Model.Config
 	switch {
-	case cat != "" && cfg != "":
-		t.Errorf("%s: model names both catalog %q and config %q; want one", e.ID, cat, cfg)
 	case cat != "":
-		m, err := Open(cat, Options{})
+		m, err := modelfile.Open(cat, modelfile.Options{})
 		if err != nil || m.ID != cat {
 			t.Errorf("%s: Open(%q) = model %q, %v; want the catalog entry itself", e.ID, cat, m.ID, err)
 			return m, false
 		}
 		return m, true
 	case cfg != "":
-		if !validConfigPath(cfg) {
-			t.Errorf("%s: model.config %q is not a .json under %v", e.ID, cfg, configDirs)
-			return planner.Model{}, false
-		}
-		m, err := Open(filepath.Join(repoRoot, filepath.FromSlash(cfg)), Options{})
+		m, err := modelfile.Open(filepath.Join(repoRoot, filepath.FromSlash(cfg)), modelfile.Options{})
 		if err != nil {
 			t.Errorf("%s: Open(%s): %v", e.ID, cfg, err)
 			return m, false
 		}
 		return m, true
-	case !hasNote(e, unplannable):
-		t.Errorf("%s: no catalog id and no config, and no note starting %q says why", e.ID, unplannable)
 	}
 	return planner.Model{}, false
 }
 
-func validConfigPath(p string) bool {
-	if filepath.Ext(p) != ".json" || strings.Contains(p, "..") {
-		return false
-	}
-	for _, d := range configDirs {
-		if rest, ok := strings.CutPrefix(p, d); ok && !strings.Contains(rest, "/") {
-			return true
-		}
-	}
-	return false
-}
-
-func hasNote(e corpusEntry, prefix string) bool {
-	for _, n := range e.Notes {
-		if strings.HasPrefix(n, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
 // checkFamily checks that each tag of e's family is visible in shape m.
-func checkFamily(t *testing.T, e corpusEntry, m planner.Model) {
+func checkFamily(t *testing.T, e *corpus.Entry, m planner.Model) {
 	t.Helper()
 	has := map[string]bool{"dense": true, "moe": m.MoE != nil, "mla": m.MLA != nil,
 		"swa": hasKind(m, planner.LayerSliding), "hybrid": hasKind(m, planner.LayerRecurrent), "vision": m.Vision != nil}
@@ -163,7 +102,7 @@ var heldTo = regexp.MustCompile("^\\| `([^`]+)` \\| .* \\| ([0-9][0-9,.]*)(B?)\\
 // readHeldTo returns the parameter count each corpus config is held to.
 func readHeldTo(t *testing.T) map[string]float64 {
 	t.Helper()
-	f, err := os.Open(filepath.Join(repoRoot, corpusDir, "configs", "README.md"))
+	f, err := os.Open(filepath.Join(repoRoot, filepath.FromSlash(corpus.Dir), "configs", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,10 +136,10 @@ func TestCorpusConfigs(t *testing.T) {
 	for _, e := range readCorpus(t) {
 		used[e.Model.Config] = true
 	}
-	paths, _ := filepath.Glob(filepath.Join(repoRoot, corpusDir, "configs", "*.json"))
+	paths, _ := filepath.Glob(filepath.Join(repoRoot, filepath.FromSlash(corpus.Dir), "configs", "*.json"))
 	for _, p := range paths {
 		name := filepath.Base(p)
-		if !used[corpusDir+"/configs/"+name] {
+		if !used[corpus.Dir+"/configs/"+name] {
 			t.Errorf("configs/%s: no corpus entry names it", name)
 		}
 		want, ok := held[name]
@@ -208,7 +147,7 @@ func TestCorpusConfigs(t *testing.T) {
 			t.Errorf("configs/%s: no provenance row with a parameter count in configs/README.md", name)
 			continue
 		}
-		m, err := Open(p, Options{})
+		m, err := modelfile.Open(p, modelfile.Options{})
 		if err != nil {
 			t.Errorf("Open(configs/%s): %v", name, err)
 			continue

@@ -142,6 +142,25 @@ func LayoutText(f *planner.GPUFit) string {
 	return "TP " + strconv.Itoa(tp) + " × PP " + strconv.Itoa(pp)
 }
 
+// HeadroomText is a fitting row's headroom as the table writes it: its
+// size, or "—" when the engine's KV pool takes what the budget leaves
+// (planner.GPUFit.PoolTakesRest), whose 0 MiB would say nothing: the KV
+// tokens are then the row's figure, and HeadroomNote says so.
+func HeadroomText(f *planner.GPUFit) string {
+	if f.PoolTakesRest {
+		return "—"
+	}
+	return sizeOf(f.Headroom)
+}
+
+// HeadroomNote is why a row's headroom is "—", or "".
+func HeadroomNote(f *planner.GPUFit) string {
+	if !f.Fits() || !f.PoolTakesRest {
+		return ""
+	}
+	return "The engine's KV pool takes what its memory fraction leaves: the KV tokens are what this GPU has to spare."
+}
+
 // FitNote says why a row serves nothing: "", or its words.
 func FitNote(f *planner.GPUFit) string {
 	switch {
@@ -206,22 +225,24 @@ type GPUHeader struct {
 // GPURow is one GPU of the table. Query and Href are the state planned on
 // that GPU in the row's layout (one GPU when no layout serves it).
 type GPURow struct {
-	ID       string    `json:"id"`
-	GPU      string    `json:"gpu"`
-	Label    string    `json:"label"`
-	Memory   string    `json:"memory"`
-	Fits     bool      `json:"fits"`
-	GPUs     int       `json:"gpus"`
-	Count    string    `json:"count"` // GPUs as the cell says it: "4", or "—" for none
-	Layout   string    `json:"layout"`
-	Headroom string    `json:"headroom"`
-	KV       string    `json:"kv_tokens"` // "93,744"; "" for no fit
-	Seqs     string    `json:"seqs"`
-	Launch   string    `json:"launch"`
-	Note     string    `json:"note"`
-	Query    string    `json:"query"`
-	Href     string    `json:"href"`
-	_        [0]func() // not comparable: no == is needed, and its code is the page's WebAssembly
+	ID       string `json:"id"`
+	GPU      string `json:"gpu"`
+	Label    string `json:"label"`
+	Memory   string `json:"memory"`
+	Fits     bool   `json:"fits"`
+	GPUs     int    `json:"gpus"`
+	Count    string `json:"count"` // GPUs as the cell says it: "4", or "—" for none
+	Layout   string `json:"layout"`
+	Headroom string `json:"headroom"` // HeadroomText; "" for no fit
+	// HeadroomNote says why Headroom is "—" (HeadroomNote), "" otherwise.
+	HeadroomNote string    `json:"headroom_note"`
+	KV           string    `json:"kv_tokens"` // "93,744"; "" for no fit
+	Seqs         string    `json:"seqs"`
+	Launch       string    `json:"launch"`
+	Note         string    `json:"note"`
+	Query        string    `json:"query"`
+	Href         string    `json:"href"`
+	_            [0]func() // not comparable: no == is needed, and its code is the page's WebAssembly
 }
 
 // GPUsTable answers s's model, limits and engine on every calibration of
@@ -281,6 +302,7 @@ func gpuRow(s *State, f *planner.GPUFit, r *GPURow) {
 	r.ID, r.GPU, r.Label, r.Memory, r.Launch = f.Calibration, f.GPU, f.Label, f.DeviceTotal.String(), f.Launch
 	r.Fits, r.GPUs, r.Count, r.Layout, r.Note = f.Fits(), f.GPUs, "—", LayoutText(f), FitNote(f)
 	if r.Fits {
-		r.Count, r.Headroom, r.KV, r.Seqs = strconv.Itoa(f.GPUs), sizeOf(f.Headroom), Group(f.KVTokens), groupInt(f.Concurrency)
+		r.Count, r.Headroom, r.KV, r.Seqs = strconv.Itoa(f.GPUs), HeadroomText(f), Group(f.KVTokens), groupInt(f.Concurrency)
 	}
+	r.HeadroomNote = HeadroomNote(f)
 }

@@ -78,3 +78,24 @@ func TestGPURowLink(t *testing.T) {
 		t.Errorf("the row links to %q, want %q", r.Query, want.Encode())
 	}
 }
+
+// TestHeadroomText checks the headroom cell: a size, or "—" with its note
+// when the engine's KV pool takes what the budget leaves, and nothing for
+// a row no layout serves.
+func TestHeadroomText(t *testing.T) {
+	for _, tt := range []struct {
+		f          planner.GPUFit
+		want, note string
+	}{
+		{planner.GPUFit{GPUs: 1, Headroom: 2048 * planner.MiB}, "2,048 MiB", ""},
+		{planner.GPUFit{GPUs: 2, PoolTakesRest: true}, "—", "The engine's KV pool takes what its memory fraction leaves: the KV tokens are what this GPU has to spare."},
+		{planner.GPUFit{GPUs: 0, PoolTakesRest: true}, "", ""},
+	} {
+		var r GPURow
+		s := State{Model: "m", Len: 8192}
+		gpuRow(&s, &tt.f, &r)
+		if r.Headroom != tt.want || r.HeadroomNote != tt.note {
+			t.Errorf("gpuRow(%+v): headroom %q, note %q; want %q, %q", tt.f, r.Headroom, r.HeadroomNote, tt.want, tt.note)
+		}
+	}
+}

@@ -15,8 +15,7 @@ after(async () => { await chrome?.close(); server?.stop(); });
 
 // engineCLI is what the CLI says of the page's state: its engine report.
 function engineCLI(query) {
-  const q = new URLSearchParams(query);
-  return planJSON([...cliFlags(query), '--engine', q.get('engine') ?? 'vramplan']).engine;
+  return planJSON(cliFlags(query)).engine;
 }
 
 test('the engine picker plans as the engine allocates and gives its launch command', async () => {

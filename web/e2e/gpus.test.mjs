@@ -40,13 +40,21 @@ function cliRows(query) {
   }
   return JSON.parse(out).map((f) => ({
     id: f.calibration, gpus: String(f.gpus), count: f.gpus ? String(f.gpus) : '—', layout: layoutOf(f),
-    headroom: f.gpus ? `${group(mib(f.headroom_bytes))} MiB` : '', kv: f.gpus ? group(f.kv_tokens) : '',
+    headroom: headroomOf(f), kv: f.gpus ? group(f.kv_tokens) : '',
     seqs: f.gpus ? group(f.max_seqs_at_max_len) : '', launch: f.launch ?? '', label: f.label,
+    pooled: Boolean(f.gpus && f.pool_takes_rest),
   }));
 }
 
+// headroomOf writes a row's headroom as calc.HeadroomText does: "—" where
+// the engine's KV pool takes what the budget leaves (pool_takes_rest).
+function headroomOf(f) {
+  if (!f.gpus) return '';
+  return f.pool_takes_rest ? '—' : `${group(mib(f.headroom_bytes))} MiB`;
+}
+
 // rowPlan is `vramplan plan --json` of a calculator query, its engine too.
-const rowPlan = (query) => planJSON([...cliFlags(query), '--engine', new URLSearchParams(query).get('engine') ?? 'vramplan']);
+const rowPlan = (query) => planJSON(cliFlags(query));
 
 // layoutOf writes a row's layout as calc.LayoutText does.
 function layoutOf(f) {
@@ -65,6 +73,7 @@ function rowsOf(root) {
     const t = (id) => r.querySelector(`[data-testid="${id}"]`).textContent.trim();
     return { id: r.dataset.id, gpus: r.dataset.gpus, count: t('gpu-row-count'), layout: t('gpu-layout-text'),
       headroom: t('gpu-headroom').replace(/ \(.*\)$/, ''), // the GiB beside a long figure
+      pooled: r.querySelector('[data-testid="gpu-headroom"]').title !== '', // the note beside "—"
       kv: t('gpu-kv'), seqs: t('gpu-seqs'), launch: t('gpu-launch'), label: t('gpu-label') };
   }));
 }
@@ -174,4 +183,28 @@ test('<vram-calculator view="gpus"> shows the same table', async () => {
   const plan = await el.evaluate((e) => getComputedStyle(e.shadowRoot.querySelector('.plan')).display);
   assert.equal(plan, 'none', 'view="gpus" shows the table, not one GPU\'s plan');
   assert.deepEqual(page.errors, []);
+});
+
+test('the headroom column says "—" where the KV pool takes the rest, and a size where there is headroom, server-rendered and repainted', async () => {
+  for (const [query, engine, pooled] of [[llama, 'vllm', true], [llama.replace('engine=vllm', 'engine=sglang'), 'sglang', true],
+    [llama.replace('&engine=vllm', ''), 'vramplan', false]]) {
+    for (const js of [false, true]) {
+      const page = await open(query, { javaScriptEnabled: js });
+      await assertRows(page, `${engine}, JavaScript ${js}`);
+      const rows = await rowsOf(await table(page));
+      const fitting = rows.filter((r) => r.gpus !== '0');
+      assert.ok(fitting.length > 0, `${engine}: some GPU serves it`);
+      for (const r of fitting) {
+        assert.equal(r.headroom === '—', pooled, `${engine} on ${r.id}: headroom ${r.headroom}`);
+        assert.equal(r.pooled, pooled, `${engine} on ${r.id}: the note on the headroom cell`);
+        if (!pooled) assert.match(r.headroom, /^[\d,]+ MiB$/, `${engine} on ${r.id}: a size`);
+        assert.notEqual(r.headroom, '0 MiB', `${engine} on ${r.id}`);
+      }
+    }
+  }
+  // A move under vLLM repaints the cells in wasm, still "—".
+  const page = await open(llama);
+  await page.fill('[data-testid="len"]', '8192');
+  await page.dispatchEvent('[data-testid="len"]', 'input');
+  await assertRows(page, 'vLLM at 8,192 tokens');
 });

@@ -114,6 +114,7 @@ export function cliFlags(query) {
   const model = q.get('model');
   const flags = ['--model', model, // a catalog id or a file's path
     '--gpu', q.get('gpu'), '--max-batch', q.get('batch'), '--max-seq-len', q.get('len')];
+  if (q.get('engine')) flags.push('--engine', q.get('engine')); // the page plans under it; none is vramplan's own
   const opt = { kv: '--kv-dtype', block: '--block-tokens', prefill: '--max-prefill-tokens', cache: '--weight-cache', spec: '--spec-k' };
   for (const [k, f] of Object.entries(opt)) if (q.has(k)) flags.push(f, q.get(k));
   if (q.get('vision') === '1') flags.push('--vision');

@@ -135,7 +135,7 @@ test('the layout controls re-plan; the shared URL reproduces the layout with and
 test('under llama.cpp a pipeline layout is its layer split, in the launch command the CLI gives', async () => {
   const q = 'model=llama-3.1-8b-instruct-q8_0&gpu=h200-linux-cuda13.0&engine=llama.cpp&batch=4&len=8192&pp=2';
   const page = await open(q);
-  const plan = planJSON([...cliFlags(q), '--engine', 'llama.cpp']);
+  const plan = planJSON(cliFlags(q));
   const launch = await text(page, 'launch-command');
   assert.match(launch, / -ngl 33 -sm layer -ts 1,1$/);
   const bound = plan.layout.ranks.find((rp) => rp.ranks[0] === plan.layout.binding_rank);
@@ -175,7 +175,7 @@ async function component(id, attrs) {
   const wc = page.locator(`#${id}[data-ready="true"]`);
   await wc.waitFor();
   const link = new URL(await wc.locator('[data-testid="wc-link"]').getAttribute('href'));
-  const plan = planJSON([...cliFlags(link.search.slice(1)), '--engine', attrs.engine]);
+  const plan = planJSON(cliFlags(link.search.slice(1)));
   assert.equal(await wc.locator('[data-testid="wc-total"]').innerText(), group(mib(plan.total_bytes)));
   assert.equal(await wc.locator('[data-testid="wc-total-label"]').innerText(), `Total MiB, all ${plan.layout.gpus} GPUs`);
   return { page, wc, link, plan };
@@ -285,7 +285,7 @@ test('llama.cpp\'s -ngl across a split: the largest -ngl that fits is a lever, a
   const lever = page.locator('[data-testid="lever"]', { hasText: /^GPU layers \(-ngl\) 81 → \d+, layers 0-\d+ on the CPU$/ });
   const label = await lever.innerText();
   const k = +/→ (\d+)/.exec(label)[1];
-  const cli = planJSON([...cliFlags(offload), '--engine', 'llama.cpp']);
+  const cli = planJSON(cliFlags(offload));
   const notes = cli.layout.ranks[0].plan.engine.notes.join('\n');
   assert.match(notes, new RegExp(`does not fit on every device of the layout: the launch command is the one with -ngl ${k},`), `the lever's -ngl ${k} is the CLI's`);
   assert.match(label, new RegExp(`layers 0-${80 - k} on the CPU$`));

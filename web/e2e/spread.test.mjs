@@ -17,7 +17,7 @@ after(async () => { await chrome?.close(); server?.stop(); });
 // kvRangeCLI is the CLI's "KV tokens …: real start-ups like this one" line
 // for the page's query.
 function kvRangeCLI(query) {
-  const out = execFileSync(bin, ['plan', ...cliFlags(query), '--engine', 'vllm'], { encoding: 'utf8' });
+  const out = execFileSync(bin, ['plan', ...cliFlags(query)], { encoding: 'utf8' });
   const line = out.split('\n').map((l) => l.trim()).find((l) => l.startsWith('KV tokens '));
   assert.ok(line?.includes('real start-ups like this one'), `the CLI prints a KV range for ${query}`);
   return line;

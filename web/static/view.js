@@ -157,6 +157,7 @@ export const gpusView = {
     gpu: 'string',
     gpus: 'number',
     headroom: 'string',
+    headroom_note: 'string',
     href: 'string',
     id: 'string',
     kv_tokens: 'string',
