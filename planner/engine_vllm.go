@@ -35,7 +35,9 @@ import (
 // 38 B per row and vocab entry plus max_num_batched_tokens × hidden × 4 B, fitted on llm-d's
 // published H100 figures (Llama-3.1-8B 4.76 GiB, Qwen3-0.6B 5.56 GiB,
 // gpt-oss-20b 7.38 GiB; within 0.4 %); memory outside torch 0.15 GiB at
-// TP 1 (llm-d's planner constant).
+// TP 1 (llm-d's planner constant). A vision checkpoint's profile runs
+// its encoder on dummy images first (engine_vllm_vision.go), and the
+// peak is the larger of that and the text pass beside the encoder cache.
 //
 // Older releases differ (vllmRanges; docs/architecture.md, "Engine
 // releases", cites each rule): V0 profiles a forward pass over
@@ -377,11 +379,12 @@ func vllmActivation(in *Input, r *vllmRules, l limits) Bytes {
 	if r.v0 {
 		return max(vllmV0Forward(in), vllmV0Sampler(in, rows))
 	}
-	hidden := satMul3(int64(l.prefill), int64(m.HiddenSize), 4)
-	if !lastStage(in) {
-		return hidden
+	text := satMul3(int64(l.prefill), int64(m.HiddenSize), 4)
+	if lastStage(in) {
+		text = satAdd(vllmSamplerBytes(in, rows), text)
 	}
-	return satAdd(vllmSamplerBytes(in, rows), hidden)
+	encoder, held := vllmEncoder(in, l)
+	return max(encoder, satAdd(held, text))
 }
 
 // vllmSamplerBytes is the sampler's warm-up over rows rows of logits: 38 B
@@ -463,8 +466,8 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 			return "activation peak (torch)", c.linef("estimated: V0's profile run over max_num_batched_tokens %d: tokens × (3 × intermediate + 3 × hidden) × 2 B, or its sampler's min(max_num_seqs %d, tokens) × vocab × 38 B + tokens × hidden × 2 B when more",
 				int64(in.Limits.MaxPrefillTokens), int64(l.batch))
 		}
-		return "activation peak (torch)", c.linef("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × 38 B + tokens × hidden × 4 B",
-			int64(l.batch), int64(l.prefill))
+		return "activation peak (torch)", c.join(c.linef("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × 38 B + tokens × hidden × 4 B",
+			int64(l.batch), int64(l.prefill)), vllmEncoderDetail(in, c, l))
 	case keyNonTorch:
 		if in.Serving.VLLM.NonTorchBytes > 0 {
 			return "non-torch memory", "as reported"

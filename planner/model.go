@@ -110,6 +110,33 @@ type Vision struct {
 	File        string `json:"file,omitempty"`
 	ImageSize   int    `json:"image_size"`   // pixels per side
 	ImageTokens int    `json:"image_tokens"` // embeddings produced per image
+	// Encoder is the tower's transformer shape, for an engine that runs
+	// the tower on dummy images while it profiles its memory (vLLM); nil
+	// when the tower's family has no encoder reader.
+	Encoder *VisionEncoder `json:"encoder,omitempty"`
+}
+
+// VisionEncoder is a patch-based vision transformer (the Qwen-VL towers):
+// its width, depth and MLP, how pixels become patches and patches become
+// the language model's embeddings, and the largest image its processor
+// makes.
+type VisionEncoder struct {
+	Width    int `json:"width"`    // hidden size of each patch
+	Depth    int `json:"depth"`    // transformer blocks
+	MLP      int `json:"mlp"`      // MLP width
+	Heads    int `json:"heads"`    // attention heads
+	Patch    int `json:"patch"`    // pixels per patch side
+	Temporal int `json:"temporal"` // frames per patch
+	Channels int `json:"channels"` // input channels
+	Merge    int `json:"merge"`    // patches per embedding side
+	// ItemTokens is the embeddings of the largest image, from the
+	// processor's max_pixels; OutWidth is the width of each as the tower
+	// returns it (deepstack features included).
+	ItemTokens int `json:"item_tokens"`
+	OutWidth   int `json:"out_width"`
+	// QuickGELU is the MLP's activation x·sigmoid(1.702x), whose unfused
+	// form holds one more MLP-wide tensor than a GELU.
+	QuickGELU bool `json:"quick_gelu,omitempty"`
 }
 
 // Model is the memory-relevant shape of a model: per-layer geometry, exact

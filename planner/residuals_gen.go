@@ -61,7 +61,7 @@ var residualTable = [...]residualRow{
 	{5, 1, 1, 1, 1, 12, 12},      // SGLang, release not known, dense, one GPU: weights
 	{6, 3, 2, 0, 1, -24, -24},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
 	{6, 0, 2, 0, 4, -24, 92},     // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
-	{6, 0, 0, 0, 10, -163, 177},  // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
+	{6, 0, 0, 0, 10, -44, 177},   // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
 	{7, 0, 0, 0, 16, -201, 177},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
 	{8, 0, 0, 0, 20, -711, 177},  // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
@@ -78,19 +78,19 @@ var residualTable = [...]residualRow{
 	{7, 1, 2, 1, 3, 4, 4},        // vLLM V1 (0.8 and later), dense, more than one GPU: weights
 	{7, 1, 0, 1, 9, 0, 9},        // vLLM V1 (0.8 and later), dense, one GPU or several: weights
 	{6, 1, 1, 0, 5, -44, 177},    // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
-	{6, 0, 1, 0, 6, -163, 177},   // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
+	{6, 0, 1, 0, 6, -44, 177},    // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
 	{7, 1, 1, 0, 7, -44, 177},    // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
 	{6, 1, 1, 1, 5, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU: weights
 	{6, 0, 1, 1, 6, 0, 9},        // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
 	{7, 1, 1, 1, 6, 0, 9},        // vLLM V1 (0.8 and later), dense, one GPU: weights
-	{6, 4, 1, 0, 1, -163, -163},  // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
+	{6, 4, 1, 0, 1, -13, -13},    // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
 	{6, 4, 1, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
 	{9, 2, 1, 0, 1, -29, -29},    // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
-	{9, 0, 0, 0, 3, -67, -29},    // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
+	{9, 0, 0, 0, 3, -53, -29},    // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
 	{9, 2, 1, 1, 1, 1, 1},        // vLLM 0.12–0.20 (V1), moe, one GPU: weights
 	{9, 0, 1, 1, 3, 1, 71},       // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
 	{9, 0, 0, 1, 4, -5, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
-	{9, 5, 2, 0, 1, -67, -67},    // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
+	{9, 5, 2, 0, 1, -53, -53},    // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
 	{9, 5, 2, 1, 1, -5, -5},      // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: weights
 	{9, 1, 1, 0, 1, -32, -32},    // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
 	{9, 1, 1, 1, 1, 9, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU: weights

@@ -186,7 +186,29 @@ func validateParts(m *Model) error {
 		if err := inRange("model.vision.image_size", v.ImageSize, 0, 1<<16); err != nil {
 			return err
 		}
-		return inRange("model.vision.image_tokens", v.ImageTokens, 0, 1<<20)
+		if err := inRange("model.vision.image_tokens", v.ImageTokens, 0, 1<<20); err != nil {
+			return err
+		}
+		return validEncoder(v.Encoder)
 	}
 	return nil
+}
+
+// validEncoder bounds a vision encoder's dimensions, so that no product
+// of them overflows.
+func validEncoder(e *VisionEncoder) error {
+	if e == nil {
+		return nil
+	}
+	for _, d := range []struct {
+		name  string
+		v, hi int
+	}{{"width", e.Width, 1 << 16}, {"mlp", e.MLP, 1 << 16}, {"heads", e.Heads, 1 << 16},
+		{"patch", e.Patch, 1 << 16}, {"temporal", e.Temporal, 1 << 16}, {"channels", e.Channels, 1 << 16},
+		{"merge", e.Merge, 1 << 16}, {"item_tokens", e.ItemTokens, 1 << 24}, {"out_width", e.OutWidth, 1 << 30}} {
+		if err := inRange("model.vision.encoder."+d.name, d.v, 1, d.hi); err != nil {
+			return err
+		}
+	}
+	return inRange("model.vision.encoder.depth", e.Depth, 0, 1<<12)
 }

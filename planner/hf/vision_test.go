@@ -44,3 +44,37 @@ func TestVisionTowers(t *testing.T) {
 		}
 	}
 }
+
+// TestVisionEncoders checks the encoder shape each Qwen tower's config
+// gives, which vLLM's profile runs on its largest dummy image: the
+// width, depth and MLP of vision_config, 16,384 embeddings from the
+// processors' max_pixels (3,584² pixels in 14-pixel patches, 4,096² in
+// 16-pixel ones, merged 2 × 2), Qwen3-VL's embeddings four outputs wide
+// (the final merger and three deepstack ones), and mllama none.
+func TestVisionEncoders(t *testing.T) {
+	tests := []struct {
+		config string
+		want   *planner.VisionEncoder
+	}{
+		{"Qwen__Qwen2-VL-2B-Instruct", &planner.VisionEncoder{Width: 1280, Depth: 32, MLP: 5120, Heads: 16, Patch: 14,
+			Temporal: 2, Channels: 3, Merge: 2, ItemTokens: 16384, OutWidth: 1536, QuickGELU: true}},
+		{"Qwen__Qwen3-VL-30B-A3B-Instruct", &planner.VisionEncoder{Width: 1152, Depth: 27, MLP: 4304, Heads: 16, Patch: 16,
+			Temporal: 2, Channels: 3, Merge: 2, ItemTokens: 16384, OutWidth: 4 * 2048}},
+		{"meta-llama__Llama-3.2-11B-Vision", nil},
+	}
+	for _, tt := range tests {
+		m, err := ParseConfig(readConfig(t, tt.config), Options{})
+		if err != nil {
+			t.Errorf("ParseConfig(%s): %v", tt.config, err)
+			continue
+		}
+		if m.Vision == nil {
+			t.Errorf("ParseConfig(%s).Vision = nil, want the tower", tt.config)
+			continue
+		}
+		got := m.Vision.Encoder
+		if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+			t.Errorf("ParseConfig(%s).Vision.Encoder = %+v, want %+v", tt.config, got, tt.want)
+		}
+	}
+}

@@ -26,6 +26,7 @@ type Vision struct {
 	ImageSize   int
 	PatchSize   int
 	ImageTokens int
+	Encoder     *planner.VisionEncoder // the transformer's shape, nil when not read
 }
 
 // Parse reads a config.json.
@@ -111,7 +112,7 @@ func (s *Spec) Model(sc Scheme) planner.Model {
 	if v := s.Vision; v != nil {
 		w := Summarize(v.Tensors, Uniform(s.Base))
 		m.Vision = &planner.Vision{Bytes: w.Bytes, Source: planner.SourceFormula,
-			ImageSize: v.ImageSize, ImageTokens: v.ImageTokens}
+			ImageSize: v.ImageSize, ImageTokens: v.ImageTokens, Encoder: v.Encoder}
 	}
 	return m
 }

@@ -9,20 +9,51 @@ package arch
 // models/qwen2_vl/vision.py, models/qwen3_vl/vision.py), held to the
 // published counts by TestParams. These towers take images at their own
 // resolution, so config.json states no image size: ImageSize and
-// ImageTokens stay 0.
+// ImageTokens stay 0. Their largest image is the processor's max_pixels
+// (preprocessor_config.json, which config.json does not carry), so each
+// family's default is taken: the encoder that vLLM profiles on it
+// (encoder).
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/vramplan/vramplan/planner"
+)
 
 // qwenTower is what both towers share: width, depth, patch geometry and the
 // merger's output width.
 type qwenTower struct {
-	width, depth, inter, out, channels, patch, temporal, merge int
+	width, depth, inter, out, channels, patch, temporal, merge, heads int
 }
 
 func (q *qwenTower) bounded(vc *fields) bool {
 	return bounded(vc, map[string]int{"hidden_size": q.width, "depth": q.depth, "intermediate_size": q.inter,
 		"out_hidden_size": q.out, "in_channels": q.channels, "patch_size": q.patch,
-		"temporal_patch_size": q.temporal, "spatial_merge_size": q.merge})
+		"temporal_patch_size": q.temporal, "spatial_merge_size": q.merge, "num_heads": q.heads})
+}
+
+// The processors' max_pixels: Qwen2-VL's (and Qwen2.5-VL's)
+// preprocessor_config.json "max_pixels" 12,845,056 (3,584²), Qwen3-VL's
+// "size": {"longest_edge": 16,777,216} (4,096²). vLLM sizes its dummy image
+// to them (Qwen2VLProcessingInfo.get_image_size_with_most_features), 16,384
+// embeddings with 14- and 16-pixel patches merged 2 × 2, as its start-up
+// logs print ("Encoder cache will be initialized with a budget of 16384
+// tokens, and profiled with 1 image items").
+const (
+	qwen2MaxPixels = 12845056
+	qwen3MaxPixels = 16777216
+)
+
+// encoder is the tower's shape as the engines profile it: images of at
+// most maxPixels, embeddings outWidth wide, a QuickGELU MLP or a GELU one.
+func (q *qwenTower) encoder(maxPixels, outWidth int, quick bool) *planner.VisionEncoder {
+	tokens, side := 1, q.patch*q.merge // each at most 2^16: side fits an int
+	if side*side <= maxPixels {
+		tokens = maxPixels / (side * side)
+	}
+	return &planner.VisionEncoder{Width: q.width, Depth: q.depth, MLP: q.inter, Heads: q.heads, Patch: q.patch,
+		Temporal: q.temporal, Channels: q.channels, Merge: q.merge, ItemTokens: tokens,
+		OutWidth: outWidth, QuickGELU: quick}
 }
 
 // blocks emits the tower's transformer blocks: LayerNorms, fused QKV and
@@ -49,7 +80,7 @@ func readQwen2VLVision(_, vc *fields, _ int) *Vision {
 	q := qwenTower{width: e, depth: vc.need("depth"), inter: int(min(vc.num("mlp_ratio", 4)*float64(e), maxInt)),
 		out: vc.need("hidden_size"), channels: vc.int("in_chans", vc.int("in_channels", 3)),
 		patch: vc.int("patch_size", vc.int("spatial_patch_size", 14)), temporal: vc.int("temporal_patch_size", 2),
-		merge: vc.int("spatial_merge_size", 2)}
+		merge: vc.int("spatial_merge_size", 2), heads: vc.int("num_heads", 16)}
 	if !q.bounded(vc) {
 		return nil
 	}
@@ -60,7 +91,7 @@ func readQwen2VLVision(_, vc *fields, _ int) *Vision {
 	b.layerNorm("mm.norm", "visual.merger.ln_q", e)
 	b.mat("mm.up", "visual.merger.mlp.0", merged, merged, true)
 	b.mat("mm.down", "visual.merger.mlp.2", q.out, merged, true)
-	return &Vision{Tensors: b.ts, PatchSize: q.patch}
+	return &Vision{Tensors: b.ts, PatchSize: q.patch, Encoder: q.encoder(qwen2MaxPixels, q.out, quickGELU(vc, "quick_gelu"))}
 }
 
 // readQwen3VLVision reads Qwen3-VL's (and Qwen3.5's) vision_config, under
@@ -68,7 +99,7 @@ func readQwen2VLVision(_, vc *fields, _ int) *Vision {
 func readQwen3VLVision(_, vc *fields, _ int) *Vision {
 	q := qwenTower{width: vc.need("hidden_size"), depth: vc.need("depth"), inter: vc.need("intermediate_size"),
 		out: vc.need("out_hidden_size"), channels: vc.int("in_channels", 3), patch: vc.need("patch_size"),
-		temporal: vc.int("temporal_patch_size", 2), merge: vc.int("spatial_merge_size", 2)}
+		temporal: vc.int("temporal_patch_size", 2), merge: vc.int("spatial_merge_size", 2), heads: vc.int("num_heads", 16)}
 	pos, deep := vc.int("num_position_embeddings", 0), vc.count("deepstack_visual_indexes")
 	if !q.bounded(vc) || !bounded(vc, map[string]int{"deepstack_visual_indexes": deep}) {
 		return nil
@@ -87,7 +118,17 @@ func readQwen3VLVision(_, vc *fields, _ int) *Vision {
 	for i := range deep {
 		q.merger(b, v+"deepstack_merger_list."+strconv.Itoa(i)+".", h*q.merge*q.merge)
 	}
-	return &Vision{Tensors: b.ts, PatchSize: q.patch}
+	return &Vision{Tensors: b.ts, PatchSize: q.patch, Encoder: q.encoder(qwen3MaxPixels, q.out*(1+deep), quickGELU(vc, "gelu_pytorch_tanh"))}
+}
+
+// quickGELU reports whether vc's hidden_act, def when it names none, is
+// QuickGELU (Qwen2-VL's default; Qwen3-VL's is gelu_pytorch_tanh).
+func quickGELU(vc *fields, def string) bool {
+	act := vc.str("hidden_act")
+	if act == "" {
+		act = def
+	}
+	return act == "quick_gelu"
 }
 
 // merger emits a Qwen3-VL patch merger under prefix m: a LayerNorm of norm
