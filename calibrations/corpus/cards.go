@@ -51,8 +51,8 @@ var cards = map[string]card{
 
 	"NVIDIA L40": {GiB: 44.40, Source: "PyTorch's out-of-memory message on a single L40, 'GPU 0 has a total capacity of 44.40 GiB' " +
 		"(https://github.com/QwenLM/Qwen3-VL/issues/2097, 2026-06-04); the L40S, the same 48 GB of GDDR6, prints 44.42-44.53 GiB"},
-	"NVIDIA A10": {GiB: 22.49, Source: "no printout of the A10's CUDA total found: nvidia-smi's 23028 MiB, which is also what CUDA " +
-		"printed for the A10G, the same 24 GB board (est-a10g-linux)"},
+	"NVIDIA A10": {GiB: 22.18, Source: "PyTorch's out-of-memory message in vLLM on 'one A10, 24G', 'GPU 0 has a total capacity of " +
+		"22.18 GiB' (https://github.com/OpenBMB/MiniCPM-V/issues/640, 2024-10-17); nvidia-smi shows 23028 MiB"},
 	"NVIDIA L20": {GiB: 44.99, Source: "no printout of the L20's CUDA total found: nvidia-smi's 46068 MiB, an upper bound; " +
 		"the L40S, the same 48 GB of GDDR6, prints 44.42-44.53 GiB, so this may be up to about 0.6 GiB high"},
 	"NVIDIA RTX A5000": {GiB: 23.99, Source: "no printout of the A5000's CUDA total found: nvidia-smi's 24564 MiB, an upper bound; " +
