@@ -55,38 +55,38 @@ var residualTable = [...]residualRow{
 	{3, 1, 1, 1, 1, 24, 24},      // SGLang 0.5, dense, one GPU: weights
 	{4, 1, 2, 0, 1, -5, -5},      // SGLang main (a source build), dense, more than one GPU: kv_tokens
 	{4, 1, 2, 1, 1, 29, 29},      // SGLang main (a source build), dense, more than one GPU: weights
-	{0, 2, 2, 0, 1, -85, -85},    // SGLang 0.4, moe, more than one GPU: kv_tokens
+	{0, 2, 2, 0, 1, -64, -64},    // SGLang 0.4, moe, more than one GPU: kv_tokens
 	{3, 1, 2, 0, 1, 4, 4},        // SGLang 0.5, dense, more than one GPU: kv_tokens
 	{5, 1, 1, 0, 1, 10, 10},      // SGLang, release not known, dense, one GPU: kv_tokens
 	{5, 1, 1, 1, 1, 12, 12},      // SGLang, release not known, dense, one GPU: weights
-	{6, 3, 2, 0, 1, -24, -24},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
-	{6, 0, 2, 0, 4, -24, 92},     // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
-	{6, 0, 0, 0, 10, -44, 177},   // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 16, -201, 177},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 20, -711, 177},  // vLLM, every model kind, one GPU or several: kv_tokens
+	{6, 3, 2, 0, 1, -9, -9},      // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
+	{6, 0, 2, 0, 4, -9, 113},     // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
+	{6, 0, 0, 0, 10, -13, 239},   // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 16, -201, 239},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 20, -711, 239},  // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
 	{6, 0, 2, 1, 4, 4, 133},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
 	{6, 0, 0, 1, 10, 0, 133},     // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
 	{7, 0, 0, 1, 14, -5, 133},    // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
 	{8, 0, 0, 1, 20, -5, 133},    // vLLM, every model kind, one GPU or several: weights
-	{6, 1, 2, 0, 3, 2, 92},       // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
-	{6, 1, 0, 0, 8, -44, 177},    // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
-	{7, 1, 2, 0, 3, 2, 92},       // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
-	{7, 1, 0, 0, 10, -44, 177},   // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
+	{6, 1, 2, 0, 3, 30, 113},     // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
+	{6, 1, 0, 0, 8, -4, 239},     // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
+	{7, 1, 2, 0, 3, 30, 113},     // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
+	{7, 1, 0, 0, 10, -37, 239},   // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
 	{6, 1, 2, 1, 3, 4, 4},        // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
 	{6, 1, 0, 1, 8, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU or several: weights
 	{7, 1, 2, 1, 3, 4, 4},        // vLLM V1 (0.8 and later), dense, more than one GPU: weights
 	{7, 1, 0, 1, 9, 0, 9},        // vLLM V1 (0.8 and later), dense, one GPU or several: weights
-	{6, 1, 1, 0, 5, -44, 177},    // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
-	{6, 0, 1, 0, 6, -44, 177},    // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
-	{7, 1, 1, 0, 7, -44, 177},    // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
+	{6, 1, 1, 0, 5, -4, 239},     // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
+	{6, 0, 1, 0, 6, -13, 239},    // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
+	{7, 1, 1, 0, 7, -37, 239},    // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
 	{6, 1, 1, 1, 5, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU: weights
 	{6, 0, 1, 1, 6, 0, 9},        // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
 	{7, 1, 1, 1, 6, 0, 9},        // vLLM V1 (0.8 and later), dense, one GPU: weights
 	{6, 4, 1, 0, 1, -13, -13},    // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
 	{6, 4, 1, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
-	{9, 2, 1, 0, 1, -29, -29},    // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
-	{9, 0, 0, 0, 3, -53, -29},    // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
+	{9, 2, 1, 0, 1, -1, -1},      // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
+	{9, 0, 0, 0, 3, -53, -1},     // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
 	{9, 2, 1, 1, 1, 1, 1},        // vLLM 0.12–0.20 (V1), moe, one GPU: weights
 	{9, 0, 1, 1, 3, 1, 71},       // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
 	{9, 0, 0, 1, 4, -5, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
@@ -113,6 +113,6 @@ var residualTable = [...]residualRow{
 	{12, 1, 0, 0, 3, -1, 28},     // vLLM V0 (0.2–0.7), dense, one GPU or several: kv_tokens
 	{11, 1, 2, 0, 1, 28, 28},     // vLLM 0.6–0.7 (V0), dense, more than one GPU: kv_tokens
 	{11, 1, 2, 1, 1, 6, 6},       // vLLM 0.6–0.7 (V0), dense, more than one GPU: weights
-	{13, 6, 2, 0, 1, -1, -1},     // vLLM V1, release not known, moe+mla, more than one GPU: kv_tokens
+	{13, 6, 2, 0, 1, 34, 34},     // vLLM V1, release not known, moe+mla, more than one GPU: kv_tokens
 	{13, 2, 2, 0, 1, -201, -201}, // vLLM V1, release not known, moe, more than one GPU: kv_tokens
 }

@@ -28,11 +28,11 @@ func TestPageEstimated(t *testing.T) {
 	doc := page(t, q, http.StatusOK)
 	est := testid(doc, "estimate")
 	if _, hidden := est.Attr("hidden"); hidden || !strings.HasPrefix(testid(doc, "estimate-text").Text(),
-		"Estimated, not measured: est-rtx4090-linux copies its figures from a measured card, and this card may leave up to 615 MiB less than planned.") {
+		"Estimated, not measured: est-rtx4090-linux copies its figures from a measured card, and this card may leave up to 795 MiB less than planned.") {
 		t.Errorf("estimate %q (hidden %v), want the card's uncertainty beside the verdict", est.Text(), hidden)
 	}
 	if !strings.HasSuffix(testid(doc, "estimate-text").Text(), "is less than that: it may not fit.") {
-		t.Errorf("estimate %q: batch 0 leaves less headroom than 615 MiB, want it said", testid(doc, "estimate-text").Text())
+		t.Errorf("estimate %q: batch 0 leaves less headroom than 795 MiB, want it said", testid(doc, "estimate-text").Text())
 	}
 	if href, _ := testid(doc, "estimate-link").Attr("href"); href != "/calibrations#est-rtx4090-linux" {
 		t.Errorf("estimate link %q", href)
@@ -55,7 +55,7 @@ func TestPageEstimated(t *testing.T) {
 	if got := r.Find(`[data-testid="cal-driver"]`).Text(); strings.Contains(got, "580.159.04") || !strings.Contains(got, "no driver measured") {
 		t.Errorf("estimated row's driver line %q: want no driver of the measured card's", got)
 	}
-	if got := r.Find(`[data-testid="cal-uncertainty"]`).Text(); !strings.HasPrefix(got, "It may leave up to 615 MiB less") {
+	if got := r.Find(`[data-testid="cal-uncertainty"]`).Text(); !strings.HasPrefix(got, "It may leave up to 795 MiB less") {
 		t.Errorf("estimated row's uncertainty %q", got)
 	}
 }

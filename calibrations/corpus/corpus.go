@@ -72,9 +72,11 @@ type Source struct {
 
 // GPU is the device a run started on.
 type GPU struct {
-	Name     string  `json:"name"`
-	Count    int     `json:"count"`
-	TotalGiB float64 `json:"total_gib"`  // the device's total, as CUDA reports it
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+	// TotalGiB is the device's total as CUDA reports it; an entry of
+	// From "card" leaves it out and Parse sets its card's (cards.go).
+	TotalGiB float64 `json:"total_gib,omitempty"`
 	From     string  `json:"total_from"` // log, thread or card
 }
 

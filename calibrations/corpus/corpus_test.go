@@ -9,7 +9,9 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/calibrations/corpus"
+	"github.com/vramplan/vramplan/planner"
 )
 
 // TestLoad reads the checked-in corpus: every entry valid, ids unique,
@@ -44,7 +46,7 @@ func goodEntry() map[string]any {
 	return map[string]any{
 		"id": "vllm-0.11.0-x", "engine": "vllm", "version": "0.11.0", "version_from": "log",
 		"source":  map[string]any{"url": "https://example.org/a", "date": "2025-10-14", "where": "issue body"},
-		"gpu":     map[string]any{"name": "NVIDIA L4", "count": 1, "total_gib": 22.49, "total_from": "card"},
+		"gpu":     map[string]any{"name": "NVIDIA L4", "count": 1, "total_from": "card"},
 		"model":   map[string]any{"hf_id": "meta-llama/Llama-3.1-8B-Instruct", "catalog": "llama-3.1-8b-instruct-bf16", "config": "", "family": "dense"},
 		"command": "", "config": map[string]any{"max_model_len": 32000, "enforce_eager": false},
 		"config_from": map[string]any{"max_model_len": "log", "enforce_eager": "log"},
@@ -74,6 +76,13 @@ func TestParseGood(t *testing.T) {
 			t.Errorf("Parse(...).Values[%s] = %v, want %v", k, e.Values[k], v)
 		}
 	}
+	cal, err := calibrations.Lookup("est-l4-linux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.GPU.TotalGiB, float64(cal.DeviceTotal)/float64(planner.GiB); got != want {
+		t.Errorf("Parse(an L4 of total_from card).GPU.TotalGiB = %v, want est-l4-linux's %v", got, want)
+	}
 	if b, err := corpus.BandOf(&e); err != nil || b.Name != "vLLM 0.10–0.11 (V1)" {
 		t.Errorf("BandOf(0.11.0) = %q, %v", b.Name, err)
 	}
@@ -97,7 +106,12 @@ func TestParseRejects(t *testing.T) {
 		{"date", "source.date", func(m map[string]any) { m["source"].(map[string]any)["date"] = "2025-13-01" }},
 		{"where", "source.where", func(m map[string]any) { m["source"].(map[string]any)["where"] = "" }},
 		{"count", "gpu.count", func(m map[string]any) { m["gpu"].(map[string]any)["count"] = 0 }},
-		{"total", "gpu.total_gib", func(m map[string]any) { m["gpu"].(map[string]any)["total_gib"] = -1 }},
+		{"total", "gpu.total_gib", func(m map[string]any) {
+			m["gpu"].(map[string]any)["total_gib"] = -1
+			m["gpu"].(map[string]any)["total_from"] = "log"
+		}},
+		{"card's total typed in", "gpu.total_gib", func(m map[string]any) { m["gpu"].(map[string]any)["total_gib"] = 22.49 }},
+		{"card with no total", "gpu.name", func(m map[string]any) { m["gpu"].(map[string]any)["name"] = "NVIDIA L4000" }},
 		{"total_from", "gpu.total_from", func(m map[string]any) { m["gpu"].(map[string]any)["total_from"] = "guess" }},
 		{"hf_id", "model.hf_id", func(m map[string]any) { m["model"].(map[string]any)["hf_id"] = "" }},
 		{"both", "model", func(m map[string]any) { m["model"].(map[string]any)["config"] = corpus.Dir + "/configs/a.json" }},

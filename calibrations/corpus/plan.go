@@ -21,9 +21,11 @@ import (
 // planner/cmdline, the one reader of engine flags, so that the corpus
 // plans a run exactly as `vramplan plan --from-flags` would. Three facts
 // come from the entry instead: the model (its catalog id or config path),
-// the GPU's total (gpu.total_gib, on the calibration of the card or, for
-// a card with none, FallbackCalibration) and the vision tower (family
-// "vision": the engines load a multimodal checkpoint's tower).
+// the GPU's total (gpu.total_gib as the log or thread gives it, or its
+// card's, cards.go, for total_from "card"; on the calibration the card
+// resolves to or, for a card with none, FallbackCalibration) and the
+// vision tower (family "vision": the engines load a multimodal
+// checkpoint's tower).
 //
 // --dtype is left out: it is the activations' type, and the weights' bytes
 // come from the checkpoint. --quantization applies to a 16-bit checkpoint

@@ -17,7 +17,7 @@ var ConfigDirs = []string{"planner/hf/testdata/configs/", Dir + "/configs/"}
 
 // validate checks every field but the figures (readFigures).
 func (e *Entry) validate() error {
-	for _, check := range []func() error{e.checkID, e.checkVersion, e.checkSource, e.checkGPU, e.checkModel, e.checkConfig, e.checkOutcome} {
+	for _, check := range []func() error{e.checkID, e.checkVersion, e.checkSource, e.checkGPU, e.cardTotal, e.checkModel, e.checkConfig, e.checkOutcome} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -86,10 +86,10 @@ func (e *Entry) checkGPU() error {
 	switch {
 	case g.Count < 1 || g.Count > 1024:
 		return e.fail("gpu.count", "%d: want 1 to 1024", g.Count)
-	case !(g.TotalGiB > 0 && g.TotalGiB <= 1024) || math.IsNaN(g.TotalGiB):
-		return e.fail("gpu.total_gib", "%v: want more than 0 and at most 1024", g.TotalGiB)
 	case g.From != "log" && g.From != "thread" && g.From != "card":
 		return e.fail("gpu.total_from", "%q: want log, thread or card", cut(g.From, 20))
+	case g.From != "card" && (!(g.TotalGiB > 0 && g.TotalGiB <= 1024) || math.IsNaN(g.TotalGiB)):
+		return e.fail("gpu.total_gib", "%v: want more than 0 and at most 1024", g.TotalGiB)
 	}
 	return nil
 }

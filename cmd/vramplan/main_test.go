@@ -287,7 +287,7 @@ func TestPlanEstimated(t *testing.T) {
 	lines := strings.SplitN(out, "\n", 5) // the title, a blank line, the verdict, the estimate
 	if code != 0 || len(lines) < 5 || !strings.HasPrefix(lines[0], "Qwen3-8B Q8_0 on NVIDIA GeForce RTX 4090 under Linux, estimated") ||
 		!strings.HasPrefix(lines[2], "Fits ") ||
-		!strings.HasPrefix(lines[3], "Estimated, not measured: est-rtx4090-linux copies its figures from a measured card, and this card may leave up to 615 MiB less than planned.") ||
+		!strings.HasPrefix(lines[3], "Estimated, not measured: est-rtx4090-linux copies its figures from a measured card, and this card may leave up to 795 MiB less than planned.") ||
 		!strings.HasSuffix(lines[3], "is less than that: it may not fit.") {
 		t.Errorf("plan on est-rtx4090 = exit %d\n%s", code, out)
 	}

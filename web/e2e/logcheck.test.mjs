@@ -157,7 +157,7 @@ test('a log checked against another model, or under another engine, says so firs
 
 test('an H200\'s log checked on an L4, which holds its charges, is of another GPU: said first, no upload offered, as the CLI refuses it', async () => {
   const log = ['logs/swa/load.log', 'logs/swa/32768_4_1_f16_f16_0_512_0.log'].map((f) => readFileSync(join(grid, f), 'utf8')).join('');
-  const want = 'The log ran on the NVIDIA H200, with 143,155 MiB (139.8 GiB), and the NVIDIA L4 selected has 23,034 MiB (22.5 GiB): the log is of another GPU.';
+  const want = 'The log ran on the NVIDIA H200, with 143,155 MiB (139.8 GiB), and the NVIDIA L4 selected has 22,559 MiB (22 GiB): the log is of another GPU.';
   const page = await chrome.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));

@@ -65,7 +65,7 @@ func TestLogConflicts(t *testing.T) {
 		{"another model", other, h200, planner.EngineLlamaCpp, []string{"The log's model weights are "}},
 		{"a smaller GPU", gemma, small, planner.EngineLlamaCpp, []string{"The log ran on the NVIDIA H200, with 143,155 MiB (139.8 GiB), and "}},
 		{"another GPU that holds the log's charges", gemma, l4, planner.EngineLlamaCpp,
-			[]string{"The log ran on the NVIDIA H200, with 143,155 MiB (139.8 GiB), and the NVIDIA L4 selected has 23,034 MiB (22.5 GiB): the log is of another GPU."}},
+			[]string{"The log ran on the NVIDIA H200, with 143,155 MiB (139.8 GiB), and the NVIDIA L4 selected has 22,559 MiB (22 GiB): the log is of another GPU."}},
 		{"another engine", gemma, h200, planner.EngineVLLM, []string{"The log is llama.cpp's, and the engine selected is vllm"}},
 	} {
 		in, err := l.Input(c.m, c.cal)
