@@ -60,15 +60,15 @@ var residualTable = [...]residualRow{
 	{5, 1, 1, 0, 1, 10, 10},      // SGLang, release not known, dense, one GPU: kv_tokens
 	{5, 1, 1, 1, 1, 12, 12},      // SGLang, release not known, dense, one GPU: weights
 	{6, 3, 2, 0, 1, -24, -24},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
-	{6, 0, 2, 0, 4, -24, 92},     // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
-	{6, 0, 0, 0, 10, -163, 177},  // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 22, -201, 2352}, // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 26, -711, 2352}, // vLLM, every model kind, one GPU or several: kv_tokens
+	{6, 0, 2, 0, 5, -24, 92},     // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
+	{6, 0, 0, 0, 11, -163, 177},  // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 23, -201, 2352}, // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 27, -711, 2352}, // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
-	{6, 0, 2, 1, 4, 4, 133},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
-	{6, 0, 0, 1, 10, 0, 133},     // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
-	{7, 0, 0, 1, 20, -5, 133},    // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
-	{8, 0, 0, 1, 26, -5, 133},    // vLLM, every model kind, one GPU or several: weights
+	{6, 0, 2, 1, 5, 4, 133},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
+	{6, 0, 0, 1, 11, 0, 133},     // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
+	{7, 0, 0, 1, 21, -5, 133},    // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
+	{8, 0, 0, 1, 27, -5, 133},    // vLLM, every model kind, one GPU or several: weights
 	{6, 1, 2, 0, 3, 2, 92},       // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
 	{6, 1, 0, 0, 8, -44, 177},    // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
 	{7, 1, 2, 0, 3, 2, 92},       // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
@@ -85,10 +85,13 @@ var residualTable = [...]residualRow{
 	{7, 1, 1, 1, 10, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU: weights
 	{6, 4, 1, 0, 1, -163, -163},  // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
 	{6, 4, 1, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
+	{6, 2, 2, 0, 1, 25, 25},      // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
+	{7, 2, 0, 0, 4, -201, 2352},  // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
+	{6, 2, 2, 1, 1, 4, 4},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: weights
+	{7, 2, 0, 1, 3, 0, 4},        // vLLM V1 (0.8 and later), moe, one GPU or several: weights
 	{9, 2, 1, 0, 2, -29, 2352},   // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
 	{9, 0, 1, 0, 5, -59, 2352},   // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
 	{9, 0, 0, 0, 6, -67, 2352},   // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 2, 0, 0, 3, -201, 2352},  // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
 	{9, 2, 1, 1, 2, 0, 1},        // vLLM 0.12–0.20 (V1), moe, one GPU: weights
 	{9, 0, 1, 1, 6, 0, 71},       // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
 	{9, 0, 0, 1, 7, -5, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
