@@ -62,15 +62,15 @@ var residualTable = [...]residualRow{
 	{5, 1, 1, 0, 1, 10, 10},      // SGLang, release not known, dense, one GPU: kv_tokens
 	{5, 1, 1, 1, 1, 12, 12},      // SGLang, release not known, dense, one GPU: weights
 	{6, 3, 2, 0, 1, -24, -24},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
-	{6, 0, 2, 0, 5, -24, 92},     // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
-	{6, 0, 0, 0, 11, -163, 177},  // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 28, -201, 2352}, // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 32, -711, 2352}, // vLLM, every model kind, one GPU or several: kv_tokens
+	{6, 0, 2, 0, 6, -431, 92},    // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
+	{6, 0, 0, 0, 12, -431, 177},  // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 29, -431, 2352}, // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 33, -711, 2352}, // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
-	{6, 0, 2, 1, 5, 4, 133},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
-	{6, 0, 0, 1, 11, 0, 133},     // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
-	{7, 0, 0, 1, 26, -5, 133},    // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
-	{8, 0, 0, 1, 32, -5, 133},    // vLLM, every model kind, one GPU or several: weights
+	{6, 0, 2, 1, 6, -31, 133},    // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
+	{6, 0, 0, 1, 12, -31, 133},   // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
+	{7, 0, 0, 1, 27, -31, 133},   // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
+	{8, 0, 0, 1, 33, -31, 133},   // vLLM, every model kind, one GPU or several: weights
 	{6, 1, 2, 0, 3, 2, 92},       // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
 	{6, 1, 0, 0, 8, -44, 177},    // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
 	{7, 1, 2, 0, 3, 2, 92},       // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
@@ -92,6 +92,10 @@ var residualTable = [...]residualRow{
 	{7, 2, 0, 0, 5, -201, 2352},  // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
 	{6, 2, 2, 1, 1, 4, 4},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: weights
 	{7, 2, 0, 1, 4, 0, 4},        // vLLM V1 (0.8 and later), moe, one GPU or several: weights
+	{6, 5, 2, 0, 1, -431, -431},  // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: kv_tokens
+	{7, 5, 0, 0, 3, -431, -59},   // vLLM V1 (0.8 and later), moe+vision, one GPU or several: kv_tokens
+	{6, 5, 2, 1, 1, -31, -31},    // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: weights
+	{7, 5, 0, 1, 3, -31, 6},      // vLLM V1 (0.8 and later), moe+vision, one GPU or several: weights
 	{9, 2, 1, 0, 2, -29, 2352},   // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
 	{9, 0, 1, 0, 6, -59, 2352},   // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
 	{9, 0, 0, 0, 7, -67, 2352},   // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
