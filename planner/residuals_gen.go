@@ -62,10 +62,10 @@ var residualTable = [...]residualRow{
 	{5, 1, 1, 0, 1, 10, 10},      // SGLang, release not known, dense, one GPU: kv_tokens
 	{5, 1, 1, 1, 1, 12, 12},      // SGLang, release not known, dense, one GPU: weights
 	{6, 3, 2, 0, 1, -24, -24},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
-	{6, 0, 2, 0, 6, -431, 92},    // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
-	{6, 0, 0, 0, 12, -431, 177},  // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 29, -431, 2352}, // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 33, -711, 2352}, // vLLM, every model kind, one GPU or several: kv_tokens
+	{6, 0, 2, 0, 7, -431, 92},    // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
+	{6, 0, 0, 0, 13, -431, 177},  // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 30, -431, 2352}, // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 34, -711, 2352}, // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
 	{6, 0, 2, 1, 6, -31, 133},    // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
 	{6, 0, 0, 1, 12, -31, 133},   // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
@@ -87,9 +87,9 @@ var residualTable = [...]residualRow{
 	{7, 1, 1, 1, 14, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU: weights
 	{6, 4, 1, 0, 1, -163, -163},  // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
 	{6, 4, 1, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
-	{6, 2, 2, 0, 1, 25, 25},      // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
-	{7, 2, 2, 0, 3, -201, 25},    // vLLM V1 (0.8 and later), moe, more than one GPU: kv_tokens
-	{7, 2, 0, 0, 5, -201, 2352},  // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
+	{6, 2, 2, 0, 2, 5, 25},       // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
+	{7, 2, 2, 0, 4, -201, 25},    // vLLM V1 (0.8 and later), moe, more than one GPU: kv_tokens
+	{7, 2, 0, 0, 6, -201, 2352},  // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
 	{6, 2, 2, 1, 1, 4, 4},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: weights
 	{7, 2, 0, 1, 4, 0, 4},        // vLLM V1 (0.8 and later), moe, one GPU or several: weights
 	{6, 5, 2, 0, 1, -431, -431},  // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: kv_tokens
