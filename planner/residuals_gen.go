@@ -64,8 +64,8 @@ var residualTable = [...]residualRow{
 	{6, 3, 2, 0, 1, -24, -24},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
 	{6, 0, 2, 0, 7, -431, 92},    // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
 	{6, 0, 0, 0, 13, -431, 177},  // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 33, -431, 2352}, // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 37, -711, 2352}, // vLLM, every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 34, -431, 2352}, // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 38, -711, 2352}, // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
 	{6, 0, 2, 1, 6, -31, 133},    // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
 	{6, 0, 0, 1, 12, -31, 133},   // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
@@ -74,14 +74,14 @@ var residualTable = [...]residualRow{
 	{6, 1, 2, 0, 3, 2, 92},       // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
 	{6, 1, 0, 0, 8, -44, 177},    // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
 	{7, 1, 2, 0, 3, 2, 92},       // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
-	{7, 1, 0, 0, 21, -90, 177},   // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
+	{7, 1, 0, 0, 22, -90, 1240},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
 	{6, 1, 2, 1, 3, 4, 4},        // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
 	{6, 1, 0, 1, 8, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU or several: weights
 	{7, 1, 2, 1, 3, 4, 4},        // vLLM V1 (0.8 and later), dense, more than one GPU: weights
 	{7, 1, 0, 1, 17, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU or several: weights
 	{6, 1, 1, 0, 5, -44, 177},    // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
 	{6, 0, 1, 0, 6, -163, 177},   // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
-	{7, 1, 1, 0, 18, -90, 177},   // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
+	{7, 1, 1, 0, 19, -90, 1240},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
 	{6, 1, 1, 1, 5, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU: weights
 	{6, 0, 1, 1, 6, 0, 9},        // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
 	{7, 1, 1, 1, 14, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU: weights
@@ -111,10 +111,10 @@ var residualTable = [...]residualRow{
 	{9, 5, 1, 0, 1, -59, -59},    // vLLM 0.12–0.20 (V1), moe+vision, one GPU: kv_tokens
 	{9, 5, 1, 1, 1, 6, 6},        // vLLM 0.12–0.20 (V1), moe+vision, one GPU: weights
 	{9, 3, 1, 1, 1, 71, 71},      // vLLM 0.12–0.20 (V1), moe+swa, one GPU: weights
-	{10, 1, 1, 0, 10, -90, 96},   // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
-	{10, 1, 0, 0, 10, -90, 96},   // vLLM 0.21 and later (V1), dense, one GPU or several: kv_tokens
-	{10, 0, 1, 0, 10, -90, 96},   // vLLM 0.21 and later (V1), every model kind, one GPU: kv_tokens
-	{10, 0, 0, 0, 11, -90, 96},   // vLLM 0.21 and later (V1), every model kind, one GPU or several: kv_tokens
+	{10, 1, 1, 0, 11, -90, 1240}, // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
+	{10, 1, 0, 0, 11, -90, 1240}, // vLLM 0.21 and later (V1), dense, one GPU or several: kv_tokens
+	{10, 0, 1, 0, 11, -90, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU: kv_tokens
+	{10, 0, 0, 0, 12, -90, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU or several: kv_tokens
 	{10, 1, 1, 1, 6, 0, 16},      // vLLM 0.21 and later (V1), dense, one GPU: weights
 	{10, 1, 0, 1, 6, 0, 16},      // vLLM 0.21 and later (V1), dense, one GPU or several: weights
 	{10, 0, 1, 1, 6, 0, 16},      // vLLM 0.21 and later (V1), every model kind, one GPU: weights
