@@ -64,27 +64,27 @@ var residualTable = [...]residualRow{
 	{6, 3, 2, 0, 1, -24, -24},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
 	{6, 0, 2, 0, 7, -431, 92},    // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
 	{6, 0, 0, 0, 13, -431, 177},  // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 35, -431, 2352}, // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 39, -711, 2352}, // vLLM, every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 36, -431, 2352}, // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 40, -711, 2352}, // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
 	{6, 0, 2, 1, 6, -31, 133},    // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
 	{6, 0, 0, 1, 12, -31, 133},   // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
-	{7, 0, 0, 1, 28, -31, 133},   // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
-	{8, 0, 0, 1, 34, -31, 133},   // vLLM, every model kind, one GPU or several: weights
+	{7, 0, 0, 1, 29, -31, 133},   // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
+	{8, 0, 0, 1, 35, -31, 133},   // vLLM, every model kind, one GPU or several: weights
 	{6, 1, 2, 0, 3, 2, 92},       // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
 	{6, 1, 0, 0, 8, -44, 177},    // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
 	{7, 1, 2, 0, 4, 2, 92},       // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
-	{7, 1, 0, 0, 23, -90, 1240},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
+	{7, 1, 0, 0, 24, -90, 1240},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
 	{6, 1, 2, 1, 3, 4, 4},        // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
 	{6, 1, 0, 1, 8, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU or several: weights
 	{7, 1, 2, 1, 4, 2, 4},        // vLLM V1 (0.8 and later), dense, more than one GPU: weights
-	{7, 1, 0, 1, 18, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU or several: weights
+	{7, 1, 0, 1, 19, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU or several: weights
 	{6, 1, 1, 0, 5, -44, 177},    // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
 	{6, 0, 1, 0, 6, -163, 177},   // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
-	{7, 1, 1, 0, 19, -90, 1240},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
+	{7, 1, 1, 0, 20, -90, 1240},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
 	{6, 1, 1, 1, 5, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU: weights
 	{6, 0, 1, 1, 6, 0, 9},        // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
-	{7, 1, 1, 1, 14, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU: weights
+	{7, 1, 1, 1, 15, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU: weights
 	{6, 4, 1, 0, 1, -163, -163},  // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
 	{6, 4, 1, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
 	{6, 2, 2, 0, 2, 5, 25},       // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
@@ -97,17 +97,17 @@ var residualTable = [...]residualRow{
 	{6, 5, 2, 1, 1, -31, -31},    // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: weights
 	{7, 5, 0, 1, 3, -31, 6},      // vLLM V1 (0.8 and later), moe+vision, one GPU or several: weights
 	{9, 2, 1, 0, 2, -29, 2352},   // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
-	{9, 0, 1, 0, 6, -59, 2352},   // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
-	{9, 0, 0, 0, 8, -67, 2352},   // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
+	{9, 0, 1, 0, 7, -59, 2352},   // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
+	{9, 0, 0, 0, 9, -67, 2352},   // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
 	{9, 2, 1, 1, 2, 0, 1},        // vLLM 0.12–0.20 (V1), moe, one GPU: weights
-	{9, 0, 1, 1, 7, 0, 71},       // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
-	{9, 0, 0, 1, 9, -5, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
+	{9, 0, 1, 1, 8, 0, 71},       // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
+	{9, 0, 0, 1, 10, -5, 71},     // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
 	{9, 5, 2, 0, 1, -67, -67},    // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
 	{9, 5, 2, 1, 1, -5, -5},      // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: weights
-	{9, 1, 1, 0, 3, -32, 130},    // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
-	{9, 1, 0, 0, 4, -32, 130},    // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
-	{9, 1, 1, 1, 3, 1, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU: weights
-	{9, 1, 0, 1, 4, 1, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU or several: weights
+	{9, 1, 1, 0, 4, -32, 130},    // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
+	{9, 1, 0, 0, 5, -32, 130},    // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
+	{9, 1, 1, 1, 4, 1, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU: weights
+	{9, 1, 0, 1, 5, 1, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU or several: weights
 	{9, 5, 1, 0, 1, -59, -59},    // vLLM 0.12–0.20 (V1), moe+vision, one GPU: kv_tokens
 	{9, 5, 1, 1, 1, 6, 6},        // vLLM 0.12–0.20 (V1), moe+vision, one GPU: weights
 	{9, 1, 2, 0, 1, 21, 21},      // vLLM 0.12–0.20 (V1), dense, more than one GPU: kv_tokens
