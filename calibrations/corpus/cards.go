@@ -63,6 +63,15 @@ var cards = map[string]card{
 	"NVIDIA H20": {GiB: 139.80, Source: "no printout of the 141 GB H20's CUDA total found: its HBM3e is the H200's, whose CUDA " +
 		"total this project measured (h200-linux-cuda13.0, 139.80 GiB), and the two runs of vllm-0.10.1.dev101-qwen3-coder-480b-" +
 		"fp8-h20-dp8 derive about 139.8 GiB"},
+	"NVIDIA A100 80GB PCIe": {GiB: 79.25, Source: "vLLM 0.31.0's 'Free memory on device (78.84/79.25 GiB)' on an A100 80GB " +
+		"(the corpus's vllm-0.31.0-llama3.1-8b-a100 log); the SXM4 card's printouts, est-a100-80gb-linux, give 79.14-79.28 GiB"},
+	"NVIDIA GB10 (DGX Spark)": {GiB: 119.70, Source: "PyTorch's out-of-memory message on a DGX Spark, 'GPU 0 has a total capacity " +
+		"of 119.70 GiB' (a public README of a Flyte video-generation demo on the GB10, code index file 55115687305); its memory is " +
+		"unified with the CPU's, so what is free also depends on the host"},
+	"NVIDIA H100 NVL": {GiB: 93.58, Source: "no printout of the H100 NVL's CUDA total found: nvidia-smi's 95830 MiB, an upper " +
+		"bound; the H100 SXM's CUDA total is 438 MiB under its nvidia-smi figure, so this may be about 0.4 GiB high"},
+	"NVIDIA GeForce RTX 4060 Laptop GPU": {GiB: 8.0, Source: "no printout of CUDA's total found: nvidia-smi's 8188 MiB for the " +
+		"8 GB laptop card, an upper bound; under WSL and a desktop, part of it is taken before vLLM starts"},
 	"NVIDIA GeForce RTX 5060 Ti": {GiB: 15.45, Source: "15,816 MiB 'CUDA-visible' on a 16 GB RTX 5060 Ti, driver 595.71.05 " +
 		"(https://github.com/Luce-Org/lucebox/issues/407, 2026-06-16); nvidia-smi shows 16311 MiB"},
 }
