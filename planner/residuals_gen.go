@@ -60,26 +60,26 @@ var residualTable = [...]residualRow{
 	{5, 1, 1, 0, 1, 10, 10},      // SGLang, release not known, dense, one GPU: kv_tokens
 	{5, 1, 1, 1, 1, 12, 12},      // SGLang, release not known, dense, one GPU: weights
 	{6, 3, 2, 0, 1, -9, -9},      // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
-	{6, 0, 2, 0, 4, -9, 113},     // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
-	{6, 0, 0, 0, 10, -13, 239},   // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 16, -201, 239},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 20, -711, 239},  // vLLM, every model kind, one GPU or several: kv_tokens
+	{6, 0, 2, 0, 4, -9, 30},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
+	{6, 0, 0, 0, 10, -13, 46},    // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 16, -201, 46},   // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 20, -711, 46},   // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
 	{6, 0, 2, 1, 4, 4, 133},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
 	{6, 0, 0, 1, 10, 0, 133},     // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
 	{7, 0, 0, 1, 14, -5, 133},    // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
 	{8, 0, 0, 1, 20, -5, 133},    // vLLM, every model kind, one GPU or several: weights
-	{6, 1, 2, 0, 3, 30, 113},     // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
-	{6, 1, 0, 0, 8, -4, 239},     // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
-	{7, 1, 2, 0, 3, 30, 113},     // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
-	{7, 1, 0, 0, 10, -37, 239},   // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
+	{6, 1, 2, 0, 3, 12, 30},      // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
+	{6, 1, 0, 0, 8, -4, 46},      // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
+	{7, 1, 2, 0, 3, 12, 30},      // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
+	{7, 1, 0, 0, 10, -37, 46},    // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
 	{6, 1, 2, 1, 3, 4, 4},        // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
 	{6, 1, 0, 1, 8, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU or several: weights
 	{7, 1, 2, 1, 3, 4, 4},        // vLLM V1 (0.8 and later), dense, more than one GPU: weights
 	{7, 1, 0, 1, 9, 0, 9},        // vLLM V1 (0.8 and later), dense, one GPU or several: weights
-	{6, 1, 1, 0, 5, -4, 239},     // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
-	{6, 0, 1, 0, 6, -13, 239},    // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
-	{7, 1, 1, 0, 7, -37, 239},    // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
+	{6, 1, 1, 0, 5, -4, 46},      // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
+	{6, 0, 1, 0, 6, -13, 46},     // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
+	{7, 1, 1, 0, 7, -37, 46},     // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
 	{6, 1, 1, 1, 5, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU: weights
 	{6, 0, 1, 1, 6, 0, 9},        // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
 	{7, 1, 1, 1, 6, 0, 9},        // vLLM V1 (0.8 and later), dense, one GPU: weights
