@@ -31,8 +31,12 @@ const VLLMFlashInferSampler = "Using FlashInfer for top-p & top-k sampling."
 // indices), masks, takes a softmax and its cumulative sum, and scatters
 // back into a new tensor: 38.0 B in all. FlashInfer's
 // top_k_top_p_sampling_from_logits (top_k_first) makes a masked copy and
-// its softmax: 14.0 B. V1 takes FlashInfer's path where flashinfer is
-// installed from 0.9 (PR #15777 adapted to its 0.2.3 API) to 0.11.0, and
+// its softmax: 14.0 B, its Python wrapper's tensors (the kernels' own
+// workspace, if any, was not measured; the four corpus runs that log
+// FlashInfer then land at −2.9 … −0.5 % in KV tokens). V1 takes FlashInfer's path where flashinfer is
+// installed from 0.9 (PR #15777 adapted to its 0.2.3 API, merged about
+// 2025-05-21: 0.9.0 or 0.9.1, not pinned; 0.8 falls back to the native path
+// for flashinfer 0.2.3 and later, PR #14815) to 0.11.0, and
 // only on VLLM_USE_FLASHINFER_SAMPLER=1 from 0.11.1 (PR #26859); the pip
 // wheel installs flashinfer only from 0.11.1 (PR #26443), the Docker image
 // always. So the native path is the default and the log decides.
