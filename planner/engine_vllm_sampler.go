@@ -38,8 +38,8 @@ const VLLMFlashInferSampler = "Using FlashInfer for top-p & top-k sampling."
 // 2025-05-21: 0.9.0 or 0.9.1, not pinned; 0.8 falls back to the native path
 // for flashinfer 0.2.3 and later, PR #14815) to 0.11.0, and
 // only on VLLM_USE_FLASHINFER_SAMPLER=1 from 0.11.1 (PR #26859); the pip
-// wheel installs flashinfer only from 0.11.1 (PR #26443), the Docker image
-// always. So the native path is the default and the log decides.
+// wheel installs flashinfer only from 0.11.1 (PR #26443; both releases by
+// the PRs' dates), the Docker image always. So the native path is the default and the log decides.
 func vllmSamplerEntry(in *Input) int64 {
 	if in.Serving.VLLM.FlashInferSampler {
 		return 14
