@@ -31,8 +31,10 @@ import (
 //
 // What vLLM measures at start is estimated: the activation peak from the
 // sampler's warm-up over min(max_num_seqs, max_num_batched_tokens) rows of
-// logits (vllm/v1/worker/gpu_model_runner.py, GPUModelRunner.profile_run),
-// 38 B per row and vocab entry plus max_num_batched_tokens × hidden × 4 B, fitted on llm-d's
+// logits (vllm/v1/worker/gpu_model_runner.py, GPUModelRunner.profile_run
+// and _dummy_sampler_run) plus max_num_batched_tokens × hidden × 4 B; the
+// warm-up's bytes per row and vocab entry are measured for each of its two
+// paths (vllmSamplerEntry), and the torch-native one matches llm-d's
 // published H100 figures (Llama-3.1-8B 4.76 GiB, Qwen3-0.6B 5.56 GiB,
 // gpt-oss-20b 7.38 GiB; within 0.4 %); memory outside torch 0.15 GiB at
 // TP 1 (llm-d's planner constant). A vision checkpoint's profile runs
@@ -123,6 +125,10 @@ type VLLMOptions struct {
 	// LLMClass is vLLM started as the Python LLM class rather than by
 	// `vllm serve`: from the V1 engine on, its batch defaults are larger.
 	LLMClass bool `json:"llm_class,omitempty"`
+	// FlashInferSampler is V1 sampling top-k and top-p with FlashInfer's
+	// kernel, which the log says (VLLMFlashInferSampler): its warm-up
+	// takes less memory than the torch-native path, the default.
+	FlashInferSampler bool `json:"flashinfer_sampler,omitempty"`
 	// ActivationBytes and NonTorchBytes replace the estimates with what a
 	// vLLM start-up log reported.
 	ActivationBytes Bytes `json:"activation_bytes,omitempty"`
@@ -143,6 +149,9 @@ func (vllm) validate(in *Input) error {
 		if f.v < 0 || f.v > maxBudget {
 			return bad("serving.vllm."+f.name, "%d is out of range [0, 1 PiB]", f.v)
 		}
+	}
+	if o.FlashInferSampler && vllmRulesOf(in).v0 {
+		return bad("serving.vllm.flashinfer_sampler", "V0's sampler is not modelled with FlashInfer; V1 (vLLM 0.8 and later) only")
 	}
 	return poolLayers(in)
 }
@@ -387,14 +396,6 @@ func vllmActivation(in *Input, r *vllmRules, l limits) Bytes {
 	return max(encoder, satAdd(held, text))
 }
 
-// vllmSamplerBytes is the sampler's warm-up over rows rows of logits: 38 B
-// per row and vocabulary entry, fitted on llm-d's H100 figures (see the
-// file's header). V1's dummy run and V0's profile run both sample with
-// top-k and top-p over the whole vocabulary.
-func vllmSamplerBytes(in *Input, rows int64) Bytes {
-	return satMul3(rows, int64(in.Model.VocabSize), 38)
-}
-
 // vllmV0Sampler is V0's profile run at its sampling step, on the last
 // stage: the sampler's warm-up beside the forward pass's 16-bit hidden
 // states, which execute_model still holds while compute_logits and sample
@@ -466,8 +467,7 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 			return "activation peak (torch)", c.linef("estimated: V0's profile run over max_num_batched_tokens %d: tokens × (3 × intermediate + 3 × hidden) × 2 B, or its sampler's min(max_num_seqs %d, tokens) × vocab × 38 B + tokens × hidden × 2 B when more",
 				int64(in.Limits.MaxPrefillTokens), int64(l.batch))
 		}
-		return "activation peak (torch)", c.join(c.linef("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × 38 B + tokens × hidden × 4 B",
-			int64(l.batch), int64(l.prefill)), vllmEncoderDetail(in, c, l))
+		return "activation peak (torch)", c.join(c.linef(vllmSamplerDetail(in), int64(l.batch), int64(l.prefill), vllmSamplerEntry(in)), vllmEncoderDetail(in, c, l))
 	case keyNonTorch:
 		if in.Serving.VLLM.NonTorchBytes > 0 {
 			return "non-torch memory", "as reported"

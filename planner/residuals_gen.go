@@ -62,8 +62,8 @@ var residualTable = [...]residualRow{
 	{5, 1, 1, 0, 1, 10, 10},      // SGLang, release not known, dense, one GPU: kv_tokens
 	{5, 1, 1, 1, 1, 12, 12},      // SGLang, release not known, dense, one GPU: weights
 	{6, 3, 2, 0, 1, -9, -9},      // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
-	{6, 0, 2, 0, 7, -327, 113},   // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
-	{6, 0, 0, 0, 13, -327, 239},  // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
+	{6, 0, 2, 0, 7, -327, 30},    // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
+	{6, 0, 0, 0, 13, -327, 46},   // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
 	{7, 0, 0, 0, 36, -327, 2352}, // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
 	{8, 0, 0, 0, 40, -711, 2352}, // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
@@ -71,16 +71,16 @@ var residualTable = [...]residualRow{
 	{6, 0, 0, 1, 12, -31, 133},   // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
 	{7, 0, 0, 1, 29, -31, 133},   // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
 	{8, 0, 0, 1, 35, -31, 133},   // vLLM, every model kind, one GPU or several: weights
-	{6, 1, 2, 0, 3, 30, 113},     // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
-	{6, 1, 0, 0, 8, -4, 239},     // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
-	{7, 1, 2, 0, 4, 21, 113},     // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
+	{6, 1, 2, 0, 3, 12, 30},      // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
+	{6, 1, 0, 0, 8, -4, 46},      // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
+	{7, 1, 2, 0, 4, 12, 30},      // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
 	{7, 1, 0, 0, 24, -90, 1240},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
 	{6, 1, 2, 1, 3, 4, 4},        // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
 	{6, 1, 0, 1, 8, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU or several: weights
 	{7, 1, 2, 1, 4, 2, 4},        // vLLM V1 (0.8 and later), dense, more than one GPU: weights
 	{7, 1, 0, 1, 19, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU or several: weights
-	{6, 1, 1, 0, 5, -4, 239},     // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
-	{6, 0, 1, 0, 6, -13, 239},    // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
+	{6, 1, 1, 0, 5, -4, 46},      // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
+	{6, 0, 1, 0, 6, -13, 46},     // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
 	{7, 1, 1, 0, 20, -90, 1240},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
 	{6, 1, 1, 1, 5, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU: weights
 	{6, 0, 1, 1, 6, 0, 9},        // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights

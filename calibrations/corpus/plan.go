@@ -19,8 +19,10 @@ import (
 // How an entry becomes a planner input. The launch configuration is
 // written back into the engine's own command line and read by
 // planner/cmdline, the one reader of engine flags, so that the corpus
-// plans a run exactly as `vramplan plan --from-flags` would. Three facts
-// come from the entry instead: the model (its catalog id or config path),
+// plans a run exactly as `vramplan plan --from-flags` would. Four facts
+// come from the entry instead: vLLM V1's top-k/top-p sampler (FlashInfer's
+// when the entry's log prints planner.VLLMFlashInferSampler, as `vramplan
+// check --log` reads it), the model (its catalog id or config path),
 // the GPU's total (gpu.total_gib as the log or thread gives it, or its
 // card's, cards.go, for total_from "card"; on the calibration the card
 // resolves to or, for a card with none, FallbackCalibration) and the
@@ -53,6 +55,7 @@ func Input(e *Entry, root string) (planner.Input, string, error) {
 		return in, "", err
 	}
 	in.Features.Vision = slices.Contains(strings.Split(e.Model.Family, "+"), "vision")
+	in.Serving.VLLM.FlashInferSampler = e.Engine == EngineVLLM && strings.Contains(e.Log, planner.VLLMFlashInferSampler)
 	in.Serving.Version = Release(e)
 	cal, err := calibrationOf(e)
 	in.Calibration = cal

@@ -127,6 +127,9 @@ type Settings struct {
 	MaxNumSeqs        int     `json:"max_num_seqs,omitempty"`
 	MaxBatchedTokens  int     `json:"max_num_batched_tokens,omitempty"`
 	EnforceEager      bool    `json:"enforce_eager,omitempty"`
+	// FlashInferSampler is vLLM V1's log saying it samples top-k and top-p
+	// with FlashInfer (planner.VLLMFlashInferSampler).
+	FlashInferSampler bool `json:"flashinfer_sampler,omitempty"`
 	// KVDtype is kv_cache_dtype as printed ("auto", "fp8_e4m3").
 	KVDtype string `json:"kv_cache_dtype,omitempty"`
 }

@@ -41,7 +41,7 @@ func settingsOf(st *enginelog.Settings) *Settings {
 	}
 	s := Settings{TensorParallel: st.TensorParallel, PipelineParallel: st.PipelineParallel, MaxLen: st.MaxLen,
 		MemFractionStatic: st.MemFractionStatic, MaxNumSeqs: st.MaxNumSeqs, MaxBatchedTokens: st.MaxBatchedTokens,
-		EnforceEager: st.EnforceEager, KVDtype: st.KVDtype}
+		EnforceEager: st.EnforceEager, FlashInferSampler: st.FlashInferSampler, KVDtype: st.KVDtype}
 	if s.TensorParallel == 0 && s.PipelineParallel == 0 && st.Ranks > 1 {
 		s.TensorParallel = st.Ranks
 	}
@@ -65,7 +65,7 @@ func Log(o *Observation) enginelog.Log {
 	if s := o.Settings; s != nil {
 		l.Settings = &enginelog.Settings{TensorParallel: s.TensorParallel, PipelineParallel: s.PipelineParallel, MaxLen: s.MaxLen,
 			MemFractionStatic: s.MemFractionStatic, MaxNumSeqs: s.MaxNumSeqs, MaxBatchedTokens: s.MaxBatchedTokens,
-			EnforceEager: s.EnforceEager, KVDtype: s.KVDtype}
+			EnforceEager: s.EnforceEager, FlashInferSampler: s.FlashInferSampler, KVDtype: s.KVDtype}
 	}
 	if s := o.LlamaCpp; s != nil {
 		l.LlamaCpp = &enginelog.LlamaCppSettings{NCtx: s.NCtx, NSeqMax: s.NSeqMax, NUbatch: s.NUbatch, FlashAttn: s.FlashAttn,

@@ -39,6 +39,9 @@ type Settings struct {
 	MaxNumSeqs        int     `json:"max_num_seqs,omitempty"`
 	MaxBatchedTokens  int     `json:"max_num_batched_tokens,omitempty"`
 	EnforceEager      bool    `json:"enforce_eager,omitempty"`
+	// FlashInferSampler reports whether vLLM V1 logged that it samples
+	// top-k and top-p with FlashInfer (planner.VLLMFlashInferSampler).
+	FlashInferSampler bool `json:"flashinfer_sampler,omitempty"`
 	// V0 reports whether the log holds lines only vLLM's V0 engine prints
 	// (the default engine before 0.8): "Loading model weights took",
 	// "Memory profiling results:", "# GPU blocks:".

@@ -17,7 +17,7 @@ var vllmLog = logReader{engine: planner.EngineVLLM,
 	// The lines that print a size hold "B" (GiB, GB); the others are named
 	// by a part that starts with a byte a server's request lines seldom hold.
 	markers: []string{"B", "KV cache size:", "Maximum concurrency", "-memory-utilization", "blocks:",
-		"-default args", "LLM engine (v", "API server version", "Using max model len"},
+		"-default args", "LLM engine (v", "API server version", "Using max model len", "top-p & top-k"},
 	claims: func(s string) bool {
 		for _, m := range vllmMarkers {
 			if strings.Contains(s, m) {
@@ -37,7 +37,8 @@ var vllmMarkers = []string{"Model loading took", "Loading model weights took", "
 	"PyTorch activation peak memory takes", "the rest of the memory reserved for KV Cache is", "Memory profiling results:",
 	"Available KV cache memory:", "GPU KV cache size:", "Maximum concurrency for", "gpu_memory_utilization (",
 	"GPU blocks:", "CUDA blocks:", "cuda blocks:", "Estimated CUDA graph memory:", "Graph capturing finished",
-	"--gpu-memory-utilization", "non-default args: {", "LLM engine (v", "vLLM API server version", "Using max model len"}
+	"--gpu-memory-utilization", "non-default args: {", "LLM engine (v", "vLLM API server version", "Using max model len",
+	planner.VLLMFlashInferSampler}
 
 // vllmFigures are the lines that state one charge: the figure after marker.
 var vllmFigures = []struct{ marker, key, name string }{
@@ -62,7 +63,7 @@ func (r *reader) vllmLine(s string) bool {
 		}
 	}
 	for _, part := range []func(*reader, string) bool{(*reader).vllmV0Profile, (*reader).vllmPool, (*reader).vllmUtilization,
-		(*reader).vllmConfig} {
+		(*reader).vllmConfig, (*reader).vllmSampler} {
 		if part(r, s) {
 			read = true
 		}
@@ -221,9 +222,20 @@ func (r *reader) vllmConfig(s string) bool {
 	return true
 }
 
+// vllmSampler reads V1's choice of top-k and top-p sampler: FlashInfer's
+// kernel, whose warm-up the plan charges less for, or (no line, or "Falling
+// back to the PyTorch-native implementation") the torch-native default.
+func (r *reader) vllmSampler(s string) bool {
+	if !strings.Contains(s, planner.VLLMFlashInferSampler) {
+		return false
+	}
+	r.settings.FlashInferSampler, r.stated = true, true
+	return true
+}
+
 // vllmInput is the configuration a vLLM log states: its request length
 // (max_model_len, else the concurrency line's), utilization, parallel
-// sizes, batch limits and eager mode.
+// sizes, batch limits, eager mode and V1's sampler.
 func vllmInput(l *Log, in *planner.Input) error {
 	if err := poolInput(l, in); err != nil {
 		return err
@@ -234,6 +246,7 @@ func vllmInput(l *Log, in *planner.Input) error {
 	if st := l.Settings; st != nil {
 		in.Limits.MaxBatch, in.Limits.MaxPrefillTokens = st.MaxNumSeqs, st.MaxBatchedTokens
 		in.Serving.VLLM.EnforceEager = st.EnforceEager
+		in.Serving.VLLM.FlashInferSampler = st.FlashInferSampler && !st.V0
 		if strings.HasPrefix(st.KVDtype, "fp8") {
 			in.Limits.KVDtype = planner.KVDtypeFP8
 		}

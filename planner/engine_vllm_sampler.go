@@ -1,0 +1,57 @@
+package planner
+
+// This file is vLLM V1's sampler warm-up, the largest share of its
+// profiled activation peak for a small model: the profile run ends by
+// sampling one row of logits per dummy request, over the whole
+// vocabulary, and the peak of that step depends on which top-k/top-p
+// implementation the engine took at start, which its log says.
+
+// vllmSamplerBytes is the sampler's warm-up over rows rows of logits:
+// vllmSamplerEntry bytes per row and vocabulary entry. V1's dummy run and
+// V0's profile run both sample with top-k and top-p over the whole
+// vocabulary.
+func vllmSamplerBytes(in *Input, rows int64) Bytes {
+	return satMul3(rows, int64(in.Model.VocabSize), vllmSamplerEntry(in))
+}
+
+// VLLMFlashInferSampler is the line vLLM V1 logs when TopKTopPSampler
+// takes FlashInfer's kernel (vllm/v1/sample/ops/topk_topp_sampler.py,
+// TopKTopPSampler.__init__).
+const VLLMFlashInferSampler = "Using FlashInfer for top-p & top-k sampling."
+
+// vllmSamplerEntry is the warm-up's peak per row and vocabulary entry,
+// the model-dtype logits included: measured on an H200
+// (scripts/vllm/sampler_peak.py; planner/testdata/engines/vllm-sampler)
+// as the same at 256 and 1024 rows and vocabularies of 128,256 to 201,088.
+// GPUModelRunner._dummy_sampler_run holds bf16 logits (2 B) and samples
+// them with temperature 0.5, top-p 0.9 and top-k vocab − 1, no min-p,
+// penalties or logprobs (vllm/v1/worker/gpu_model_runner.py, 0.10-era
+// copy); Sampler.forward casts them to float32 (vllm/v1/sample/sampler.py).
+// The torch-native apply_top_k_top_p sorts every row (values and int64
+// indices), masks, takes a softmax and its cumulative sum, and scatters
+// back into a new tensor: 38.0 B in all. FlashInfer's
+// top_k_top_p_sampling_from_logits (top_k_first) makes a masked copy and
+// its softmax: 14.0 B, its Python wrapper's tensors (the kernels' own
+// workspace, if any, was not measured; the four corpus runs that log
+// FlashInfer then land at −2.9 … −0.5 % in KV tokens). V1 takes FlashInfer's path where flashinfer is
+// installed from 0.9 (PR #15777 adapted to its 0.2.3 API, merged about
+// 2025-05-21: 0.9.0 or 0.9.1, not pinned; 0.8 falls back to the native path
+// for flashinfer 0.2.3 and later, PR #14815) to 0.11.0, and
+// only on VLLM_USE_FLASHINFER_SAMPLER=1 from 0.11.1 (PR #26859); the pip
+// wheel installs flashinfer only from 0.11.1 (PR #26443; both releases by
+// the PRs' dates), the Docker image always. So the native path is the default and the log decides.
+func vllmSamplerEntry(in *Input) int64 {
+	if in.Serving.VLLM.FlashInferSampler {
+		return 14
+	}
+	return 38
+}
+
+// vllmSamplerDetail is the activation line's format: max_num_seqs,
+// max_num_batched_tokens and vllmSamplerEntry, naming the path charged.
+func vllmSamplerDetail(in *Input) string {
+	if in.Serving.VLLM.FlashInferSampler {
+		return "estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × %d B (FlashInfer sampler) + tokens × hidden × 4 B"
+	}
+	return "estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × %d B (torch-native sampler) + tokens × hidden × 4 B"
+}
