@@ -467,7 +467,8 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 			return "activation peak (torch)", c.linef("estimated: V0's profile run over max_num_batched_tokens %d: tokens × (3 × intermediate + 3 × hidden) × 2 B, or its sampler's min(max_num_seqs %d, tokens) × vocab × 38 B + tokens × hidden × 2 B when more",
 				int64(in.Limits.MaxPrefillTokens), int64(l.batch))
 		}
-		return "activation peak (torch)", c.join(c.linef(vllmSamplerDetail(in), int64(l.batch), int64(l.prefill), vllmSamplerEntry(in)), vllmEncoderDetail(in, c, l))
+		return "activation peak (torch)", c.join(c.linefs("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × %d B (%s sampler) + tokens × hidden × 4 B",
+			vllmSamplerPath(in), int64(l.batch), int64(l.prefill), vllmSamplerEntry(in)), vllmEncoderDetail(in, c, l))
 	case keyNonTorch:
 		if in.Serving.VLLM.NonTorchBytes > 0 {
 			return "non-torch memory", "as reported"

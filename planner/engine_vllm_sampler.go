@@ -47,11 +47,10 @@ func vllmSamplerEntry(in *Input) int64 {
 	return 38
 }
 
-// vllmSamplerDetail is the activation line's format: max_num_seqs,
-// max_num_batched_tokens and vllmSamplerEntry, naming the path charged.
-func vllmSamplerDetail(in *Input) string {
+// vllmSamplerPath names the top-k/top-p path the warm-up is charged for.
+func vllmSamplerPath(in *Input) string {
 	if in.Serving.VLLM.FlashInferSampler {
-		return "estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × %d B (FlashInfer sampler) + tokens × hidden × 4 B"
+		return "FlashInfer"
 	}
-	return "estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × %d B (torch-native sampler) + tokens × hidden × 4 B"
+	return "torch-native"
 }
