@@ -21,6 +21,11 @@ type Calibration struct {
 
 	// DeviceTotal is the memory the device reports in total.
 	DeviceTotal Bytes `json:"device_total_bytes"`
+	// UnifiedMemory reports whether the device's memory is the host's, an
+	// integrated GPU such as the GB10: what is free is then the system's
+	// available memory, which the OS and other processes share, and NVML
+	// reports no memory total. Engine profiles read it (engine_vllm_uma.go).
+	UnifiedMemory bool `json:"unified_memory,omitempty"`
 	// Context is what creating the CUDA context costs, with lazy module
 	// loading (the driver default); ContextEager with CUDA_MODULE_LOADING=EAGER.
 	Context      Bytes `json:"context_bytes"`

@@ -133,6 +133,15 @@ type VLLMOptions struct {
 	// vLLM start-up log reported.
 	ActivationBytes Bytes `json:"activation_bytes,omitempty"`
 	NonTorchBytes   Bytes `json:"non_torch_bytes,omitempty"`
+	// HostStartBytes and HostUsedBytes apply on a GPU whose memory is the
+	// host's (Calibration.UnifiedMemory; engine_vllm_uma.go), where vLLM
+	// reads the host's available memory as free: HostStartBytes is what
+	// other processes and vLLM's own host side take between its first
+	// memory snapshot and the end of its profile run, which it counts as
+	// non-torch memory; HostUsedBytes is what the OS and other processes
+	// hold when it starts. A log prints neither; 0 assumes none.
+	HostStartBytes Bytes `json:"host_start_bytes,omitempty"`
+	HostUsedBytes  Bytes `json:"host_used_bytes,omitempty"`
 }
 
 type vllm struct{}
@@ -145,7 +154,8 @@ func (vllm) validate(in *Input) error {
 	for _, f := range []struct {
 		name string
 		v    Bytes
-	}{{"kv_cache_memory_bytes", o.KVCacheMemoryBytes}, {"activation_bytes", o.ActivationBytes}, {"non_torch_bytes", o.NonTorchBytes}} {
+	}{{"kv_cache_memory_bytes", o.KVCacheMemoryBytes}, {"activation_bytes", o.ActivationBytes}, {"non_torch_bytes", o.NonTorchBytes},
+		{"host_start_bytes", o.HostStartBytes}, {"host_used_bytes", o.HostUsedBytes}} {
 		if f.v < 0 || f.v > maxBudget {
 			return bad("serving.vllm."+f.name, "%d is out of range [0, 1 PiB]", f.v)
 		}
@@ -183,9 +193,10 @@ func (vllm) budget(in *Input) Bytes {
 }
 
 // bigGPU reports whether vLLM's larger batch defaults apply: 70 GiB or
-// more, and from 0.9 not an A100.
+// more as NVML reports it, so never a GPU whose memory is the host's
+// (engine_vllm_uma.go), and from 0.9 not an A100.
 func bigGPU(in *Input, r *vllmRules) bool {
-	return in.Calibration.DeviceTotal >= 70*GiB && !(r.notA100 && strings.Contains(in.Calibration.GPU, "A100"))
+	return in.Calibration.DeviceTotal >= 70*GiB && !vllmUMA(in) && !(r.notA100 && strings.Contains(in.Calibration.GPU, "A100"))
 }
 
 // normalize fills max_num_seqs, max_num_batched_tokens and block_size as
@@ -347,7 +358,7 @@ func (vllm) charge(in *Input, s *shape, l limits, c *charges) {
 	}
 	r := vllmRulesOf(in)
 	c.set(keyActivation, orDefault(o.ActivationBytes, vllmActivation(in, r, l)))
-	c.set(keyNonTorch, orDefault(o.NonTorchBytes, GiB*15/100))
+	c.set(keyNonTorch, vllmNonTorch(in))
 	if r.graphsInBudget && !o.EnforceEager && in.Calibration.GraphExec > 0 {
 		c.graphs = int64(captureSizes(l.batch))
 		c.set(keyGraphEstimate, satMul(c.graphs, int64(in.Calibration.GraphExec)))
@@ -473,7 +484,7 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 		if in.Serving.VLLM.NonTorchBytes > 0 {
 			return "non-torch memory", "as reported"
 		}
-		return "non-torch memory", "estimated: 0.15 GiB at TP 1 (cuBLAS, NCCL, allocator slack)"
+		return "non-torch memory", vllmNonTorchDetail(in, c)
 	case keyGraphEstimate:
 		return c.linef("CUDA graphs (%d capture sizes)", c.graphs),
 			c.join("capture sizes × measured graph bytes: ", in.Calibration.ID)
@@ -503,6 +514,7 @@ func (vllm) report(in *Input, s *shape, p *Plan) {
 	a := poolAnswer(in, p, geo, utilization(in), int64(l.prefill))
 	r := &EngineReport{Engine: EngineVLLM, Version: vllmProfile.rangeOf(in).ReadAt, Launch: vllmLaunch(in, l), Pool: a}
 	vllmGraphsOutside(in, r)
+	vllmUMANotes(in, r, p.Budget)
 	left := seedBudget(in) - p.Budget
 	if ctx := in.Calibration.Context; ctx > left {
 		r.Notes = append(r.Notes, printf.Sprintf("the CUDA context (%s) is more than the %s gpu_memory_utilization leaves: "+

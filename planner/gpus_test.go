@@ -255,8 +255,8 @@ func ExampleGPUs() {
 	// Output:
 	// est-b200-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 299376 KV tokens, 9 at once
 	// h200-linux-cuda13.0: 1 × tensor_parallel 1 × pipeline_parallel 1 (measured), 183168 KV tokens, 5 at once
+	// est-gb10-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 134608 KV tokens, 4 at once
 	// est-a100-80gb-linux: 2 × tensor_parallel 2 × pipeline_parallel 1 (estimated), 244224 KV tokens, 7 at once
-	// est-h100-pcie-linux: 2 × tensor_parallel 2 × pipeline_parallel 1 (estimated), 223152 KV tokens, 6 at once
 }
 
 // TestGPUsPoolHeadroom checks which rows have a headroom worth showing:

@@ -64,8 +64,8 @@ var residualTable = [...]residualRow{
 	{6, 3, 2, 0, 1, -9, -9},      // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
 	{6, 0, 2, 0, 7, -327, 30},    // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
 	{6, 0, 0, 0, 13, -327, 46},   // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 36, -327, 2352}, // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 40, -711, 2352}, // vLLM, every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 36, -327, 1240}, // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 40, -711, 1240}, // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
 	{6, 0, 2, 1, 6, -31, 133},    // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
 	{6, 0, 0, 1, 12, -31, 133},   // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
@@ -89,23 +89,23 @@ var residualTable = [...]residualRow{
 	{6, 4, 1, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
 	{6, 2, 2, 0, 2, 5, 25},       // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
 	{7, 2, 2, 0, 4, -201, 25},    // vLLM V1 (0.8 and later), moe, more than one GPU: kv_tokens
-	{7, 2, 0, 0, 6, -201, 2352},  // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
+	{7, 2, 0, 0, 6, -243, 25},    // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
 	{6, 2, 2, 1, 1, 4, 4},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: weights
 	{7, 2, 0, 1, 4, 0, 4},        // vLLM V1 (0.8 and later), moe, one GPU or several: weights
 	{6, 5, 2, 0, 1, -327, -327},  // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: kv_tokens
 	{7, 5, 0, 0, 3, -327, -30},   // vLLM V1 (0.8 and later), moe+vision, one GPU or several: kv_tokens
 	{6, 5, 2, 1, 1, -31, -31},    // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: weights
 	{7, 5, 0, 1, 3, -31, 6},      // vLLM V1 (0.8 and later), moe+vision, one GPU or several: weights
-	{9, 2, 1, 0, 2, -1, 2352},    // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
-	{9, 0, 1, 0, 7, -32, 2352},   // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
-	{9, 0, 0, 0, 9, -53, 2352},   // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
+	{9, 2, 1, 0, 2, -243, -1},    // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
+	{9, 0, 1, 0, 7, -243, 12},    // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
+	{9, 0, 0, 0, 9, -243, 21},    // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
 	{9, 2, 1, 1, 2, 0, 1},        // vLLM 0.12–0.20 (V1), moe, one GPU: weights
 	{9, 0, 1, 1, 8, 0, 71},       // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
 	{9, 0, 0, 1, 10, -5, 71},     // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
 	{9, 5, 2, 0, 1, -53, -53},    // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
 	{9, 5, 2, 1, 1, -5, -5},      // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: weights
-	{9, 1, 1, 0, 4, -32, 130},    // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
-	{9, 1, 0, 0, 5, -32, 130},    // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
+	{9, 1, 1, 0, 4, -32, 12},     // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
+	{9, 1, 0, 0, 5, -32, 21},     // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
 	{9, 1, 1, 1, 4, 1, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU: weights
 	{9, 1, 0, 1, 5, 1, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU or several: weights
 	{9, 5, 1, 0, 1, -30, -30},    // vLLM 0.12–0.20 (V1), moe+vision, one GPU: kv_tokens

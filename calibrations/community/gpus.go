@@ -23,6 +23,10 @@ const (
 	srcPublished = "nvidia-smi memory.total as published for this card"
 	srcListed    = "nvidia-smi memory.total as a cloud provider lists it for this card"
 	srcSameAs    = "no published readout of this card found to cite; the total of the"
+	// srcUnified is a card whose memory is the host's: NVML reports no
+	// memory total for it, so nvidia-smi prints none, and the figure is
+	// CUDA's own total (cudaMemGetInfo), as printed.
+	srcUnified = "no nvidia-smi memory.total (the memory is the host's, and NVML reports none); CUDA's total as published for this card"
 )
 
 // known are the cards the calculator ships estimated entries for, and the
@@ -47,6 +51,7 @@ var known = [...]struct {
 	{"h100pcie", GPU{"NVIDIA H100 PCIe", 81559, srcSameAs + " H100 80GB HBM3 (SXM5), which unattributed readouts of this card agree with"}},
 	{"h10080gbhbm3", GPU{"NVIDIA H100 80GB HBM3", 81559, srcPublished + " (the SXM5 card; https://github.com/NVIDIA/nccl/issues/1264, driver 550.54.15)"}},
 	{"h200", GPU{"NVIDIA H200", 143771, srcMeasured}},
+	{"gb10", GPU{"NVIDIA GB10", 122573, srcUnified + " (PyTorch's 'GPU 0 has a total capacity of 119.70 GiB' on a DGX Spark, code index file 55115687305)"}},
 	{"b200", GPU{"NVIDIA B200", 183359, srcPublished + " (https://github.com/NVIDIA/TensorRT-LLM/issues/10278, driver 580.95.05)"}},
 }
 

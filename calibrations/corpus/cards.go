@@ -65,9 +65,7 @@ var cards = map[string]card{
 		"fp8-h20-dp8 derive about 139.8 GiB"},
 	"NVIDIA A100 80GB PCIe": {GiB: 79.25, Source: "vLLM 0.31.0's 'Free memory on device (78.84/79.25 GiB)' on an A100 80GB " +
 		"(the corpus's vllm-0.31.0-llama3.1-8b-a100 log); the SXM4 card's printouts, est-a100-80gb-linux, give 79.14-79.28 GiB"},
-	"NVIDIA GB10 (DGX Spark)": {GiB: 119.70, Source: "PyTorch's out-of-memory message on a DGX Spark, 'GPU 0 has a total capacity " +
-		"of 119.70 GiB' (a public README of a Flyte video-generation demo on the GB10, code index file 55115687305); its memory is " +
-		"unified with the CPU's, so what is free also depends on the host"},
+	"NVIDIA GB10 (DGX Spark)": {Calibration: "est-gb10-linux"},
 	"NVIDIA H100 NVL": {GiB: 93.58, Source: "no printout of the H100 NVL's CUDA total found: nvidia-smi's 95830 MiB, an upper " +
 		"bound; the H100 SXM's CUDA total is 438 MiB under its nvidia-smi figure, so this may be about 0.4 GiB high"},
 	"NVIDIA GeForce RTX 4060 Laptop GPU": {GiB: 8.0, Source: "no printout of CUDA's total found: nvidia-smi's 8188 MiB for the " +

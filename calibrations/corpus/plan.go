@@ -129,13 +129,18 @@ func firstNote(e *Entry, prefix string) string {
 	return prefix + "no model"
 }
 
-// calibrationOf is the calibration of e's card, with e's total.
+// calibrationOf is the calibration of e's card, with e's total: the one
+// Resolve finds by the card's name, else the one cards.go names for it.
 func calibrationOf(e *Entry) (planner.Calibration, error) {
 	all, err := calibrations.All()
 	if err != nil {
 		return planner.Calibration{}, err
 	}
 	cal, _, err := calibrations.Resolve(e.GPU.Name, all, nil)
+	if c, ok := cards[e.GPU.Name]; err != nil && ok && c.Calibration != "" {
+		// The corpus's name for a card that Resolve does not know by it.
+		cal, err = calibrations.Lookup(c.Calibration)
+	}
 	if e.GPU.Name == "" || err != nil {
 		if cal, err = calibrations.Lookup(FallbackCalibration); err != nil {
 			return cal, fmt.Errorf("calibration %s: %w", FallbackCalibration, err)
