@@ -86,6 +86,7 @@ func Assumptions(l *enginelog.Log, pl *Planned, m *planner.Model, c *planner.Cal
 	}
 	add(modelAssumption(l, m))
 	add(gpuAssumption(l, c))
+	add(hostAssumption(l, c))
 	var first, rest []Assumption
 	for _, a := range out {
 		if a.Decides {
@@ -265,6 +266,22 @@ func gpuAssumption(l *enginelog.Log, c *planner.Calibration) (Assumption, bool) 
 		}
 	}
 	return a, true
+}
+
+// hostAssumption: on a GPU whose memory is the host's, vLLM counts the
+// host memory taken during its start as its own non-torch memory and
+// refuses to start when the host has less available than its budget
+// (planner/engine_vllm_uma.go); a log prints neither figure, so the check
+// plans none of either, as serving.vllm's host_start_bytes and
+// host_used_bytes default to.
+func hostAssumption(l *enginelog.Log, c *planner.Calibration) (Assumption, bool) {
+	if !c.UnifiedMemory || l.Engine != planner.EngineVLLM {
+		return Assumption{}, false
+	}
+	return Assumption{Fact: "host_memory", Planned: "0 B taken during the start, 0 B in use",
+		Text: "The GPU's memory is the host's: vLLM counts what the host takes during its start (other processes, a torch.compile " +
+			"not cached) as its own non-torch memory, which the log does not print; checked with none taken and none in use " +
+			"(serving.vllm.host_start_bytes, host_used_bytes), so a KV cache larger than the log's may be the host's share."}, true
 }
 
 func given(st *enginelog.Settings, name string) bool {

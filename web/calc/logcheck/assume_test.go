@@ -64,6 +64,8 @@ func TestAssumptions(t *testing.T) {
 			"utilization! engine_version tensor_parallel max_len model gpu"},
 		{"vllm-v0-rtx3090-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "h200", enginelog.Given{},
 			"engine_version! gpu! tensor_parallel model"},
+		{"vllm-v1-l40s-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-gb10", enginelog.Given{Utilization: 0.9, TensorParallel: 1},
+			"engine_version model gpu host_memory"},
 	} {
 		var got []string
 		for _, a := range check(t, c.file, c.model, c.gpu, c.given) {
