@@ -64,8 +64,9 @@ func vllmNonTorchDetail(in *Input, c *charges) string {
 }
 
 // vllmUMANotes says what a plan on a unified-memory GPU assumed of the
-// host, and notes a start vLLM refuses: the host's available memory at
-// start, total less HostUsedBytes, under the budget.
+// host, and notes a start vLLM refuses: the host's available memory when
+// vLLM takes its first snapshot (total less HostUsedBytes and vLLM's own
+// CUDA context, made before it) under the budget.
 func vllmUMANotes(in *Input, r *EngineReport, budget Bytes) {
 	if !vllmUMA(in) {
 		return
@@ -75,7 +76,7 @@ func vllmUMANotes(in *Input, r *EngineReport, budget Bytes) {
 		"what the host takes during its start (other processes, a torch.compile not cached) as its own non-torch memory; "+
 		"the plan assumes %s taken (serving.vllm.host_start_bytes) and %s in use at start (serving.vllm.host_used_bytes)",
 		o.HostStartBytes, o.HostUsedBytes))
-	if free := in.Calibration.DeviceTotal - o.HostUsedBytes; free < budget {
+	if free := in.Calibration.DeviceTotal - o.HostUsedBytes - in.Calibration.Context; free < budget {
 		r.Notes = append(r.Notes, printf.Sprintf("the host's available memory at start (%s) is less than the budget (%s): "+
 			"vLLM refuses to start", free, budget))
 	}
