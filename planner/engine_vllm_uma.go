@@ -14,8 +14,10 @@ import "github.com/vramplan/vramplan/internal/printf"
 //     device_memory = 0: a 119.70 GiB GB10 gets the small GPU's max_num_seqs
 //     256 and max_num_batched_tokens 2048 (bigGPU). The corpus's four vLLM
 //     0.13.0 GB10 logs print "Chunked prefill is enabled with
-//     max_num_batched_tokens=2048" with no such flag given; on a big GPU it
-//     would be 8192.
+//     max_num_batched_tokens=2048" with no such flag given, 8192 on a big
+//     GPU, and the two that capture CUDA graphs capture full decode graphs
+//     at 35 sizes, up to 256 (GPUModelRunner.capture_model stops them at
+//     max_num_seqs; 1024 would give all 51).
 //   - free memory. MemorySnapshot.measure (vllm/utils/mem_utils.py) takes the
 //     free memory as psutil.virtual_memory().available, the host's
 //     MemAvailable, on compute capability 8.7, 11.0 and 12.1 (Orin, Thor,
