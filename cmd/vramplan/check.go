@@ -34,6 +34,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vramplan check: --%s: %v\n", flag, err)
 		return exitBadInput
 	}
+	fromLog := *model == ""
 	l, data, missing := readCheckFlags(*logPath, model, *gpu)
 	if g, err := given.read(); err != nil {
 		missing = append(missing, err.Error())
@@ -46,12 +47,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitBadInput
 	}
-	m, err := loadModel(*model, "", "")
-	if c, ok := catalogGGUF(*model, ""); errors.Is(err, iofs.ErrNotExist) && ok {
-		// A log of llama-server -hf names the file in its download cache.
-		m, err = c, nil
-		fmt.Fprintf(stderr, "vramplan check: --model: %s is not here: planned as the catalog's %s, whose GGUF file has that name\n", *model, c.ID)
-	}
+	m, err := checkModel(*model, fromLog, stderr)
 	if err != nil {
 		return fail("model", err)
 	}
@@ -205,8 +201,8 @@ func readCheckFlags(logPath string, model *string, gpu string) (enginelog.Log, [
 	if err != nil {
 		missing = append(missing, "--log: "+err.Error())
 	}
-	if *model == "" && l.LlamaCpp != nil {
-		*model = l.LlamaCpp.Model
+	if *model == "" {
+		*model = logModel(&l)
 	}
 	if *model == "" {
 		missing = append(missing, "--model: required: the model the log loaded (a catalog name, a .gguf, a config.json or a model directory)")
@@ -215,6 +211,38 @@ func readCheckFlags(logPath string, model *string, gpu string) (enginelog.Log, [
 		missing = append(missing, "--gpu: required: the GPU the log ran on (the card as people name it, a calibration id or a calibration file, as plan takes it)")
 	}
 	return l, data, missing
+}
+
+// logModel is the model a log names: llama.cpp's model file, vLLM's
+// model='…' (its engine's config line) or SGLang's model_path='…'
+// (server_args), or "".
+func logModel(l *enginelog.Log) string {
+	switch {
+	case l.LlamaCpp != nil:
+		return l.LlamaCpp.Model
+	case l.Settings != nil:
+		return l.Settings.Model
+	}
+	return ""
+}
+
+// checkModel loads the model a check plans, name as --model takes it, or
+// when fromLog the one the log names, saying so on stderr. A GGUF file
+// that is not here is the catalog model whose file has its name (a log of
+// llama-server -hf names the file in its download cache).
+func checkModel(name string, fromLog bool, stderr io.Writer) (planner.Model, error) {
+	m, err := loadModel(name, "", "")
+	if c, ok := catalogGGUF(name, ""); errors.Is(err, iofs.ErrNotExist) && ok {
+		fmt.Fprintf(stderr, "vramplan check: --model: %s is not here: planned as the catalog's %s, whose GGUF file has that name\n", name, c.ID)
+		return c, nil
+	}
+	switch {
+	case err != nil && fromLog:
+		return m, fmt.Errorf("the log's model %s cannot be read here (%w): give --model, a catalog name, a .gguf, a config.json or a model directory", name, err)
+	case fromLog:
+		fmt.Fprintf(stderr, "vramplan check: --model: taken from the log: %s, planned as %s\n", name, m.ID)
+	}
+	return m, err
 }
 
 func mib(b planner.Bytes) float64 { return float64(b) / float64(planner.MiB) }
