@@ -252,6 +252,11 @@ func TestEngineState(t *testing.T) {
 		!strings.Contains(v.Answer, "concurrency at 32,768 tokens") {
 		t.Errorf("vLLM view: error %q, engine %q, launch %q, answer %q", v.Error, v.Engine, v.Launch, v.Answer)
 	}
+	// vLLM has no engine-persistent arena: the bar and its legend show no
+	// "T2 engine 0 MiB", only the tiers that hold something.
+	if slices.ContainsFunc(v.Bars, func(b Bar) bool { return b.MiB == 0 }) || strings.Contains(v.BarLabel, " 0 MiB") || len(v.Bars) == 0 {
+		t.Errorf("vLLM view: bars %+v, label %q; want no empty tier", v.Bars, v.BarLabel)
+	}
 	if !slices.ContainsFunc(v.Warnings, func(w string) bool {
 		return strings.Contains(w, "Weight cache, Speculative decoding k, CUDA-graph pool") && strings.Contains(w, "planned without them")
 	}) {
