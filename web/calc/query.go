@@ -47,6 +47,15 @@ func (v values) set(k, val string) error {
 	return nil
 }
 
+// CheckKeys returns the *FieldError that ParseQuery would return for a key
+// of query given twice with different values, or for an invalid escape,
+// or nil: the server holds its other endpoints' queries, which are no
+// state, to the same rule.
+func CheckKeys(query string) error {
+	_, err := parseValues(query)
+	return err
+}
+
 func unescape(s string) (string, error) {
 	if !strings.ContainsAny(s, "%+") {
 		return s, nil
