@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/vramplan/vramplan/calibrations"
 	"io"
 	iofs "io/fs"
 	"slices"
@@ -34,8 +35,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vramplan check: --%s: %v\n", flag, err)
 		return exitBadInput
 	}
-	fromLog := *model == ""
-	l, data, missing := readCheckFlags(*logPath, model, *gpu)
+	fromLog, gpuFromLog := *model == "", *gpu == ""
+	l, data, missing := readCheckFlags(*logPath, model, gpu)
 	if g, err := given.read(); err != nil {
 		missing = append(missing, err.Error())
 	} else {
@@ -51,12 +52,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("model", err)
 	}
-	cal, note, err := lookupGPU(*gpu)
+	cal, err := checkGPU(*gpu, gpuFromLog, stderr)
 	if err != nil {
 		return fail("gpu", err)
-	}
-	if note != "" {
-		fmt.Fprintf(stderr, "vramplan check: --gpu: %s\n", note)
 	}
 	input, err := l.Input(m, cal)
 	if err != nil {
@@ -191,7 +189,7 @@ func (g *givenFlags) read() (enginelog.Given, error) {
 // readCheckFlags reads the log and says every flag that is missing or
 // cannot be read at once: the log, the model (which a llama.cpp log names
 // itself) and the GPU.
-func readCheckFlags(logPath string, model *string, gpu string) (enginelog.Log, []byte, []string) {
+func readCheckFlags(logPath string, model, gpu *string) (enginelog.Log, []byte, []string) {
 	var l enginelog.Log
 	var missing []string
 	data, err := readLog(logPath)
@@ -207,7 +205,10 @@ func readCheckFlags(logPath string, model *string, gpu string) (enginelog.Log, [
 	if *model == "" {
 		missing = append(missing, "--model: required: the model the log loaded (a catalog name, a .gguf, a config.json or a model directory)")
 	}
-	if gpu == "" {
+	if *gpu == "" && l.LlamaCpp != nil {
+		*gpu = l.LlamaCpp.GPU
+	}
+	if *gpu == "" {
 		missing = append(missing, "--gpu: required: the GPU the log ran on (the card as people name it, a calibration id or a calibration file, as plan takes it)")
 	}
 	return l, data, missing
@@ -243,6 +244,35 @@ func checkModel(name string, fromLog bool, stderr io.Writer) (planner.Model, err
 		fmt.Fprintf(stderr, "vramplan check: --model: taken from the log: %s, planned as %s\n", name, m.ID)
 	}
 	return m, err
+}
+
+// checkGPU looks up the GPU a check plans on, name as --gpu takes it, or
+// when fromLog the device a llama.cpp log names (ggml_cuda_init's "Device
+// 0: NVIDIA H200, …") resolved in the table, saying so on stderr; a card
+// the table lacks is refused, naming the nearest, never planned on
+// another's figures.
+func checkGPU(name string, fromLog bool, stderr io.Writer) (planner.Calibration, error) {
+	var cal planner.Calibration
+	var note string
+	var err error
+	if fromLog { // a log's device name is a card's, never a file to read
+		all, _ := calibrations.All() // never an error
+		cal, note, err = calibrations.Resolve(name, all, nil)
+	} else {
+		cal, note, err = lookupGPU(name)
+	}
+	switch {
+	case err != nil && fromLog:
+		return cal, fmt.Errorf("the log's GPU: %w; give --gpu, the card as people name it, a calibration id or a calibration file", err)
+	case err != nil:
+		return cal, err
+	case fromLog:
+		fmt.Fprintf(stderr, "vramplan check: --gpu: taken from the log: %s, planned on %s\n", name, cal.ID)
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "vramplan check: --gpu: %s\n", note)
+	}
+	return cal, nil
 }
 
 func mib(b planner.Bytes) float64 { return float64(b) / float64(planner.MiB) }

@@ -33,3 +33,24 @@ func TestCheckModelFromLog(t *testing.T) {
 		t.Errorf("check of a log whose model is not here = exit %d, %q; want 2, the path and --model asked for", code, errs)
 	}
 }
+
+// TestCheckGPUFromLog checks a llama-server log without --gpu: the device
+// ggml_cuda_init printed ("Device 0: NVIDIA H200, …") is the GPU, and the
+// check says it took it from the log; a log that names none asks for --gpu.
+func TestCheckGPUFromLog(t *testing.T) {
+	log := startupLog(t, "dense", "32768_1_0_f16_f16_0_512_0")
+	code, out, errs := runCLI("check", "--log", log, "--model", "../../planner/testdata/engines/llamacpp-h200/models/dense-llama3-8b.json")
+	if code != 0 || !strings.Contains(out, " on h200-linux-cuda13.0") || !strings.Contains(errs, "--gpu: taken from the log: NVIDIA H200") {
+		t.Errorf("check of an H200 llama-server log without --gpu = exit %d\n%s%s", code, out, errs)
+	}
+	// A log's device name is looked up as a card, never read as a file.
+	data, _ := os.ReadFile(log)
+	os.WriteFile(log, []byte(strings.Replace(string(data), "Device 0: NVIDIA H200", "Device 0: "+log, 1)), 0o644)
+	if code, _, errs := runCLI("check", "--log", log, "--model", "llama-3.1-8b-instruct-q8_0"); code != 2 || !strings.Contains(errs, "--gpu: the log's GPU: no calibration") {
+		t.Errorf("check of a log whose device is a path = exit %d, %q; want 2 and no such card", code, errs)
+	}
+	const vllm = "../../planner/testdata/engines/corpus/vllm/vllm-0.19.1-qwen3-8b-a100-40gb.log"
+	if code, _, errs := runCLI("check", "--log", vllm); code != 2 || !strings.Contains(errs, "--gpu: required") {
+		t.Errorf("check of a log that names no GPU, without --gpu = exit %d, %q; want 2 and --gpu asked for", code, errs)
+	}
+}
