@@ -54,3 +54,14 @@ func TestCheckGPUFromLog(t *testing.T) {
 		t.Errorf("check of a log that names no GPU, without --gpu = exit %d, %q; want 2 and --gpu asked for", code, errs)
 	}
 }
+
+// TestCountTooLarge checks a count flag given a number of digits too large
+// to be one: it is said to be too large, not "not a count".
+func TestCountTooLarge(t *testing.T) {
+	for _, v := range []string{"99999999999999999999", "9223372036854775807", "2000000000G"} {
+		code, _, errs := runCLI("plan", "--model", "qwen3-8b-q8_0", "--gpu", "h200", "--max-seq-len", v)
+		if code != 2 || !strings.Contains(errs, "too large") || strings.Contains(errs, "not a count") {
+			t.Errorf("plan --max-seq-len %s = exit %d, %q; want 2 and too large", v, code, errs)
+		}
+	}
+}
