@@ -113,7 +113,7 @@ func argValue(s, key string, dict bool) (string, bool) {
 		}
 		at := off + i
 		if dict || at == 0 || strings.IndexByte(" (,{", s[at-1]) >= 0 {
-			if v, ok := scalar(s[at+len(pat):], dict); ok {
+			if v, ok := scalar(s[at+len(pat):]); ok {
 				return v, true
 			}
 			return "", false
@@ -126,16 +126,18 @@ func argValue(s, key string, dict bool) (string, bool) {
 // scalar returns the value at the start of s: a quoted string's text, or
 // up to the next separator. It reports false for a value the line cuts
 // off (a log copied from a terminal wraps long lines anywhere): a quote
-// that does not close, or in a dict a value that runs to the line's end,
-// since a dict closes with '}'.
-func scalar(s string, dict bool) (string, bool) {
+// that does not close, or a value that runs to the line's end, since
+// every argument list closes (a dict with '}', ServerArgs with ')', vLLM's
+// config line with its compilation_config) after the keys read here; no
+// log of planner/enginelog/testdata or of the corpus reads otherwise.
+func scalar(s string) (string, bool) {
 	if s != "" && (s[0] == '\'' || s[0] == '"') {
 		j := strings.IndexByte(s[1:], s[0])
 		return s[1 : 1+max(j, 0)], j >= 0 // s[1:1], "", when it does not close
 	}
 	j := strings.IndexAny(s, ",)} ")
 	if j < 0 {
-		return s, !dict
+		return s, false
 	}
 	return s[:j], true
 }

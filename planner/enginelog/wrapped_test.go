@@ -15,7 +15,8 @@ func TestWrappedArgs(t *testing.T) {
 		{"{'model': 'Qwen2-7B-Instruct', 'port': 8081}", "model", "Qwen2-7B-Instruct"},
 		{"{'port': 8081, 'max_model_len': 163", "max_model_len", ""}, // a dict always closes
 		{"{'max_model_len': 16384}", "max_model_len", "16384"},
-		{"config: model='Qwen2-7B-Instruct', max_seq_len=16384", "max_seq_len", "16384"},
+		{"config: model='Qwen2-7B-Instruct', max_seq_len=16384, seed=0", "max_seq_len", "16384"},
+		{"config: model='Qwen2-7B-Instruct', max_seq_len=163", "max_seq_len", ""}, // a list always closes
 	} {
 		got, ok := argValue(tc.s, tc.key, tc.s[0] == '{')
 		if got != tc.want || ok != (tc.want != "") {
