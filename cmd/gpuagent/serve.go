@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/vramplan/vramplan/gpuagent/calibrate"
 	"io"
 	iofs "io/fs"
 	"log"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/vramplan/vramplan/gpuagent/agent"
 	"github.com/vramplan/vramplan/gpuagent/backend"
+	"github.com/vramplan/vramplan/gpuagent/calibrate"
 	"github.com/vramplan/vramplan/gpuagent/server"
 	"github.com/vramplan/vramplan/planner"
 )

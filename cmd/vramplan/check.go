@@ -5,11 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/vramplan/vramplan/calibrations"
 	"io"
 	iofs "io/fs"
 	"slices"
 
+	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/internal/osfile"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
@@ -187,8 +187,8 @@ func (g *givenFlags) read() (enginelog.Given, error) {
 }
 
 // readCheckFlags reads the log and says every flag that is missing or
-// cannot be read at once: the log, the model (which a llama.cpp log names
-// itself) and the GPU.
+// cannot be read at once: the log, the model and the GPU, each of which,
+// not given, is the one the log names (logModel; a llama.cpp log's device).
 func readCheckFlags(logPath string, model, gpu *string) (enginelog.Log, []byte, []string) {
 	var l enginelog.Log
 	var missing []string
