@@ -162,7 +162,7 @@ func cmdProbe(args []string, stdout, stderr io.Writer) int {
 }
 
 // noGPU is what calibrate says on a machine with no GPU to measure.
-const noGPU = `this machine has no NVIDIA GPU with its driver loaded (no libcuda.so.1, or a driver that sees no device), ` +
+const noGPU = `this machine has no NVIDIA GPU with its driver loaded (no libcuda.so.1, or a driver that sees no device at the --device ordinal asked), ` +
 	`so there is nothing to measure. Run gpuagent calibrate on the machine that has the card, with the NVIDIA driver ` +
 	`installed (nvidia-smi lists the card there); to plan for a card you do not have, vramplan plan --gpu <card> ` +
 	`uses the table's figures for it (vramplan calibrations lists them)`

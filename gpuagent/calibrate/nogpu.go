@@ -10,7 +10,6 @@ import (
 	"fmt"
 
 	"github.com/vramplan/vramplan/gpuagent/backend/cudamalloc"
-	"github.com/vramplan/vramplan/gpuagent/internal/cuda"
 )
 
 // ExitNoGPU is the exit status of a probe child that found no CUDA driver
@@ -25,7 +24,7 @@ var ErrNoGPU = errors.New("no NVIDIA GPU and driver on this machine")
 // NoGPU reports whether err, Probe's, says there is no CUDA driver or no
 // CUDA device to measure.
 func NoGPU(err error) bool {
-	return errors.Is(err, cudamalloc.ErrNoDriver) || errors.Is(err, cuda.ErrNoDevice)
+	return errors.Is(err, cudamalloc.ErrNoDriver) || errors.Is(err, cudamalloc.ErrNoDevice)
 }
 
 // childError is the error of a probe child that failed with err: one
