@@ -35,7 +35,16 @@ func Resolve(name string, list []planner.Calibration, aliases []names.Alias) (pl
 }
 
 // Describe says which card, platform and kind of figures c is, as a list
-// of choices shows it: "NVIDIA H100 PCIe under Linux, estimated".
+// of choices shows it: "NVIDIA H100 PCIe under Linux, estimated". A
+// calibration that names no card (an input's own) is named by its id, and
+// one that names no platform leaves it out.
 func Describe(c *planner.Calibration) string {
-	return c.GPU + " under " + c.PlatformName() + ", " + c.Kind()
+	d := c.GPU
+	if d == "" {
+		d = c.ID
+	}
+	if p := c.PlatformName(); p != "" {
+		d += " under " + p
+	}
+	return d + ", " + c.Kind()
 }

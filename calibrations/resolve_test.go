@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/names"
 )
 
@@ -43,5 +44,26 @@ func TestResolveTable(t *testing.T) {
 	var e *names.Error
 	if !errors.As(err, &e) || len(e.Near) == 0 || e.Near[0] != "est-rtx4090-linux" {
 		t.Errorf(`Resolve("RTX 4900") = %v, want est-rtx4090-linux first`, err)
+	}
+}
+
+// TestDescribe names a calibration as a list shows it, and one that names
+// no card or platform (an --input's own) by its id, with no empty words.
+func TestDescribe(t *testing.T) {
+	h200, err := calibrations.Lookup("h200-linux-cuda13.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		c    planner.Calibration
+		want string
+	}{
+		{h200, "NVIDIA H200 under Linux, measured"},
+		{planner.Calibration{ID: "c"}, "c, measured"},
+		{planner.Calibration{ID: "c", GPU: "NVIDIA L4"}, "NVIDIA L4, measured"},
+	} {
+		if got := calibrations.Describe(&tc.c); got != tc.want {
+			t.Errorf("Describe(%s) = %q, want %q", tc.c.ID, got, tc.want)
+		}
 	}
 }

@@ -368,6 +368,20 @@ func engineReleases() string {
 	return strings.Join(parts, "; ")
 }
 
+// ReleaseExamples is a release of each engine in its own form, its newest
+// range's first ("llama.cpp=b12072 vllm=0.22 sglang=0.5"): the log box's
+// release field shows the one of the log's engine, since a llama.cpp build
+// number is no example of a vLLM or SGLang release.
+var ReleaseExamples = releaseExamples()
+
+func releaseExamples() string {
+	var parts []string
+	for _, p := range planner.Profiles()[1:] {
+		parts = append(parts, string(p.Name)+"="+p.Versions[len(p.Versions)-1].From.String())
+	}
+	return strings.Join(parts, " ")
+}
+
 // gpuCount names a number of GPUs.
 func gpuCount(n int) string {
 	if n == 1 {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 
@@ -123,7 +124,9 @@ func (a *app) pageJSON(c echo.Context, part func(*templates.Page) any) error {
 		return err
 	}
 	if status != http.StatusOK {
-		e := apiError{Error: p.Error}
+		// A query that cannot be read sets the page's error; a state the
+		// planner refuses, its view's.
+		e := apiError{Error: cmp.Or(p.Error, p.View.Error)}
 		for _, ch := range p.Choices {
 			e.Choices = append(e.Choices, choice{ID: ch.ID, Label: ch.Label})
 		}

@@ -82,7 +82,7 @@ func TestExportStreamed(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range []string{"?after=x", "?after=-1", "?limit=0", "?limit=many"} {
+	for _, bad := range []string{"?after=x", "?after=-1", "?limit=0", "?limit=many", "?status=hled", "?status=pending"} {
 		if rec, a := s.do(t, http.MethodGet, "/api/uploads.jsonl"+bad, nil); rec.Code != http.StatusBadRequest || a.Field == "" {
 			t.Errorf("GET /api/uploads.jsonl%s = %d, field %q; want 400 naming the field", bad, rec.Code, a.Field)
 		}

@@ -6,6 +6,7 @@ package web
 // token, GET /api/uploads/:id and GET /api/uploads.jsonl publish them.
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -259,7 +260,7 @@ func (a *app) getUpload(c echo.Context) error {
 const exportPage = 100
 
 // exportUploads answers GET /api/uploads.jsonl: every accepted upload (or
-// ?status=held), one JSON object a line, in the order they were stored,
+// ?status=held; any other status is refused), one JSON object a line, in the order they were stored,
 // from ?after=SEQ on, at most ?limit=N of them. It streams: the uploads are
 // read exportPage at a time, each page a read of its own from the last
 // sequence number sent, and written as they are read.
@@ -267,9 +268,9 @@ func (a *app) exportUploads(c echo.Context) error {
 	if a.deps.Store == nil {
 		return jsonError(c, http.StatusServiceUnavailable, "", errNoStore)
 	}
-	q := store.Query{Status: store.StatusAccepted}
-	if c.QueryParam("status") == string(store.StatusHeld) {
-		q.Status = store.StatusHeld
+	q := store.Query{Status: store.Status(cmp.Or(c.QueryParam("status"), string(store.StatusAccepted)))}
+	if q.Status != store.StatusAccepted && q.Status != store.StatusHeld {
+		return jsonError(c, http.StatusBadRequest, "status", fmt.Errorf("status=%.40q: want accepted or held", q.Status))
 	}
 	var err error
 	if q.After, err = intParam(c, "after", 0, 0); err != nil {

@@ -94,35 +94,36 @@ func newApp(d Deps) (http.Handler, *app) {
 		serverOnly: d.Static != nil && !exists(d.Static, "dist/planner.wasm")}
 	scripts := sync.OnceValue(inlineHashes)
 	site, framable := pageHeaders(scripts, false), pageHeaders(scripts, true)
+	api := []echo.MiddlewareFunc{cors, oneValueEach}
 	e.Match(getOrHead, "/", a.page(false), site)
 	e.Match(getOrHead, "/embed", a.page(true), framable)
 	e.Match(getOrHead, "/docs", a.docs, site)
 	e.Match(getOrHead, "/calibrations", a.calibrationsPage, site)
 	e.POST("/calibrations", a.uploadForm, site)
 	e.POST("/calibrations/withdraw", a.withdrawForm, site)
-	e.Match(getOrHead, "/api/plan", a.planQuery, cors)
-	e.POST("/api/plan", a.planInput, cors)
-	e.OPTIONS("/api/plan", preflight("GET, HEAD, POST"), cors)
+	e.Match(getOrHead, "/api/plan", a.planQuery, api...)
+	e.POST("/api/plan", a.planInput, api...)
+	e.OPTIONS("/api/plan", preflight("GET, HEAD, POST"), api...)
 	for path, h := range map[string]echo.HandlerFunc{"/view": a.view, "/gpus": a.gpus, "/models": a.models,
 		"/models/:id": a.model, "/calibrations": a.calibrations} {
-		e.Match(getOrHead, "/api"+path, h, cors)
-		e.OPTIONS("/api"+path, preflight("GET, HEAD"), cors)
+		e.Match(getOrHead, "/api"+path, h, api...)
+		e.OPTIONS("/api"+path, preflight("GET, HEAD"), api...)
 	}
-	e.POST("/api/uploads", a.upload, cors)
-	e.Match(getOrHead, "/api/uploads.jsonl", a.exportUploads, cors)
-	e.Match(getOrHead, "/api/uploads/:id", a.getUpload, cors)
-	e.DELETE("/api/uploads/:id", a.deleteUpload, cors)
-	e.Match(getOrHead, "/api/community", a.communityList, cors)
-	e.POST("/api/observations", a.postObservation, cors)
-	e.Match(getOrHead, "/api/observations", a.listObservations, cors)
-	e.Match(getOrHead, "/api/observations/:id", a.getObservation, cors)
-	e.DELETE("/api/observations/:id", a.deleteObservation, cors)
-	e.Match(getOrHead, "/api/calibrations/:id", a.calibration, cors)
-	e.OPTIONS("/api/calibrations/:id", preflight("GET, HEAD"), cors)
+	e.POST("/api/uploads", a.upload, api...)
+	e.Match(getOrHead, "/api/uploads.jsonl", a.exportUploads, api...)
+	e.Match(getOrHead, "/api/uploads/:id", a.getUpload, api...)
+	e.DELETE("/api/uploads/:id", a.deleteUpload, api...)
+	e.Match(getOrHead, "/api/community", a.communityList, api...)
+	e.POST("/api/observations", a.postObservation, api...)
+	e.Match(getOrHead, "/api/observations", a.listObservations, api...)
+	e.Match(getOrHead, "/api/observations/:id", a.getObservation, api...)
+	e.DELETE("/api/observations/:id", a.deleteObservation, api...)
+	e.Match(getOrHead, "/api/calibrations/:id", a.calibration, api...)
+	e.OPTIONS("/api/calibrations/:id", preflight("GET, HEAD"), api...)
 	if d.Static != nil {
 		serveStatic(e, d.Static)
 	} else { // the platform serves the assets; a path that reaches the app is none of them
-		e.Match(getOrHead, "/static/*", func(echo.Context) error { return echo.ErrNotFound }, cors)
+		e.Match(getOrHead, "/static/*", func(echo.Context) error { return echo.ErrNotFound }, api...)
 	}
 	return e, a
 }

@@ -30,8 +30,9 @@ type card struct {
 
 // cards are the cards that entries of total_from "card" name, by
 // gpu.name as the entry writes it. A card that has a calibration names it
-// here rather than through calibrations.Resolve, which takes "NVIDIA L40"
-// for the L40S and "NVIDIA H20" for the H200.
+// here, so an entry's total never rests on how calibrations.Resolve reads
+// a name (which refuses "NVIDIA L40" and "NVIDIA H20", cards the project
+// has no calibration of, rather than take the L40S's or the H200's).
 var cards = map[string]card{
 	"NVIDIA A100 80GB":        {Calibration: "est-a100-80gb-linux"},
 	"NVIDIA A100 40GB":        {Calibration: "est-a100-40gb-linux"},

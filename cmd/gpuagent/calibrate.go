@@ -154,8 +154,18 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdProbe(args []string, stdout, stderr io.Writer) int {
-	return exitCode("calibrate-probe", runProbe(args, stdout, stderr), stderr)
+	err := runProbe(args, stdout, stderr)
+	if code := exitCode("calibrate-probe", err, stderr); code != exitFail || !calibrate.NoGPU(err) {
+		return code
+	}
+	return calibrate.ExitNoGPU // calibrate.Run reads it as ErrNoGPU
 }
+
+// noGPU is what calibrate says on a machine with no GPU to measure.
+const noGPU = `this machine has no NVIDIA GPU with its driver loaded (no libcuda.so.1, or a driver that sees no device at the --device ordinal asked), ` +
+	`so there is nothing to measure. Run gpuagent calibrate on the machine that has the card, with the NVIDIA driver ` +
+	`installed (nvidia-smi lists the card there); to plan for a card you do not have, vramplan plan --gpu <card> ` +
+	`uses the table's figures for it (vramplan calibrations lists them)`
 
 func exitCode(name string, err error, stderr io.Writer) int {
 	switch {
@@ -166,6 +176,9 @@ func exitCode(name string, err error, stderr io.Writer) int {
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(stderr, "gpuagent %s: %v\n", name, err)
 		return exitUsage
+	case errors.Is(err, calibrate.ErrNoGPU):
+		fmt.Fprintf(stderr, "gpuagent %s: %s\n", name, noGPU)
+		return exitFail
 	}
 	fmt.Fprintf(stderr, "gpuagent %s: %v\n", name, err)
 	return exitFail

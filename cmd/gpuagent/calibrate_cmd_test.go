@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/vramplan/vramplan/gpuagent/calibrate"
 )
 
 func TestUsageHidesTheProbe(t *testing.T) {
@@ -34,8 +37,23 @@ func TestProbeWithoutDriverFails(t *testing.T) {
 	if code == exitOK {
 		t.Skip("a CUDA driver is present")
 	}
-	if !strings.Contains(errs.String(), "no CUDA driver") {
-		t.Errorf("calibrate-probe context = %d, %q; want a no-driver error", code, errs.String())
+	if !strings.Contains(errs.String(), "no CUDA driver") || code != calibrate.ExitNoGPU {
+		t.Errorf("calibrate-probe context = %d, %q; want a no-driver error and exit %d", code, errs.String(), calibrate.ExitNoGPU)
+	}
+}
+
+// TestCalibrateWithoutGPU checks what calibrate says when its probes found
+// no GPU: that there is none, and what to do, not a child's exit status.
+func TestCalibrateWithoutGPU(t *testing.T) {
+	var errs bytes.Buffer
+	err := fmt.Errorf("calibrate-probe context: %w (exit status 3)", calibrate.ErrNoGPU)
+	if code := exitCode("calibrate", err, &errs); code != exitFail {
+		t.Errorf("exitCode(no GPU) = %d, want %d", code, exitFail)
+	}
+	for _, want := range []string{"no NVIDIA GPU", "driver", "nvidia-smi", "vramplan plan --gpu"} {
+		if !strings.Contains(errs.String(), want) || strings.Contains(errs.String(), "exit status") {
+			t.Errorf("calibrate without a GPU says %q, want %q and no exit status", errs.String(), want)
+		}
 	}
 }
 

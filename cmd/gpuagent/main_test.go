@@ -14,6 +14,10 @@ import (
 
 const tinyPlan = "../../gpuagent/agent/testdata/tiny.plan.json"
 
+// noDriver is what serve says, in part, on a machine with no CUDA driver:
+// the driver's error, then what to do.
+const noDriver = "no CUDA driver: dlopen libcuda.so.1"
+
 func TestRun(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -24,8 +28,8 @@ func TestRun(t *testing.T) {
 		{[]string{"help"}, exitOK, "commands:"},
 		{[]string{"frobnicate"}, exitUsage, "unknown command"},
 		{[]string{"serve"}, exitUsage, "--plan is required"},
-		{[]string{"serve", "--plan", tinyPlan, "--backend", "vmm"}, exitFail, "no CUDA driver"},
-		{[]string{"serve", "--plan", tinyPlan, "--backend", "cuda"}, exitFail, "no CUDA driver"},
+		{[]string{"serve", "--plan", tinyPlan, "--backend", "vmm"}, exitFail, noDriver},
+		{[]string{"serve", "--plan", tinyPlan, "--backend", "cuda"}, exitFail, noDriver},
 		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--sidecar", "true"}, exitFail, "sidecar_uncharged"},
 		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--fake-context-mib", "400"}, exitFail, "calibration_drift"},
 		{[]string{"serve", "--plan", tinyPlan, "--backend", "fake", "--fake-total-mib", "900"}, exitFail, "over by"},
@@ -41,8 +45,14 @@ func TestRun(t *testing.T) {
 		{[]string{"soak", "--listen", "unix:/nonexistent", "--latency-batch", "8", "--latency-form", "xml"}, exitUsage, "want binary, json or both"},
 	}
 	driver := haveDriver()
+	if !driver { // and says what to do
+		var out bytes.Buffer
+		if code := run([]string{"serve", "--plan", tinyPlan}, &out, &out); code != exitFail || !strings.Contains(out.String(), "--backend fake") {
+			t.Errorf("serve with no driver = %d, %q; want %d, the driver named and --backend fake offered", code, out.String(), exitFail)
+		}
+	}
 	for _, tt := range tests {
-		if driver && tt.out == "no CUDA driver" {
+		if driver && tt.out == noDriver {
 			continue // on a GPU these would serve; make gpu-test covers them there
 		}
 		var out bytes.Buffer

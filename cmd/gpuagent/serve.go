@@ -19,6 +19,7 @@ import (
 
 	"github.com/vramplan/vramplan/gpuagent/agent"
 	"github.com/vramplan/vramplan/gpuagent/backend"
+	"github.com/vramplan/vramplan/gpuagent/calibrate"
 	"github.com/vramplan/vramplan/gpuagent/server"
 	"github.com/vramplan/vramplan/planner"
 )
@@ -150,6 +151,10 @@ func load(f *serveFlags, kind backendKind, stderr io.Writer) (*agent.Agent, int)
 	return nil, exitUsage
 }
 
+// noGPUServe is what serve adds when the machine has no GPU to serve on.
+const noGPUServe = "This machine has no NVIDIA GPU with its driver loaded. serve enforces a plan on the GPU it runs on: " +
+	"run it where the card and its driver are (nvidia-smi lists the card there), or try the plan without one with --backend fake"
+
 // loadPlan loads p onto the backend, or says why not.
 func loadPlan(p planner.Plan, f *serveFlags, kind backendKind, stderr io.Writer) (*agent.Agent, int) {
 	g := backend.NewPhaseGuard()
@@ -157,6 +162,10 @@ func loadPlan(p planner.Plan, f *serveFlags, kind backendKind, stderr io.Writer)
 	o := &backendOptions{device: f.device, blasDirs: blasDirs(f.blas), log: stderr, fake: agent.Measurement{Total: backend.Bytes(f.fakeTotal) * backend.MiB,
 		Context: backend.Bytes(f.fakeCtx) * backend.MiB, LibraryReserve: backend.Bytes(f.fakeLib) * backend.MiB}}
 	b, dev, err := kind.open(&p, g, o)
+	if err != nil && calibrate.NoGPU(err) {
+		fmt.Fprintf(stderr, "gpuagent serve: %s. %s\n", clipLines(err.Error()), noGPUServe)
+		return nil, exitFail
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gpuagent serve: %s\n", clipLines(err.Error()))
 		return nil, exitFail

@@ -9,6 +9,7 @@ import (
 	iofs "io/fs"
 	"slices"
 
+	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/internal/osfile"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
@@ -34,7 +35,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vramplan check: --%s: %v\n", flag, err)
 		return exitBadInput
 	}
-	l, data, missing := readCheckFlags(*logPath, model, *gpu)
+	fromLog, gpuFromLog := *model == "", *gpu == ""
+	l, data, missing := readCheckFlags(*logPath, model, gpu)
 	if g, err := given.read(); err != nil {
 		missing = append(missing, err.Error())
 	} else {
@@ -46,21 +48,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitBadInput
 	}
-	m, err := loadModel(*model, "", "")
-	if c, ok := catalogGGUF(*model, ""); errors.Is(err, iofs.ErrNotExist) && ok {
-		// A log of llama-server -hf names the file in its download cache.
-		m, err = c, nil
-		fmt.Fprintf(stderr, "vramplan check: --model: %s is not here: planned as the catalog's %s, whose GGUF file has that name\n", *model, c.ID)
-	}
+	m, err := checkModel(*model, fromLog, stderr)
 	if err != nil {
 		return fail("model", err)
 	}
-	cal, note, err := lookupGPU(*gpu)
+	cal, err := checkGPU(*gpu, gpuFromLog, stderr)
 	if err != nil {
 		return fail("gpu", err)
-	}
-	if note != "" {
-		fmt.Fprintf(stderr, "vramplan check: --gpu: %s\n", note)
 	}
 	input, err := l.Input(m, cal)
 	if err != nil {
@@ -193,9 +187,9 @@ func (g *givenFlags) read() (enginelog.Given, error) {
 }
 
 // readCheckFlags reads the log and says every flag that is missing or
-// cannot be read at once: the log, the model (which a llama.cpp log names
-// itself) and the GPU.
-func readCheckFlags(logPath string, model *string, gpu string) (enginelog.Log, []byte, []string) {
+// cannot be read at once: the log, the model and the GPU, each of which,
+// not given, is the one the log names (logModel; a llama.cpp log's device).
+func readCheckFlags(logPath string, model, gpu *string) (enginelog.Log, []byte, []string) {
 	var l enginelog.Log
 	var missing []string
 	data, err := readLog(logPath)
@@ -205,16 +199,80 @@ func readCheckFlags(logPath string, model *string, gpu string) (enginelog.Log, [
 	if err != nil {
 		missing = append(missing, "--log: "+err.Error())
 	}
-	if *model == "" && l.LlamaCpp != nil {
-		*model = l.LlamaCpp.Model
+	if *model == "" {
+		*model = logModel(&l)
 	}
 	if *model == "" {
 		missing = append(missing, "--model: required: the model the log loaded (a catalog name, a .gguf, a config.json or a model directory)")
 	}
-	if gpu == "" {
+	if *gpu == "" && l.LlamaCpp != nil {
+		*gpu = l.LlamaCpp.GPU
+	}
+	if *gpu == "" {
 		missing = append(missing, "--gpu: required: the GPU the log ran on (the card as people name it, a calibration id or a calibration file, as plan takes it)")
 	}
 	return l, data, missing
+}
+
+// logModel is the model a log names: llama.cpp's model file, vLLM's
+// model='…' (its engine's config line) or SGLang's model_path='…'
+// (server_args), or "".
+func logModel(l *enginelog.Log) string {
+	switch {
+	case l.LlamaCpp != nil:
+		return l.LlamaCpp.Model
+	case l.Settings != nil:
+		return l.Settings.Model
+	}
+	return ""
+}
+
+// checkModel loads the model a check plans, name as --model takes it, or
+// when fromLog the one the log names, saying so on stderr. A GGUF file
+// that is not here is the catalog model whose file has its name (a log of
+// llama-server -hf names the file in its download cache).
+func checkModel(name string, fromLog bool, stderr io.Writer) (planner.Model, error) {
+	m, err := loadModel(name, "", "")
+	if c, ok := catalogGGUF(name, ""); errors.Is(err, iofs.ErrNotExist) && ok {
+		fmt.Fprintf(stderr, "vramplan check: --model: %s is not here: planned as the catalog's %s, whose GGUF file has that name\n", name, c.ID)
+		return c, nil
+	}
+	switch {
+	case err != nil && fromLog:
+		return m, fmt.Errorf("the log's model %s cannot be read here (%w): give --model, a catalog name, a .gguf, a config.json or a model directory", name, err)
+	case fromLog:
+		fmt.Fprintf(stderr, "vramplan check: --model: taken from the log: %s, planned as %s\n", name, m.ID)
+	}
+	return m, err
+}
+
+// checkGPU looks up the GPU a check plans on, name as --gpu takes it, or
+// when fromLog the device a llama.cpp log names (ggml_cuda_init's "Device
+// 0: NVIDIA H200, …") resolved in the table, saying so on stderr; a card
+// the table lacks is refused, naming the nearest, never planned on
+// another's figures.
+func checkGPU(name string, fromLog bool, stderr io.Writer) (planner.Calibration, error) {
+	var cal planner.Calibration
+	var note string
+	var err error
+	if fromLog { // a log's device name is a card's, never a file to read
+		all, _ := calibrations.All() // never an error
+		cal, note, err = calibrations.Resolve(name, all, nil)
+	} else {
+		cal, note, err = lookupGPU(name)
+	}
+	switch {
+	case err != nil && fromLog:
+		return cal, fmt.Errorf("the log's GPU: %w; give --gpu, the card as people name it, a calibration id or a calibration file", err)
+	case err != nil:
+		return cal, err
+	case fromLog:
+		fmt.Fprintf(stderr, "vramplan check: --gpu: taken from the log: %s, planned on %s\n", name, cal.ID)
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "vramplan check: --gpu: %s\n", note)
+	}
+	return cal, nil
 }
 
 func mib(b planner.Bytes) float64 { return float64(b) / float64(planner.MiB) }

@@ -51,7 +51,8 @@ type Figure struct {
 }
 
 // Run measures the device and returns its calibration and the figures
-// behind it.
+// behind it. Its error wraps ErrNoGPU when the machine has no CUDA driver
+// or no device.
 func Run(opts Options) (*Calibration, []Figure, error) {
 	opts = opts.withDefaults()
 	var figs []Figure
@@ -126,7 +127,7 @@ func (o Options) run(probe, mode string) (Report, error) {
 	var rep Report
 	out, err := o.Child(probe, moduleEnv(os.Environ(), mode))
 	if err != nil {
-		return rep, fmt.Errorf("calibrate-probe %s (CUDA_MODULE_LOADING=%q): %w", probe, mode, err)
+		return rep, fmt.Errorf("calibrate-probe %s (CUDA_MODULE_LOADING=%q): %w", probe, mode, childError(err))
 	}
 	if err := json.Unmarshal(bytes.TrimSpace(out), &rep); err != nil {
 		return rep, fmt.Errorf("calibrate-probe %s: %w in %q", probe, err, out)

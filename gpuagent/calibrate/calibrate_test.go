@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/vramplan/vramplan/planner"
 	"os"
 	"path/filepath"
@@ -76,6 +77,29 @@ func TestRunReportsChildFailure(t *testing.T) {
 	_, _, err := Run(Options{Child: func(string, []string) ([]byte, error) { return nil, errors.New("boom") }})
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("Run with a failing child = %v", err)
+	}
+}
+
+// exitStatus is a child's exit, as *exec.ExitError reports it.
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+func (e exitStatus) ExitCode() int { return int(e) }
+
+// TestRunWithoutGPU checks that a child that found no GPU (ExitNoGPU) makes
+// Run's error ErrNoGPU, and that any other failure does not.
+func TestRunWithoutGPU(t *testing.T) {
+	for _, tc := range []struct {
+		code int
+		want bool
+	}{{ExitNoGPU, true}, {1, false}} {
+		_, _, err := Run(Options{Child: func(string, []string) ([]byte, error) { return nil, exitStatus(tc.code) }})
+		if err == nil || errors.Is(err, ErrNoGPU) != tc.want {
+			t.Errorf("Run with a child exiting %d = %v, want ErrNoGPU %v", tc.code, err, tc.want)
+		}
+	}
+	if !NoGPU(fmt.Errorf("probe context: %w", cudamalloc.ErrNoDriver)) || NoGPU(errors.New("cuMemAlloc")) {
+		t.Error("NoGPU does not tell a missing driver from another failure")
 	}
 }
 

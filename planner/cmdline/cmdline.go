@@ -11,6 +11,7 @@
 package cmdline
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -262,7 +263,8 @@ func intFlag(set func(c *Command, n int)) handler {
 // (vllm/engine/arg_utils.py, human_readable_int): k, m, g are powers of
 // 1000, K, M, G powers of 1024 (32k is 32000, 32K is 32768). It is the one
 // reader of counts: an engine's flags here, and vramplan's own count flags
-// (--max-seq-len 32K) read the same way.
+// (--max-seq-len 32K) read the same way. A count beyond ±2^40 is an error
+// wrapping strconv.ErrRange.
 func ParseCount(v string) (int, error) {
 	mult := 1
 	if n := len(v); n > 1 {
@@ -271,11 +273,17 @@ func ParseCount(v string) (int, error) {
 		}
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n > 1<<40/mult || n < -1<<40/mult {
+	switch {
+	case errors.Is(err, strconv.ErrRange) || err == nil && (n > maxCount/mult || n < -maxCount/mult):
+		return 0, fmt.Errorf("more than %d: %w", maxCount, strconv.ErrRange)
+	case err != nil:
 		return 0, fmt.Errorf("not a count")
 	}
 	return n * mult, nil
 }
+
+// maxCount bounds what ParseCount reads, either way: 2^40.
+const maxCount = 1 << 40
 
 func fracFlag(set func(c *Command, f float64)) handler {
 	return func(c *Command, flag string, t *tokens) error {

@@ -113,7 +113,10 @@ func argValue(s, key string, dict bool) (string, bool) {
 		}
 		at := off + i
 		if dict || at == 0 || strings.IndexByte(" (,{", s[at-1]) >= 0 {
-			return scalar(s[at+len(pat):]), true
+			if v, ok := scalar(s[at+len(pat):]); ok {
+				return v, true
+			}
+			return "", false
 		}
 		off = at + len(pat)
 	}
@@ -121,19 +124,22 @@ func argValue(s, key string, dict bool) (string, bool) {
 }
 
 // scalar returns the value at the start of s: a quoted string's text, or
-// up to the next separator.
-func scalar(s string) string {
+// up to the next separator. It reports false for a value the line cuts
+// off (a log copied from a terminal wraps long lines anywhere): a quote
+// that does not close, or a value that runs to the line's end, since
+// every argument list closes (a dict with '}', ServerArgs with ')', vLLM's
+// config line with its compilation_config) after the keys read here; no
+// log of planner/enginelog/testdata or of the corpus reads otherwise.
+func scalar(s string) (string, bool) {
 	if s != "" && (s[0] == '\'' || s[0] == '"') {
-		if j := strings.IndexByte(s[1:], s[0]); j >= 0 {
-			return s[1 : 1+j]
-		}
-		return s[1:]
+		j := strings.IndexByte(s[1:], s[0])
+		return s[1 : 1+max(j, 0)], j >= 0 // s[1:1], "", when it does not close
 	}
 	j := strings.IndexAny(s, ",)} ")
 	if j < 0 {
-		return s
+		return s, false
 	}
-	return s[:j]
+	return s[:j], true
 }
 
 // worker is who printed a line: the tensor-, pipeline- and data-parallel

@@ -51,7 +51,10 @@ const MaxChoices = 12
 //     and from its platform on: "h100-sxm") equal to Fold(name), or, when
 //     name starts with a digit, that name without its leading letters
 //     ("4090" for "rtx4090");
-//  4. the same names, and Fold of the id, of which Fold(name) is a prefix.
+//  4. the same names, and the id, that Fold(name) starts and ends at a
+//     word's end of: "h100" for "NVIDIA H100 PCIe", "rtx5090-wsl2" for
+//     "rtx5090-wsl2-cuda13.3", but not "l40" for "NVIDIA L40S" nor "h20"
+//     for "NVIDIA H200", which are other cards.
 //
 // When what a rule matched is one card (one folded device name), the entry
 // is its first under Linux, else its first, and the Note names the other
@@ -91,20 +94,40 @@ func GPU(name string, cards []Card, aliases []Alias) (Resolved, error) {
 	return Resolved{}, gpuError(name, q, cards)
 }
 
-func equalKey(key, q string) bool  { return key == q }
-func prefixKey(key, q string) bool { return strings.HasPrefix(key, q) }
+func equalKey(name, q string) bool { return Fold(name) == q }
+
+// prefixKey reports whether q, a folded name, is the start of name's
+// folded form up to the end of one of name's words: a letter or digit of
+// name right after q's last one, with nothing between, would cut a word.
+func prefixKey(name, q string) bool {
+	n, j, cut := foldable(name), 0, false
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		switch {
+		case !isAlnum(c):
+			cut = false
+		case j == len(q):
+			return !cut
+		case c != q[j]:
+			return false
+		default:
+			j, cut = j+1, true
+		}
+	}
+	return j == len(q)
+}
 
 // cardFits reports whether q names c by fits: its device name, its id's
-// stem, or (for prefixes) its id, all folded, and when q starts with a
-// digit the first two without their leading letters.
-func cardFits(c *Card, q string, fits func(key, q string) bool) bool {
-	keys := [...]string{Fold(c.Device), Fold(stem(c.ID, c.Platform))}
+// stem or its id, and when q starts with a digit the first two from their
+// first digit on.
+func cardFits(c *Card, q string, fits func(name, q string) bool) bool {
+	keys := [...]string{c.Device, stem(c.ID, c.Platform)}
 	for _, k := range keys {
 		if fits(k, q) || isDigit(q[0]) && fits(digitsOn(k), q) {
 			return true
 		}
 	}
-	return fits(Fold(c.ID), q)
+	return fits(c.ID, q)
 }
 
 // stem is an id without "est-" and from its platform on:
@@ -170,24 +193,32 @@ func gpuError(name, q string, cards []Card) *Error {
 // "Tesla T4" gives "t4". The words become spaces before everything else is
 // dropped, so no word is formed again from the letters around one.
 func Fold(name string) string {
-	n := strings.ToLower(name)
-	for _, w := range [...]string{"nvidia", "geforce", "tesla"} {
-		n = strings.ReplaceAll(n, w, " ")
-	}
+	n := foldable(name)
 	var buf [64]byte
 	b := buf[:0]
 	for i := 0; i < len(n); i++ {
-		if c := n[i]; 'a' <= c && c <= 'z' || isDigit(c) {
+		if c := n[i]; isAlnum(c) {
 			b = append(b, c)
 		}
 	}
 	return string(b)
 }
 
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+// foldable is name in lowercase with the vendor and brand words Fold
+// drops made spaces; Fold keeps its letters and digits.
+func foldable(name string) string {
+	n := strings.ToLower(name)
+	for _, w := range [...]string{"nvidia", "geforce", "tesla"} {
+		n = strings.ReplaceAll(n, w, " ")
+	}
+	return n
+}
 
-// digitsOn returns a folded name from its first digit on: "4090" of
-// "rtx4090".
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isAlnum(c byte) bool { return 'a' <= c && c <= 'z' || isDigit(c) }
+
+// digitsOn returns a name from its first digit on: "4090" of "rtx4090"
+// and of "RTX 4090".
 func digitsOn(k string) string {
 	i := 0
 	for i < len(k) && !isDigit(k[i]) {

@@ -54,6 +54,7 @@ func TestGPU(t *testing.T) {
 		{"RTX5090-WSL2-CUDA13.3", "rtx5090-wsl2-cuda13.3", ""},
 		{"est-rtx4090-linux", "rtx4090-24gib-linux-r580-cuda13.0", "replaced by the community aggregate"},
 		{"  h200-linux-cuda13.0 ", "h200-linux-cuda13.0", ""},
+		{"est-l4", "est-l4-linux", ""}, // an id's prefix, to a word's end
 	} {
 		got, err := names.GPU(tt.name, cards, aliases)
 		if err != nil || got.ID != tt.want || !strings.Contains(got.Note, tt.note) || tt.note == "" && got.Note != "" {
@@ -72,6 +73,7 @@ func TestGPUChoices(t *testing.T) {
 		{"h100", []string{"est-h100-pcie-linux", "est-h100-sxm-linux"}},
 		{"a100", []string{"est-a100-40gb-linux", "est-a100-80gb-linux"}},
 		{"NVIDIA A100", []string{"est-a100-40gb-linux", "est-a100-80gb-linux"}},
+		{"A100 SXM4", []string{"est-a100-40gb-linux", "est-a100-80gb-linux"}}, // words of the device's name
 	} {
 		got, err := names.GPU(tt.name, cards, aliases)
 		var e *names.Error
@@ -106,6 +108,11 @@ func TestGPUNear(t *testing.T) {
 		{"RTX 3900", "est-rtx3090-linux"},
 		{"h2000", "h200-linux-cuda13.0"},
 		{"NVIDIA", ""},
+		// Other cards whose names start another's: a prefix ends at a
+		// word, so none takes the L40S's, the A10G's or the H200's figures.
+		{"NVIDIA L40", "est-l40s-linux"},
+		{"NVIDIA H20", "h200-linux-cuda13.0"},
+		{"rtx30", "est-rtx3090-linux"},
 	} {
 		_, err := names.GPU(tt.name, cards, aliases)
 		var e *names.Error

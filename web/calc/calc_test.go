@@ -53,12 +53,19 @@ func TestParseQuery(t *testing.T) {
 		t.Errorf("ParseQuery = %+v, want %+v", s, want)
 	}
 	for q, key := range map[string]string{"len=lots": "len", "batch=1.5": "batch", "vision=maybe": "vision",
-		"budget=-3x": "budget", "model=%zz": "query"} {
+		"budget=-3x": "budget", "model=%zz": "query", "len=4096&len=8192": "len", "model=a&gpu=h200&model=b": "model"} {
 		_, err := ParseQuery(q)
 		var fe *FieldError
 		if !errors.As(err, &fe) || fe.Key != key {
 			t.Errorf("ParseQuery(%q) = %v, want a FieldError for %q", q, err, key)
 		}
+	}
+	_, err = ParseQuery("model=a&model=b")
+	if got, want := Words(err), `model is given twice, as "a" and "b": a link holds each key once`; got != want {
+		t.Errorf("Words(ParseQuery(model given twice)) = %q, want %q", got, want)
+	}
+	if s, err := ParseQuery("len=8192&len=8%3192"); err != nil || s.Len != 8192 {
+		t.Errorf("ParseQuery(len given twice, the same) = %+v, %v, want len 8192", s, err)
 	}
 }
 
@@ -244,6 +251,11 @@ func TestEngineState(t *testing.T) {
 	if v.Error != "" || !strings.HasPrefix(v.Engine, "planned as vLLM") || !strings.HasPrefix(v.Launch, "vllm serve ") ||
 		!strings.Contains(v.Answer, "concurrency at 32,768 tokens") {
 		t.Errorf("vLLM view: error %q, engine %q, launch %q, answer %q", v.Error, v.Engine, v.Launch, v.Answer)
+	}
+	// vLLM has no engine-persistent arena: the bar and its legend show no
+	// "T2 engine 0 MiB", only the tiers that hold something.
+	if slices.ContainsFunc(v.Bars, func(b Bar) bool { return b.MiB == 0 }) || strings.Contains(v.BarLabel, " 0 MiB") || len(v.Bars) == 0 {
+		t.Errorf("vLLM view: bars %+v, label %q; want no empty tier", v.Bars, v.BarLabel)
 	}
 	if !slices.ContainsFunc(v.Warnings, func(w string) bool {
 		return strings.Contains(w, "Weight cache, Speculative decoding k, CUDA-graph pool") && strings.Contains(w, "planned without them")

@@ -148,10 +148,7 @@ func layoutView(p *planner.Plan) *LayoutView {
 		rv := RankView{Label: rankLabel(rp), Binding: rp.Ranks[0] == l.Binding, Fits: q.Fits, TotalMiB: q.Total.MiB(),
 			BudgetMiB: q.Budget.MiB(), HeadroomMiB: q.Headroom.MiB(), BudgetPct: pct(float64(q.Budget) / float64(scale))}
 		rv.Figures, rv.Weights = rankFigures(&rv), rankWeights(rp)
-		for _, t := range q.Tiers {
-			rv.Bars = append(rv.Bars, Bar{Tier: t.Tier, Label: tierLabels[t.Tier], MiB: t.Bytes.MiB(), Size: sizeOf(t.Bytes),
-				Pct: pct(float64(t.Bytes) / float64(scale))})
-		}
+		rv.Bars = bars(q.Tiers, scale)
 		lv.Ranks = append(lv.Ranks, rv)
 	}
 	return lv

@@ -8,7 +8,9 @@ import (
 // which would add about 40 KB gzip to the planner's WebAssembly (through
 // net/netip) for two small functions.
 
-// values is a decoded query; the first value of a repeated key wins.
+// values is a decoded query. A key given twice with different values is
+// refused (parseValues): a link that says two things says neither, and
+// taking one of them would plan what the link's author may not have meant.
 type values map[string]string
 
 func (v values) get(k string) string { return v[k] }
@@ -28,11 +30,30 @@ func parseValues(query string) (values, error) {
 		if val, err = unescape(val); err != nil {
 			return nil, err
 		}
-		if _, seen := v[k]; !seen {
-			v[k] = val
+		if err := v.set(k, val); err != nil {
+			return nil, err
 		}
 	}
 	return v, nil
+}
+
+// set records val under k, refusing a second, different value for k; the
+// same value twice is one value.
+func (v values) set(k, val string) error {
+	if was, seen := v[k]; seen && was != val {
+		return &FieldError{k, k + " is given twice, as " + quote(was) + " and " + quote(val) + ": a link holds each key once"}
+	}
+	v[k] = val
+	return nil
+}
+
+// CheckKeys returns the *FieldError that ParseQuery would return for a key
+// of query given twice with different values, or for an invalid escape,
+// or nil: the server holds its other endpoints' queries, which are no
+// state, to the same rule.
+func CheckKeys(query string) error {
+	_, err := parseValues(query)
+	return err
 }
 
 func unescape(s string) (string, error) {

@@ -129,6 +129,21 @@ var tierLabels = map[planner.Tier]string{
 	planner.TierModelResident: "T1 model", planner.TierPooled: "T3 pools", planner.TierScratch: "T4 scratch",
 }
 
+// bars are the bar's segments and the legend's entries for tiers, each
+// sized against scale. A tier that holds nothing is left out: the pool
+// engines have no engine-persistent arena (vLLM's and SGLang's T2 is
+// empty), and a legend entry "T2 engine 0 MiB" would name a charge that
+// their plans do not make.
+func bars(tiers []planner.TierTotal, scale planner.Bytes) []Bar {
+	out := make([]Bar, 0, len(tiers))
+	for _, t := range tiers {
+		if t.Bytes != 0 {
+			out = append(out, Bar{Tier: t.Tier, Label: tierLabels[t.Tier], MiB: t.Bytes.MiB(), Size: sizeOf(t.Bytes), Pct: pct(float64(t.Bytes) / float64(scale))})
+		}
+	}
+	return out
+}
+
 // Calculate plans s against the model and calibration and builds its view.
 // An input the planner rejects yields a view with only Error set.
 func Calculate(s State, m planner.Model, c planner.Calibration) View {
@@ -232,10 +247,7 @@ func (v *View) fill(p, b *planner.Plan) {
 	v.BudgetNote = budgetNote(p)
 	v.Verdict = verdict(p)
 	scale := max(p.Total, p.Budget)
-	v.Bars = make([]Bar, 0, len(p.Tiers))
-	for _, t := range p.Tiers {
-		v.Bars = append(v.Bars, Bar{Tier: t.Tier, Label: tierLabels[t.Tier], MiB: t.Bytes.MiB(), Size: sizeOf(t.Bytes), Pct: pct(float64(t.Bytes) / float64(scale))})
-	}
+	v.Bars = bars(p.Tiers, scale)
 	v.BudgetPct = pct(float64(p.Budget) / float64(scale))
 	v.BarLabel = barLabel(v)
 	v.Items = rows(b)

@@ -77,6 +77,8 @@ test('the checked log is uploaded from the page as the observation the CLI write
   await page.click('[data-testid="log-check-button"]');
   await page.waitForSelector('[data-testid="log-observe"]:not([hidden])');
 
+  // The release field shows an example of the log's engine's own form.
+  assert.equal(await page.getAttribute('[data-testid="log-version"]', 'placeholder'), 'such as b12072');
   // This log states no release: the page says so by field, as the server would, and sends nothing.
   await page.click('[data-testid="log-observe-button"]');
   await page.waitForSelector('[data-testid="log-observe-reasons"] li[data-field="engine_version"]');

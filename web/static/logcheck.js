@@ -162,11 +162,21 @@ export function attachObserve(root, docs, engine, post = fetch) {
   box.addEventListener('vramplan:checked', () => {
     part.hidden = box.querySelector('[data-testid="log-rows"]').hidden || box.dataset.conflicts !== '0';
     reset(part);
+    releaseHint(part.querySelector('#log-version'), box.vramplanCheck);
   });
   part.querySelector('#log-observe').addEventListener('click', async () => {
     doc = await observe(part, box.querySelector('#log-text').value, docs(), engine(), box.vramplanCheck);
   });
   part.querySelector('#log-upload').addEventListener('click', () => upload(part, doc, post));
+}
+
+// releaseHint shows in the release field the release the checked log
+// states, else an example of its engine's form (data-examples, from the
+// engines' profiles): never one engine's release for another's log.
+function releaseHint(field, check) {
+  const log = check ? JSON.parse(check).log : {};
+  const example = Object.fromEntries(field.dataset.examples.split(' ').map((e) => e.split('=')))[log.engine];
+  field.placeholder = log.version ? `${log.version}, as the log states` : (example ? `such as ${example}` : '');
 }
 
 function reset(part) {

@@ -68,6 +68,10 @@ func Open(opts Options) (*Backend, error) {
 // loaded: no NVIDIA driver, or a build without cgo.
 var ErrNoDriver = cuda.ErrNoDriver
 
+// ErrNoDevice is wrapped by Open's error when the driver loads but sees no
+// CUDA device, or none of the ordinal asked (CUDA_ERROR_NO_DEVICE).
+var ErrNoDevice error = cuda.ErrNoDevice
+
 // Close destroys any cuBLAS handles and releases the driver.
 func (b *Backend) Close() error {
 	b.mu.Lock()

@@ -1,8 +1,8 @@
 // Package logcheck says what in an engine's start-up log contradicts the
 // model, the GPU or the engine it is checked against, from the facts the
-// log reader returns and the check's rows: its weights against the
-// model's, its charges against the GPU's memory, its engine against the
-// one selected. A check with a contradiction compares two different
+// log reader returns and the check's rows: its weights and an exact KV
+// cache against the model's, its charges against the GPU's memory, its
+// engine against the one selected. A check with a contradiction compares two different
 // setups, so the page and `vramplan check` say so before the rows, and no
 // observation is built from it.
 //
@@ -13,6 +13,7 @@ package logcheck
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/vramplan/vramplan/internal/printf"
@@ -62,23 +63,36 @@ func figure(l *enginelog.Log, key string) planner.Bytes {
 }
 
 // modelConflict compares the weights the log loaded with the model's, as
-// the check planned them.
+// the check planned them, and then a KV cache the engine's profile
+// computes to the byte (llama.cpp's, enginelog.ExactKeys): two models of
+// about the same weights (Llama 3.1 8B and Qwen3 8B) differ in their
+// layers and KV heads, and so in the KV cache of the log's own settings.
 func modelConflict(l *enginelog.Log, rows []enginelog.Row, m *planner.Model) string {
-	var logged, planned planner.Bytes
-	for _, r := range rows {
-		if r.Key == "weights" {
-			logged, planned = r.Log, r.Plan
-		}
-	}
-	if logged <= 0 || !far(planned-logged, logged, weightsSlack) {
-		return ""
-	}
 	next := "Pick the model it loaded."
 	if f := loadedFile(l); f != "" {
 		next = "It loaded " + f + "; pick that model."
 	}
-	return printf.Sprintf("The log's model weights are %s, and %s's are %s: the log is of another model. %s",
-		size(logged), cmp.Or(m.Name, m.ID), size(planned), next)
+	name := cmp.Or(m.Name, m.ID)
+	if r := rowOf(rows, "weights"); r.Log > 0 && far(r.Plan-r.Log, r.Log, weightsSlack) {
+		return printf.Sprintf("The log's model weights are %s, and %s's are %s: the log is of another model. %s",
+			size(r.Log), name, size(r.Plan), next)
+	}
+	r := rowOf(rows, "kv")
+	if !slices.Contains(enginelog.ExactKeys(l.Engine), "kv") || r.Log <= 0 || r.Within || !far(r.Plan-r.Log, r.Log, 0) {
+		return ""
+	}
+	return printf.Sprintf("The log's KV cache is %s, and %s's at the log's settings is %s: the log is of another model. %s",
+		size(r.Log), name, size(r.Plan), next)
+}
+
+// rowOf is the row of rows whose key is key, or the zero Row.
+func rowOf(rows []enginelog.Row, key string) enginelog.Row {
+	for _, r := range rows {
+		if r.Key == key {
+			return r
+		}
+	}
+	return enginelog.Row{}
 }
 
 // gpuConflict compares the log's charges with the selected GPU's memory.

@@ -2,6 +2,7 @@ package logcheck
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,6 +54,14 @@ func TestLogConflicts(t *testing.T) {
 	}
 	small := h200
 	small.DeviceTotal = 2 * planner.GiB
+	// A model of Gemma 3 4B's weights whose layers hold twice the KV heads:
+	// the weights agree, the exact KV buffer does not.
+	twin := gemma
+	twin.ID, twin.Name = "gemma-twin", "Gemma twin"
+	twin.Layers = slices.Clone(gemma.Layers)
+	for i := range twin.Layers {
+		twin.Layers[i].Layer.KVHeads *= 2
+	}
 	for _, c := range []struct {
 		name   string
 		m      planner.Model
@@ -63,6 +72,7 @@ func TestLogConflicts(t *testing.T) {
 		{"the log's setup", gemma, h200, planner.EngineLlamaCpp, nil},
 		{"vramplan's own engine", gemma, h200, "", nil},
 		{"another model", other, h200, planner.EngineLlamaCpp, []string{"The log's model weights are "}},
+		{"another model of the same weights", twin, h200, planner.EngineLlamaCpp, []string{"The log's KV cache is "}},
 		{"a smaller GPU", gemma, small, planner.EngineLlamaCpp, []string{"The log ran on the NVIDIA H200, with 143,155 MiB (139.8 GiB), and "}},
 		{"another GPU that holds the log's charges", gemma, l4, planner.EngineLlamaCpp,
 			[]string{"The log ran on the NVIDIA H200, with 143,155 MiB (139.8 GiB), and the NVIDIA L4 selected has 22,559 MiB (22 GiB): the log is of another GPU."}},

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckModelFromLog checks vLLM and SGLang logs without --model: the
+// model their configuration line names (vLLM's model='…', SGLang's
+// model_path='…') is planned, and the check says it took it from the log;
+// a path that is not here asks for --model by name.
+func TestCheckModelFromLog(t *testing.T) {
+	const corpus = "../../planner/testdata/engines/corpus/"
+	for _, tt := range []struct{ log, gpu, want string }{
+		{"vllm/vllm-0.19.1-qwen3-8b-a100-40gb.log", "a100-40gb", "qwen3-8b-bf16"},
+		{"sglang/sglang-0.5.10.post1-qwen2.5-0.5b-h100-nvl.log", "h100-pcie", "qwen2.5-0.5b-instruct-bf16"},
+	} {
+		code, out, errs := runCLI("check", "--log", corpus+tt.log, "--gpu", tt.gpu)
+		if code != 0 || !strings.Contains(out, " for "+tt.want+" on ") || !strings.Contains(errs, "--model: taken from the log") {
+			t.Errorf("check --log %s without --model = exit %d\n%s%s; want %s, said to be the log's", tt.log, code, out, errs, tt.want)
+		}
+	}
+	data, err := os.ReadFile(corpus + "vllm/vllm-0.19.1-qwen3-8b-a100-40gb.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "away.log")
+	os.WriteFile(log, []byte(strings.ReplaceAll(string(data), "Qwen/Qwen3-8B", "/data/nowhere/Qwen3-8B")), 0o644)
+	code, _, errs := runCLI("check", "--log", log, "--gpu", "a100-40gb")
+	if code != 2 || !strings.Contains(errs, "/data/nowhere/Qwen3-8B") || !strings.Contains(errs, "give --model") {
+		t.Errorf("check of a log whose model is not here = exit %d, %q; want 2, the path and --model asked for", code, errs)
+	}
+}
+
+// TestCheckGPUFromLog checks a llama-server log without --gpu: the device
+// ggml_cuda_init printed ("Device 0: NVIDIA H200, …") is the GPU, and the
+// check says it took it from the log; a log that names none asks for --gpu.
+func TestCheckGPUFromLog(t *testing.T) {
+	log := startupLog(t, "dense", "32768_1_0_f16_f16_0_512_0")
+	code, out, errs := runCLI("check", "--log", log, "--model", "../../planner/testdata/engines/llamacpp-h200/models/dense-llama3-8b.json")
+	if code != 0 || !strings.Contains(out, " on h200-linux-cuda13.0") || !strings.Contains(errs, "--gpu: taken from the log: NVIDIA H200") {
+		t.Errorf("check of an H200 llama-server log without --gpu = exit %d\n%s%s", code, out, errs)
+	}
+	// A log's device name is looked up as a card, never read as a file.
+	data, _ := os.ReadFile(log)
+	os.WriteFile(log, []byte(strings.Replace(string(data), "Device 0: NVIDIA H200", "Device 0: "+log, 1)), 0o644)
+	if code, _, errs := runCLI("check", "--log", log, "--model", "llama-3.1-8b-instruct-q8_0"); code != 2 || !strings.Contains(errs, "--gpu: the log's GPU: no calibration") {
+		t.Errorf("check of a log whose device is a path = exit %d, %q; want 2 and no such card", code, errs)
+	}
+	const vllm = "../../planner/testdata/engines/corpus/vllm/vllm-0.19.1-qwen3-8b-a100-40gb.log"
+	if code, _, errs := runCLI("check", "--log", vllm); code != 2 || !strings.Contains(errs, "--gpu: required") {
+		t.Errorf("check of a log that names no GPU, without --gpu = exit %d, %q; want 2 and --gpu asked for", code, errs)
+	}
+}
+
+// TestCountTooLarge checks a count flag given a number of digits too large
+// to be one: it is said to be too large, not "not a count".
+func TestCountTooLarge(t *testing.T) {
+	for _, v := range []string{"99999999999999999999", "9223372036854775807", "2000000000G"} {
+		code, _, errs := runCLI("plan", "--model", "qwen3-8b-q8_0", "--gpu", "h200", "--max-seq-len", v)
+		if code != 2 || !strings.Contains(errs, "too large") || strings.Contains(errs, "not a count") {
+			t.Errorf("plan --max-seq-len %s = exit %d, %q; want 2 and too large", v, code, errs)
+		}
+	}
+}
