@@ -287,7 +287,7 @@ func (sglang) charge(in *Input, s *shape, l limits, c *charges) {
 	if (in.Features.Vision || r.towerAlways) && m.Vision != nil {
 		c.set(keyVisionTower, m.Vision.Bytes)
 	}
-	c.set(keyLoadSlack, sglangLoadSlack)
+	c.set(keyLoadSlack, sglangLoadBeyond(in))
 	var others Bytes
 	for _, b := range c.amount {
 		others = satAdd(others, b)
@@ -337,6 +337,9 @@ func (sglang) describe(k key, in *Input, c *charges, l limits) (string, string) 
 	case keyVisionTower:
 		return "vision tower", "vision tensors"
 	case keyLoadSlack:
+		if _, ok := sglangLoadHeld(&in.Model); ok {
+			return "load beyond the tensors", "PyTorch's caching allocator's segments over SGLang's construction order, less the tensors"
+		}
 		return "load beyond the tensors", "estimated: the median of the corpus's SGLang loads, 148 MiB"
 	case keyKV:
 		full, swa := sglangCells(in)
