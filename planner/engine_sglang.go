@@ -337,7 +337,7 @@ func (sglang) describe(k key, in *Input, c *charges, l limits) (string, string) 
 	case keyVisionTower:
 		return "vision tower", "vision tensors"
 	case keyLoadSlack:
-		if _, ok := sglangLoadHeld(&in.Model); ok {
+		if sglangLoadRuled(&in.Model) {
 			return "load beyond the tensors", "PyTorch's caching allocator's segments over SGLang's construction order, less the tensors"
 		}
 		return "load beyond the tensors", "estimated: the median of the corpus's SGLang loads, 148 MiB"

@@ -215,18 +215,28 @@ func sglangLoadArch(a string) bool {
 	return false
 }
 
+// sglangLoadRuled reports whether sglangLoadHeld lays out m's load.
+func sglangLoadRuled(m *Model) bool {
+	_, _, _, ok := sglangLarge(m)
+	return ok
+}
+
+// sglangLarge returns m's layer, layer count and the bytes of its large
+// tensors; ok as sglangLayout's, and false when those exceed the weights.
+func sglangLarge(m *Model) (l sglangLayer, layers int, big Bytes, ok bool) {
+	l, layers, ok = sglangLayout(m)
+	big = weightClass(m, "embedding") + weightClass(m, "output") + Bytes(layers)*(l.qkv+l.o+l.gateUp+l.down)
+	return l, layers, big, ok && big <= m.Weights.Bytes
+}
+
 // sglangLoadHeld is what the load of m's rank holds after empty_cache,
-// from the construction order above; ok as sglangLayout's.
+// from the construction order above; ok as sglangLoadRuled's.
 func sglangLoadHeld(m *Model) (Bytes, bool) {
-	l, layers, ok := sglangLayout(m)
+	l, layers, big, ok := sglangLarge(m)
 	if !ok {
 		return 0, false
 	}
 	embed, output := weightClass(m, "embedding"), weightClass(m, "output")
-	big := embed + output + Bytes(layers)*(l.qkv+l.o+l.gateUp+l.down)
-	if big > m.Weights.Bytes {
-		return 0, false
-	}
 	var a torchAlloc
 	a.alloc(embed)
 	for i := range layers {

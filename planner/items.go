@@ -131,7 +131,7 @@ func itemSource(k key, in *Input) Source {
 			return SourceUnmeasured
 		}
 	case keyLoadSlack:
-		if _, ok := sglangLoadHeld(&in.Model); ok {
+		if sglangLoadRuled(&in.Model) {
 			return SourceFormula
 		}
 	}
