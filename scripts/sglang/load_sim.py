@@ -1,3 +1,14 @@
+"""Independent check of planner/engine_sglang_load.go (issue 29).
+
+Simulates PyTorch's caching allocator (c10/cuda/CUDACachingAllocator.cpp:
+512 B rounding, 2 MiB small segments, 20 MiB segments for 1-10 MiB requests,
+2 MiB rounding above, best fit, split over 1 MiB, empty_cache releasing wholly
+free segments) block by block, every norm and bias included, over SGLang's
+construction order of the Llama/Qwen2/Qwen3 classes, and prints for each
+corpus run that prints `mem usage` the tensors, the reserved segments and
+what the log holds beyond each. Run: python3 scripts/sglang/load_sim.py
+(standard library only; no GPU).
+"""
 import bisect
 MiB=1<<20
 class Alloc:
@@ -65,7 +76,7 @@ def model(h,inter,heads,kv,hd,L,vocab,tied,bias=False,qknorm=False,tp=1,maxpos=4
     return tensors, A.reserved()
 
 runs={
- 'llama3.1-8b fp32': (dict(h=4096,inter=14336,heads=32,kv=8,hd=128,L=32,vocab=128256,tied=False,maxpos=131072),15.09),
+ 'llama3.1-8b (0.4.1)': (dict(h=4096,inter=14336,heads=32,kv=8,hd=128,L=32,vocab=128256,tied=False,maxpos=131072),15.09),
  'qwq-32b tp4 (0.4.3.post4)': (dict(h=5120,inter=27648,heads=40,kv=8,hd=128,L=64,vocab=152064,tied=False,bias=True,tp=4,maxpos=40960),15.54),
  'qwen3-0.6b wsl (0.4.6.post2)': (dict(h=1024,inter=3072,heads=16,kv=8,hd=128,L=28,vocab=151936,tied=True,qknorm=True,maxpos=40960),1.20),
  'qwen3-0.6b rtx5080 (~0.4.10)': (dict(h=1024,inter=3072,heads=16,kv=8,hd=128,L=28,vocab=151936,tied=True,qknorm=True,maxpos=40960),1.25),
