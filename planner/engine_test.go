@@ -109,7 +109,12 @@ func TestSGLangFraction(t *testing.T) {
 	cell := int64(36 * 8 * (128 + 128) * 2) // layers × kv heads × (head + v head) × bf16
 	// The fraction applies to the memory free after the CUDA context;
 	// cuBLAS's reserve comes after the pool (engine_sglang.go's header).
-	want := (int64(fraction(in.Calibration.DeviceTotal-in.Calibration.Context, 0.906)) - int64(in.Model.Weights.Bytes+sglangLoadSlack)) / cell
+	// The load holds the float32 rotary cache (40960 × 128 × 4 B), the
+	// 1187 MiB embedding and lm_head each in a 1188 MiB segment, and the
+	// norms (36 × (2 × 4096 + 2 × 128) × 2 B + 4096 × 2 B) in one 2 MiB
+	// segment; every other tensor is a whole number of 2 MiB segments.
+	load := Bytes(40960*128*4) + 2*MiB + (2*MiB - 616448)
+	want := (int64(fraction(in.Calibration.DeviceTotal-in.Calibration.Context, 0.906)) - int64(in.Model.Weights.Bytes+load)) / cell
 	if a.Tokens != want {
 		t.Errorf("KV tokens = %d, want %d", a.Tokens, want)
 	}

@@ -130,6 +130,10 @@ func itemSource(k key, in *Input) Source {
 		if in.Calibration.GraphExec == 0 {
 			return SourceUnmeasured
 		}
+	case keyLoadSlack:
+		if sglangLoadRuled(&in.Model) {
+			return SourceFormula
+		}
 	}
 	return itemSpecs[k].source
 }

@@ -264,11 +264,12 @@ func runs(n int) string {
 }
 
 // LoadedWeights is what the engine's load line counts as p's weights: the
-// model's and its vision tower's.
+// model's, its vision tower's, and what SGLang's load holds beyond the
+// tensors (its `mem usage` is the drop of free memory over the load).
 func (p *Plan) LoadedWeights() Bytes {
 	w := p.Weights
 	for _, it := range p.Items {
-		if it.Key == itemSpecs[keyVisionTower].key {
+		if it.Key == itemSpecs[keyVisionTower].key || it.Key == itemSpecs[keyLoadSlack].key {
 			w += it.Bytes
 		}
 	}

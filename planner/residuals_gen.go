@@ -32,35 +32,35 @@ var residualKinds = [...]string{
 
 // residualTable is every class's runs and least and greatest residual, per mille.
 var residualTable = [...]residualRow{
-	{0, 1, 1, 0, 4, -95, 35},     // SGLang 0.4, dense, one GPU: kv_tokens
-	{0, 1, 0, 0, 5, -95, 35},     // SGLang 0.4, dense, one GPU or several: kv_tokens
-	{0, 0, 1, 0, 4, -95, 35},     // SGLang 0.4, every model kind, one GPU: kv_tokens
-	{0, 0, 0, 0, 6, -95, 35},     // SGLang 0.4, every model kind, one GPU or several: kv_tokens
-	{1, 1, 1, 0, 7, -95, 35},     // SGLang, every release, dense, one GPU: kv_tokens
-	{1, 1, 0, 0, 10, -95, 35},    // SGLang, every release, dense, one GPU or several: kv_tokens
-	{1, 0, 0, 0, 11, -95, 35},    // SGLang, every release, every model kind, one GPU or several: kv_tokens
-	{2, 0, 0, 0, 11, -95, 35},    // SGLang, every model kind, one GPU or several: kv_tokens
-	{0, 1, 1, 1, 4, 9, 126},      // SGLang 0.4, dense, one GPU: weights
-	{0, 1, 0, 1, 5, 9, 126},      // SGLang 0.4, dense, one GPU or several: weights
-	{0, 0, 1, 1, 4, 9, 126},      // SGLang 0.4, every model kind, one GPU: weights
-	{0, 0, 0, 1, 5, 9, 126},      // SGLang 0.4, every model kind, one GPU or several: weights
-	{1, 1, 1, 1, 7, 9, 126},      // SGLang, every release, dense, one GPU: weights
-	{1, 1, 0, 1, 9, 9, 126},      // SGLang, every release, dense, one GPU or several: weights
-	{1, 0, 0, 1, 9, 9, 126},      // SGLang, every release, every model kind, one GPU or several: weights
-	{2, 0, 0, 1, 9, 9, 126},      // SGLang, every model kind, one GPU or several: weights
-	{0, 1, 2, 0, 1, -46, -46},    // SGLang 0.4, dense, more than one GPU: kv_tokens
-	{1, 1, 2, 0, 3, -46, 4},      // SGLang, every release, dense, more than one GPU: kv_tokens
-	{0, 1, 2, 1, 1, 18, 18},      // SGLang 0.4, dense, more than one GPU: weights
-	{3, 1, 1, 0, 2, -2, 2},       // SGLang 0.5, dense, one GPU: kv_tokens
-	{3, 1, 0, 0, 3, -2, 4},       // SGLang 0.5, dense, one GPU or several: kv_tokens
-	{3, 0, 0, 0, 3, -2, 4},       // SGLang 0.5, every model kind, one GPU or several: kv_tokens
-	{3, 1, 1, 1, 2, 24, 65},      // SGLang 0.5, dense, one GPU: weights
-	{4, 1, 2, 0, 1, -5, -5},      // SGLang main (a source build), dense, more than one GPU: kv_tokens
-	{4, 1, 2, 1, 1, 29, 29},      // SGLang main (a source build), dense, more than one GPU: weights
+	{0, 1, 1, 0, 4, -100, -1},    // SGLang 0.4, dense, one GPU: kv_tokens
+	{0, 1, 0, 0, 5, -100, -1},    // SGLang 0.4, dense, one GPU or several: kv_tokens
+	{0, 0, 1, 0, 4, -100, -1},    // SGLang 0.4, every model kind, one GPU: kv_tokens
+	{0, 0, 0, 0, 6, -100, -1},    // SGLang 0.4, every model kind, one GPU or several: kv_tokens
+	{1, 1, 1, 0, 7, -100, 10},    // SGLang, every release, dense, one GPU: kv_tokens
+	{1, 1, 0, 0, 10, -100, 10},   // SGLang, every release, dense, one GPU or several: kv_tokens
+	{1, 0, 0, 0, 11, -100, 10},   // SGLang, every release, every model kind, one GPU or several: kv_tokens
+	{2, 0, 0, 0, 11, -100, 10},   // SGLang, every model kind, one GPU or several: kv_tokens
+	{0, 1, 1, 1, 4, 3, 54},       // SGLang 0.4, dense, one GPU: weights
+	{0, 1, 0, 1, 5, 3, 54},       // SGLang 0.4, dense, one GPU or several: weights
+	{0, 0, 1, 1, 4, 3, 54},       // SGLang 0.4, every model kind, one GPU: weights
+	{0, 0, 0, 1, 5, 3, 54},       // SGLang 0.4, every model kind, one GPU or several: weights
+	{1, 1, 1, 1, 7, -16, 54},     // SGLang, every release, dense, one GPU: weights
+	{1, 1, 0, 1, 9, -16, 54},     // SGLang, every release, dense, one GPU or several: weights
+	{1, 0, 0, 1, 9, -16, 54},     // SGLang, every release, every model kind, one GPU or several: weights
+	{2, 0, 0, 1, 9, -16, 54},     // SGLang, every model kind, one GPU or several: weights
+	{0, 1, 2, 0, 1, -15, -15},    // SGLang 0.4, dense, more than one GPU: kv_tokens
+	{1, 1, 2, 0, 3, -15, 4},      // SGLang, every release, dense, more than one GPU: kv_tokens
+	{0, 1, 2, 1, 1, 3, 3},        // SGLang 0.4, dense, more than one GPU: weights
+	{3, 1, 1, 0, 2, -24, -1},     // SGLang 0.5, dense, one GPU: kv_tokens
+	{3, 1, 0, 0, 3, -24, 4},      // SGLang 0.5, dense, one GPU or several: kv_tokens
+	{3, 0, 0, 0, 3, -24, 4},      // SGLang 0.5, every model kind, one GPU or several: kv_tokens
+	{3, 1, 1, 1, 2, 2, 10},       // SGLang 0.5, dense, one GPU: weights
+	{4, 1, 2, 0, 1, -1, -1},      // SGLang main (a source build), dense, more than one GPU: kv_tokens
+	{4, 1, 2, 1, 1, 1, 1},        // SGLang main (a source build), dense, more than one GPU: weights
 	{0, 2, 2, 0, 1, -64, -64},    // SGLang 0.4, moe, more than one GPU: kv_tokens
 	{3, 1, 2, 0, 1, 4, 4},        // SGLang 0.5, dense, more than one GPU: kv_tokens
 	{5, 1, 1, 0, 1, 10, 10},      // SGLang, release not known, dense, one GPU: kv_tokens
-	{5, 1, 1, 1, 1, 12, 12},      // SGLang, release not known, dense, one GPU: weights
+	{5, 1, 1, 1, 1, -16, -16},    // SGLang, release not known, dense, one GPU: weights
 	{6, 3, 2, 0, 1, -9, -9},      // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
 	{6, 0, 2, 0, 7, -327, 30},    // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
 	{6, 0, 0, 0, 13, -327, 46},   // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
