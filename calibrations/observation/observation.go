@@ -27,6 +27,7 @@ import (
 
 	"github.com/vramplan/vramplan/calibrations/community"
 	"github.com/vramplan/vramplan/planner"
+	"github.com/vramplan/vramplan/planner/enginelog"
 )
 
 // Schema is the tag of a document without settings: every llama.cpp
@@ -111,28 +112,12 @@ type Pool struct {
 }
 
 // Settings are the launch settings of a vLLM or SGLang start-up that its
-// plan reads (planner/enginelog.Settings, less what names a file or is
-// only compared); a zero field is one neither the log stated nor the
-// check was given, which the plan leaves at the profile's default.
-// vLLM's gpu_memory_utilization is Pool's.
-type Settings struct {
-	// TensorParallel and PipelineParallel are the parallel sizes the plan
-	// used: those stated or given, else as many tensor-parallel ranks as
-	// the log's lines name.
-	TensorParallel   int `json:"tensor_parallel,omitempty"`
-	PipelineParallel int `json:"pipeline_parallel,omitempty"`
-	// MaxLen is vLLM's max_model_len or SGLang's context_length, in tokens.
-	MaxLen            int     `json:"max_len,omitempty"`
-	MemFractionStatic float64 `json:"mem_fraction_static,omitempty"`
-	MaxNumSeqs        int     `json:"max_num_seqs,omitempty"`
-	MaxBatchedTokens  int     `json:"max_num_batched_tokens,omitempty"`
-	EnforceEager      bool    `json:"enforce_eager,omitempty"`
-	// FlashInferSampler is vLLM V1's log saying it samples top-k and top-p
-	// with FlashInfer (planner.VLLMFlashInferSampler).
-	FlashInferSampler bool `json:"flashinfer_sampler,omitempty"`
-	// KVDtype is kv_cache_dtype as printed ("auto", "fp8_e4m3").
-	KVDtype string `json:"kv_cache_dtype,omitempty"`
-}
+// plan reads, as planner/enginelog reads them from a log: one list of
+// fields, whose order and JSON names are the document's. A zero field is
+// one neither the log stated nor the check was given. TensorParallel and
+// PipelineParallel are the parallel sizes the plan used: those stated or
+// given, else as many tensor-parallel ranks as the log's lines name.
+type Settings = enginelog.Launch
 
 // Figure is one measured charge.
 type Figure struct {

@@ -39,9 +39,7 @@ func settingsOf(st *enginelog.Settings) *Settings {
 	if st == nil {
 		return nil
 	}
-	s := Settings{TensorParallel: st.TensorParallel, PipelineParallel: st.PipelineParallel, MaxLen: st.MaxLen,
-		MemFractionStatic: st.MemFractionStatic, MaxNumSeqs: st.MaxNumSeqs, MaxBatchedTokens: st.MaxBatchedTokens,
-		EnforceEager: st.EnforceEager, FlashInferSampler: st.FlashInferSampler, KVDtype: st.KVDtype}
+	s := st.Launch
 	if s.TensorParallel == 0 && s.PipelineParallel == 0 && st.Ranks > 1 {
 		s.TensorParallel = st.Ranks
 	}
@@ -63,9 +61,7 @@ func settingsOf(st *enginelog.Settings) *Settings {
 func Log(o *Observation) enginelog.Log {
 	l := enginelog.Log{Engine: o.Engine, Version: o.EngineVersion}
 	if s := o.Settings; s != nil {
-		l.Settings = &enginelog.Settings{TensorParallel: s.TensorParallel, PipelineParallel: s.PipelineParallel, MaxLen: s.MaxLen,
-			MemFractionStatic: s.MemFractionStatic, MaxNumSeqs: s.MaxNumSeqs, MaxBatchedTokens: s.MaxBatchedTokens,
-			EnforceEager: s.EnforceEager, FlashInferSampler: s.FlashInferSampler, KVDtype: s.KVDtype}
+		l.Settings = &enginelog.Settings{Launch: *s}
 	}
 	if s := o.LlamaCpp; s != nil {
 		l.LlamaCpp = &enginelog.LlamaCppSettings{NCtx: s.NCtx, NSeqMax: s.NSeqMax, NUbatch: s.NUbatch, FlashAttn: s.FlashAttn,

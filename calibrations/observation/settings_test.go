@@ -196,3 +196,42 @@ func TestOldDocuments(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingsEncoding pins the canonical encoding of a settings block with
+// every field set, byte for byte, and holds each field through FromLog, the
+// document and Log back: an observation's digest names it, so the block's
+// keys and their order must not move when its Go form does.
+func TestSettingsEncoding(t *testing.T) {
+	m, cal := shapeAndGPU(t, "llama-3.1-8b-instruct-bf16", "NVIDIA H200")
+	st := &enginelog.Settings{Model: "m", Dtype: "auto", Ranks: 4, V0: true, GPUTotal: planner.GiB, Given: []string{"max_len"}}
+	st.TensorParallel, st.PipelineParallel, st.MaxLen, st.MemFractionStatic = 2, 3, 8192, 0.5
+	st.MaxNumSeqs, st.MaxBatchedTokens, st.EnforceEager, st.FlashInferSampler, st.KVDtype = 16, 2048, true, true, "fp8_e4m3"
+	l := &enginelog.Log{Engine: planner.EngineVLLM, Settings: st, Pool: &enginelog.PoolFigures{Tokens: 1000}}
+	o := observation.FromLog(l, m, observation.GPU{Name: cal.GPU, TotalMiB: 143155}, "0.11.0", "2026-11-30", "")
+	ch, err := observation.Check(observation.Format(&o))
+	if err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	const want = ` "settings": {
+  "tensor_parallel": 2,
+  "pipeline_parallel": 3,
+  "max_len": 8192,
+  "mem_fraction_static": 0.5,
+  "max_num_seqs": 16,
+  "max_num_batched_tokens": 2048,
+  "enforce_eager": true,
+  "flashinfer_sampler": true,
+  "kv_cache_dtype": "fp8_e4m3"
+ },
+`
+	if !strings.Contains(string(ch.Document), want) {
+		t.Errorf("the canonical form is\n%s\nwant its settings block\n%s", ch.Document, want)
+	}
+	back := observation.Log(&ch.Observation)
+	got := *back.Settings
+	want2 := *st
+	want2.Model, want2.Dtype, want2.Ranks, want2.V0, want2.GPUTotal, want2.Given = "", "", 0, false, 0, nil
+	if !reflect.DeepEqual(got, want2) {
+		t.Errorf("Log(FromLog(settings)) = %+v, want %+v", got, want2)
+	}
+}

@@ -16,6 +16,9 @@ func TestCheckModelFromLog(t *testing.T) {
 	for _, tt := range []struct{ log, gpu, want string }{
 		{"vllm/vllm-0.19.1-qwen3-8b-a100-40gb.log", "a100-40gb", "qwen3-8b-bf16"},
 		{"sglang/sglang-0.5.10.post1-qwen2.5-0.5b-h100-nvl.log", "h100-pcie", "qwen2.5-0.5b-instruct-bf16"},
+		// The repository's former id, meta-llama/Meta-Llama-3.1-8B-Instruct.
+		{"vllm/vllm-0.11.0-llama3.1-8b-l4.log", "l4", "llama-3.1-8b-instruct-bf16"},
+		{"sglang/sglang-0.4.1-llama3.1-8b-unknown80g.log", "h100-sxm", "llama-3.1-8b-instruct-bf16"},
 	} {
 		code, out, errs := runCLI("check", "--log", corpus+tt.log, "--gpu", tt.gpu)
 		if code != 0 || !strings.Contains(out, " for "+tt.want+" on ") || !strings.Contains(errs, "--model: taken from the log") {

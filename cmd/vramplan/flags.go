@@ -69,11 +69,8 @@ func (c countValue) String() string {
 
 func (c countValue) Set(s string) error {
 	n, err := cmdline.ParseCount(s)
-	if errors.Is(err, strconv.ErrRange) {
-		return fmt.Errorf("%q is too large a count (%v)", s, err)
-	}
 	if err != nil {
-		return fmt.Errorf("%q is not a count (digits, with k, m or g for 1000s and K, M or G for 1024s: 32K is 32768)", s)
+		return errors.New(cmdline.CountText(s, err, "a count (digits, with k, m or g for 1000s and K, M or G for 1024s: 32K is 32768)"))
 	}
 	*c.n = n
 	return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/vramplan/vramplan/internal/jsonlite"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/catalog"
+	"github.com/vramplan/vramplan/planner/enginelog"
 	"github.com/vramplan/vramplan/web/calc"
 )
 
@@ -96,6 +97,22 @@ func TestGoldenDocuments(t *testing.T) {
 		}
 		p := sameDecoding[planner.Plan](t, f, data)
 		sameEncoding(t, f, p)
+	}
+}
+
+// TestLogDocuments holds jsonlite to encoding/json on the parsed start-up
+// logs the page's checkLog reads, whose settings embed enginelog.Launch.
+func TestLogDocuments(t *testing.T) {
+	files, err := filepath.Glob("../../planner/enginelog/testdata/logs/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no parsed logs: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameEncoding(t, f, sameDecoding[enginelog.Log](t, f, data))
 	}
 }
 

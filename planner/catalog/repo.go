@@ -56,8 +56,9 @@ func IsRepo(name string) bool {
 // repository's model name (less "-GGUF", and less a publisher's "<org>_"
 // prefix, bartowski's) with the quant, DefaultQuant when Name has none:
 // Qwen/Qwen3-8B-GGUF:Q6_K is Qwen3-8B-Q6_K.gguf, qwen3-8b-q6_k. A
-// checkpoint's is the entry generated from that repository's config.json,
-// in r.Dtype when the catalog has it, else as published. Otherwise the
+// checkpoint's is the entry generated from that repository's config.json
+// (under its current id when it was renamed: Renamed), in r.Dtype when the
+// catalog has it, else as published. Otherwise the
 // error, a *RepoError, lists the catalog's entries of that repository or
 // the nearest ids.
 func LookupRepo(r Repo) (planner.Model, error) {
@@ -179,9 +180,10 @@ func digits(s string) bool {
 func lookupCheckpoint(r Repo) (int, []string) {
 	best, rank := -1, 0
 	var same []string
+	name := Renamed(r.Name)
 	for i := range models {
 		m := &models[i]
-		if repo, ok := planner.CatalogRepo(m); !ok || !strings.EqualFold(repo, r.Name) {
+		if repo, ok := planner.CatalogRepo(m); !ok || !strings.EqualFold(repo, name) {
 			continue
 		}
 		same = append(same, m.ID)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/vramplan/vramplan/planner"
 )
 
 func TestLookupRepo(t *testing.T) {
@@ -24,11 +26,29 @@ func TestLookupRepo(t *testing.T) {
 		{Repo{Name: "META-LLAMA/llama-3.3-70b-instruct"}, "llama-3.3-70b-instruct-bf16"},
 		{Repo{Name: "Qwen/Qwen3-4B-Instruct-2507-FP8"}, "qwen3-4b-instruct-2507-fp8"},
 		{Repo{Name: "openai/gpt-oss-20b"}, "gpt-oss-20b-mxfp4"},
+		{Repo{Name: "meta-llama/Meta-Llama-3.1-8B-Instruct"}, "llama-3.1-8b-instruct-bf16"}, // renamed
 	}
 	for _, tt := range tests {
 		m, err := LookupRepo(tt.r)
 		if err != nil || m.ID != tt.want {
 			t.Errorf("LookupRepo(%+v) = %q, %v; want %q", tt.r, m.ID, err, tt.want)
+		}
+	}
+}
+
+// TestRenamed checks that every rename leads from an id no catalog entry
+// has to one an entry has, so that a rename can neither hide an entry nor
+// lead nowhere.
+func TestRenamed(t *testing.T) {
+	repos := map[string]bool{}
+	for i := range models {
+		if repo, ok := planner.CatalogRepo(&models[i]); ok {
+			repos[strings.ToLower(repo)] = true
+		}
+	}
+	for from, to := range renamed {
+		if from != strings.ToLower(from) || repos[from] || !repos[strings.ToLower(to)] {
+			t.Errorf("renamed[%q] = %q: want a lowercase former id of no entry, and the id of one", from, to)
 		}
 	}
 }

@@ -252,7 +252,7 @@ func intFlag(set func(c *Command, n int)) handler {
 		}
 		n, err := ParseCount(v)
 		if err != nil || n < 0 {
-			return &Error{flag, fmt.Sprintf("%q is not a count", v)}
+			return &Error{flag, CountText(v, err, "a count")}
 		}
 		set(c, n)
 		return nil
@@ -284,6 +284,17 @@ func ParseCount(v string) (int, error) {
 
 // maxCount bounds what ParseCount reads, either way: 2^40.
 const maxCount = 1 << 40
+
+// CountText says why v, which ParseCount read with err or out of a flag's
+// range, is not what the flag wants (not names it: "a count", "a length"):
+// too large when err wraps strconv.ErrRange, else not one at all. Every count
+// flag, an engine's here and vramplan's own, says it this way.
+func CountText(v string, err error, not string) string {
+	if errors.Is(err, strconv.ErrRange) {
+		return fmt.Sprintf("%q is too large (%v)", v, err)
+	}
+	return fmt.Sprintf("%q is not %s", v, not)
+}
 
 func fracFlag(set func(c *Command, f float64)) handler {
 	return func(c *Command, flag string, t *tokens) error {

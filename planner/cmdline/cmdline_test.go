@@ -243,3 +243,23 @@ func TestSetOption(t *testing.T) {
 		t.Error("--gpu-memory-utilization 2 accepted")
 	}
 }
+
+// TestCountTooLarge checks that a count or length flag of too many digits is
+// said to be too large, not "not a count" or "not a length", and that a value
+// that is no number at all still says what the flag wants.
+func TestCountTooLarge(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{`vllm serve m --max-model-len 99999999999999999999`, "too large"},
+		{`vllm serve m --max-model-len 2000000000000k`, "too large"},
+		{`vllm serve m --max-num-seqs 99999999999999999999`, "too large"},
+		{`python -m sglang.launch_server --model-path m --chunked-prefill-size 99999999999999999999`, "too large"},
+		{`llama-server -m m.gguf -c 99999999999999999999`, "too large"},
+		{`vllm serve m --max-model-len lots`, `"lots" is not a length`},
+		{`python -m sglang.launch_server --model-path m --chunked-prefill-size x`, `"x" is not a count or -1`},
+	} {
+		_, err := Parse(tc.line)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want an error saying %s", tc.line, err, tc.want)
+		}
+	}
+}

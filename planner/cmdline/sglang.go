@@ -1,7 +1,6 @@
 package cmdline
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/vramplan/vramplan/planner"
@@ -61,7 +60,7 @@ func chunkedPrefill(c *Command, flag string, t *tokens) error {
 	}
 	n, err := ParseCount(v)
 	if err != nil || n < 0 {
-		return &Error{flag, fmt.Sprintf("%q is not a count or -1", v)}
+		return &Error{flag, CountText(v, err, "a count or -1")}
 	}
 	c.Limits.MaxPrefillTokens = n
 	return nil

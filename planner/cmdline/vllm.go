@@ -45,7 +45,7 @@ func maxModelLen(c *Command, flag string, t *tokens) error {
 	}
 	n, err := ParseCount(v)
 	if err != nil || n < 1 {
-		return &Error{flag, fmt.Sprintf("%q is not a length", v)}
+		return &Error{flag, CountText(v, err, "a length")}
 	}
 	c.Limits.MaxSeqLen = n
 	return nil

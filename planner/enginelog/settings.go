@@ -21,27 +21,14 @@ type Settings struct {
 	// Model is the model path or name the engine loaded.
 	Model string `json:"model,omitempty"`
 	// Dtype is the weights' dtype as printed ("torch.bfloat16", "auto").
-	Dtype   string `json:"dtype,omitempty"`
-	KVDtype string `json:"kv_cache_dtype,omitempty"`
-	// TensorParallel and PipelineParallel are the sizes the log states.
-	TensorParallel   int `json:"tensor_parallel,omitempty"`
-	PipelineParallel int `json:"pipeline_parallel,omitempty"`
+	Dtype string `json:"dtype,omitempty"`
+	// Launch holds the settings the plan reads; an engine observation
+	// carries them (calibrations/observation.Settings).
+	Launch
 	// Ranks is one more than the highest tensor-parallel rank a line's
 	// worker prefix names (V0: one more than the worker processes), when
 	// that is more than one.
 	Ranks int `json:"ranks_seen,omitempty"`
-	// MaxLen is vLLM's max_model_len (max_seq_len) or SGLang's
-	// context_length, in tokens.
-	MaxLen int `json:"max_len,omitempty"`
-	// MemFractionStatic is SGLang's mem_fraction_static. vLLM's
-	// utilization is PoolFigures.Utilization.
-	MemFractionStatic float64 `json:"mem_fraction_static,omitempty"`
-	MaxNumSeqs        int     `json:"max_num_seqs,omitempty"`
-	MaxBatchedTokens  int     `json:"max_num_batched_tokens,omitempty"`
-	EnforceEager      bool    `json:"enforce_eager,omitempty"`
-	// FlashInferSampler reports whether vLLM V1 logged that it samples
-	// top-k and top-p with FlashInfer (planner.VLLMFlashInferSampler).
-	FlashInferSampler bool `json:"flashinfer_sampler,omitempty"`
 	// V0 reports whether the log holds lines only vLLM's V0 engine prints
 	// (the default engine before 0.8): "Loading model weights took",
 	// "Memory profiling results:", "# GPU blocks:".
@@ -52,6 +39,31 @@ type Settings struct {
 	// Given names the settings that were not read from the log but given
 	// to the check (its flags), by their JSON names.
 	Given []string `json:"given,omitempty"`
+}
+
+// Launch is what of a vLLM or SGLang log's settings decides its plan (Log.Input):
+// the launch settings, less what names a file or is only compared. vLLM's
+// gpu_memory_utilization is PoolFigures.Utilization. A zero field is one
+// the log did not state, which the plan leaves at the profile's default.
+// Its fields' order and JSON names are an engine observation's canonical
+// form, whose digest names the observation: they must not move.
+type Launch struct {
+	// TensorParallel and PipelineParallel are the parallel sizes.
+	TensorParallel   int `json:"tensor_parallel,omitempty"`
+	PipelineParallel int `json:"pipeline_parallel,omitempty"`
+	// MaxLen is vLLM's max_model_len (max_seq_len) or SGLang's
+	// context_length, in tokens.
+	MaxLen int `json:"max_len,omitempty"`
+	// MemFractionStatic is SGLang's mem_fraction_static.
+	MemFractionStatic float64 `json:"mem_fraction_static,omitempty"`
+	MaxNumSeqs        int     `json:"max_num_seqs,omitempty"`
+	MaxBatchedTokens  int     `json:"max_num_batched_tokens,omitempty"`
+	EnforceEager      bool    `json:"enforce_eager,omitempty"`
+	// FlashInferSampler reports whether vLLM V1 logged that it samples
+	// top-k and top-p with FlashInfer (planner.VLLMFlashInferSampler).
+	FlashInferSampler bool `json:"flashinfer_sampler,omitempty"`
+	// KVDtype is kv_cache_dtype as printed ("auto", "fp8_e4m3").
+	KVDtype string `json:"kv_cache_dtype,omitempty"`
 }
 
 // setting is one key of an argument list and where its value goes.

@@ -182,9 +182,33 @@ func gpuError(name, q string, cards []Card) *Error {
 	near := make([]int, len(cards))
 	for i, c := range cards {
 		ids[i] = c.ID
-		near[i] = min(nearness(q, Fold(c.Device)), nearness(q, Fold(stem(c.ID, c.Platform))), nearness(q, strings.ToLower(c.ID)))
+		near[i] = min(cardNearness(q, Fold(c.Device)), cardNearness(q, Fold(stem(c.ID, c.Platform))), cardNearness(q, strings.ToLower(c.ID)))
 	}
 	return &Error{Kind: "calibration", Name: name, Near: nearest(ids, near, MaxNear)}
+}
+
+// cardNearness is how far q is from a card's key k: their nearness, then,
+// among keys as near, the edits between their model numbers, so that "a10"
+// is nearer "a10g" than "a100", though both hold it. A q without digits
+// ranks by nearness alone.
+func cardNearness(q, k string) int {
+	n := modelNumber(q)
+	if n == "" {
+		return nearness(q, k) << 7
+	}
+	// distance is at most 64, below 1<<7.
+	return nearness(q, k)<<7 + distance(n, modelNumber(k))
+}
+
+// modelNumber returns the first run of digits in k: "10" of "a10g", "100"
+// of "a10040gb", "" when k has none.
+func modelNumber(k string) string {
+	k = digitsOn(k)
+	i := 0
+	for i < len(k) && isDigit(k[i]) {
+		i++
+	}
+	return k[:i]
 }
 
 // Fold returns a GPU name as it is matched: in lowercase, without the

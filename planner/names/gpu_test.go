@@ -129,6 +129,26 @@ func TestGPUNear(t *testing.T) {
 	}
 }
 
+// TestGPUNearFirst checks that the nearest entry listed first for a name
+// that names nothing is the card whose model number is nearest: "A10" is
+// the A10G, not the A100s, whose names hold "a10" as well.
+func TestGPUNearFirst(t *testing.T) {
+	cards := append(slices.Clone(cards), names.Card{ID: "est-a10g-linux", Device: "NVIDIA A10G", Platform: "linux", Label: "NVIDIA A10G under Linux, estimated"})
+	for _, tt := range []struct{ name, first string }{
+		{"A10", "est-a10g-linux"},
+		{"NVIDIA A10", "est-a10g-linux"},
+		{"A1000", "est-a100-40gb-linux"},
+		{"H10", "est-h100-pcie-linux"},
+		{"rtx4900", "rtx4090-24gib-linux-r580-cuda13.0"},
+	} {
+		_, err := names.GPU(tt.name, cards, aliases)
+		var e *names.Error
+		if !errors.As(err, &e) || len(e.Near) == 0 || e.Near[0] != tt.first {
+			t.Errorf("GPU(%q) = %v, want %s first among the nearest", tt.name, err, tt.first)
+		}
+	}
+}
+
 // FuzzGPU resolves any name: an entry of the cards or an *Error, never a
 // panic, and the entry is one of the cards.
 func FuzzGPU(f *testing.F) {
