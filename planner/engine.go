@@ -159,8 +159,13 @@ func (p *Profile) Range(v Version) (VersionRange, error) {
 // memory the engine uses beside the device, and the answer people ask of
 // that engine.
 type EngineReport struct {
-	Engine  EngineName `json:"engine"`
-	Version string     `json:"version"`
+	Engine EngineName `json:"engine"`
+	// Version names the rules the plan followed: the release they were
+	// read at ("vLLM 0.22 (V1 engine)"). Release is the release the input
+	// named (serving.version, a log's own), when it named one; PlannedAs
+	// says both for a person.
+	Version string `json:"version"`
+	Release string `json:"release,omitempty"`
 	// Launch is the engine's command line that pins this plan, or, when
 	// the plan does not fit as asked and the engine can be started so that
 	// it does (llama.cpp with fewer layers on the GPU), the command that

@@ -253,3 +253,22 @@ func TestVLLMSamplerLastStage(t *testing.T) {
 		t.Errorf("activation peak: stage 0 %d B, stage 1 %d B; want them %d B apart, the sampler's warm-up", first, last, sampler)
 	}
 }
+
+// TestPlannedAs: a plan of a release the rules were not read at names that
+// release beside the rules' ("vLLM 0.29.0, by the rules read at vLLM 0.22
+// (V1 engine)"), and a plan that named no release names the rules alone.
+func TestPlannedAs(t *testing.T) {
+	cases := []struct {
+		e    EngineReport
+		want string
+	}{
+		{EngineReport{Engine: EngineVLLM, Version: VLLMVersion}, VLLMVersion},
+		{EngineReport{Engine: EngineVLLM, Version: VLLMVersion, Release: "0.29.0"}, "vLLM 0.29.0, by the rules read at " + VLLMVersion},
+		{EngineReport{Engine: EngineSGLang, Version: SGLangVersion, Release: "0.5.10.post1"}, "SGLang 0.5.10.post1, by the rules read at " + SGLangVersion},
+	}
+	for _, c := range cases {
+		if got := PlannedAs(&c.e); got != c.want {
+			t.Errorf("PlannedAs(%+v) = %q, want %q", c.e, got, c.want)
+		}
+	}
+}

@@ -365,7 +365,7 @@ func (sglang) report(in *Input, s *shape, p *Plan) {
 		reqs = int(min(max(a.Tokens*512/int64(l.seqLen), 2048), 4096))
 	}
 	rest := seedBudget(in) - p.Budget
-	r := &EngineReport{Engine: EngineSGLang, Version: sglangProfile.rangeOf(in).ReadAt, Launch: sglangLaunch(in, l), Pool: a,
+	r := &EngineReport{Engine: EngineSGLang, Version: sglangProfile.rangeOf(in).ReadAt, Release: in.Serving.Version, Launch: sglangLaunch(in, l), Pool: a,
 		Outside: []Item{{Key: "req_to_token", Name: printf.Sprintf("request-to-token table (%d requests)", reqs),
 			Tier: TierPooled, Bytes: satMul3(int64(reqs)+1, int64(l.seqLen), 4), Source: SourceExact,
 			Detail: "int32 [max_running_requests + 1, context_len], from the memory mem_fraction_static leaves"},

@@ -158,3 +158,19 @@ func validateVersion(in *Input, p *Profile) error {
 	}
 	return err
 }
+
+// PlannedAs names, for a person, the release whose rules e's plan followed
+// ("vLLM 0.22 (V1 engine)") and, when the input named a release of its own
+// that the rules were not read at, that release too ("vLLM 0.29.0, by the
+// rules read at vLLM 0.22 (V1 engine)"), so that a plan of a 0.29 log is
+// not taken for a plan of 0.22.
+func PlannedAs(e *EngineReport) string {
+	if e.Release == "" {
+		return e.Version
+	}
+	label := string(e.Engine)
+	if p := profileOf(e.Engine); p != nil {
+		label = p.Label
+	}
+	return label + " " + e.Release + ", by the rules read at " + e.Version
+}

@@ -512,7 +512,7 @@ func (vllm) report(in *Input, s *shape, p *Plan) {
 	l := resolve(&in.Limits)
 	geo := vllmGeometry(in, l.block)
 	a := poolAnswer(in, p, geo, utilization(in), int64(l.prefill))
-	r := &EngineReport{Engine: EngineVLLM, Version: vllmProfile.rangeOf(in).ReadAt, Launch: vllmLaunch(in, l), Pool: a}
+	r := &EngineReport{Engine: EngineVLLM, Version: vllmProfile.rangeOf(in).ReadAt, Release: in.Serving.Version, Launch: vllmLaunch(in, l), Pool: a}
 	vllmGraphsOutside(in, r)
 	vllmUMANotes(in, r, p.Budget)
 	left := seedBudget(in) - p.Budget

@@ -27,7 +27,7 @@ func (p *Plan) Text() string {
 		}
 	}
 	if e := p.Engine; e != nil {
-		printf.Fprintf(&b, "  planned as %s\n\n", e.Version)
+		printf.Fprintf(&b, "  planned as %s\n\n", PlannedAs(e))
 	}
 	p.writeItems(&b)
 	p.writeCapacity(&b)

@@ -107,7 +107,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	for _, c := range conflicts {
 		fmt.Fprintf(stdout, "contradiction: %s\n", c)
 	}
-	fmt.Fprintf(stdout, "%s log, planned as %s for %s on %s\n\n", l.Engine, pl.Version, m.ID, cal.ID)
+	fmt.Fprintf(stdout, "%s log, planned as %s for %s on %s\n\n", l.Engine, pl.PlannedAs, m.ID, cal.ID)
 	fmt.Fprintf(stdout, "  %-28s %12s %12s %12s\n", "charge", "plan MiB", "log MiB", "residual")
 	for _, r := range rows {
 		note := ""

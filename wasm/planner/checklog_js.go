@@ -23,6 +23,9 @@ type LogCheck struct {
 	Rows    []enginelog.Row    `json:"rows"`
 	Pool    *enginelog.PoolRow `json:"pool,omitempty"`
 	Version string             `json:"version"`
+	// PlannedAs is Version with the release the log named
+	// (planner.PlannedAs), as the page says it.
+	PlannedAs string `json:"planned_as"`
 	// Fraction is rank 0's gpu_memory_utilization or mem_fraction_static.
 	Fraction float64 `json:"fraction,omitempty"`
 	Launch   string  `json:"launch,omitempty"`
@@ -59,9 +62,9 @@ func checkLog(args []js.Value) (any, error) {
 	if errors.As(err, &ie) {
 		return nil, err
 	}
-	out := LogCheck{Log: l, Rows: enginelog.Compare(&l, &p), Pool: enginelog.ComparePool(&l, &p), Version: "vramplan", Model: m.ID, GPU: c.ID}
+	out := LogCheck{Log: l, Rows: enginelog.Compare(&l, &p), Pool: enginelog.ComparePool(&l, &p), Version: "vramplan", PlannedAs: "vramplan", Model: m.ID, GPU: c.ID}
 	if e := enginelog.RankZero(&p).Engine; e != nil { // a layout's engine report is its ranks'
-		out.Version, out.Launch = e.Version, e.Launch
+		out.Version, out.PlannedAs, out.Launch = e.Version, planner.PlannedAs(e), e.Launch
 		if e.Pool != nil {
 			out.Fraction = e.Pool.Fraction
 		}

@@ -464,7 +464,7 @@ func engineOf(p *planner.Plan) (label, answer, launch string) {
 	if e == nil {
 		return "planned for vramplan's engine (as gpuagent serves the plan)", "", ""
 	}
-	label = "planned as " + e.Version
+	label = "planned as " + planner.PlannedAs(e)
 	switch {
 	case e.LlamaCpp != nil && e.LlamaCpp.FullOffload:
 		a := e.LlamaCpp

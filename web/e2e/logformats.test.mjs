@@ -48,7 +48,8 @@ for (const c of [
 
     const status = await page.innerText('[data-testid="log-status"]');
     const engine = want.plan.engine ?? want.plan.layout.ranks[0].plan.engine; // a layout's engine report is its ranks'
-    assert.ok(status.includes(`${want.log.engine} log, planned as ${engine.version} for ${c.model} on ${c.gpu}`), status);
+    assert.ok(status.includes(`${want.log.engine} log, planned as `) && status.includes(`${engine.version} for ${c.model} on ${c.gpu}`), status);
+    if (engine.release) assert.ok(status.includes(`${engine.release}, by the rules read at ${engine.version}`), status); // the log's own release is said
     assert.equal(await page.innerText('[data-testid="log-launch"]'), engine.launch);
     const rows = await page.$$eval('[data-testid="log-rows"] tbody tr', (trs) => trs.map((tr) => [tr.dataset.key, ...[...tr.cells].map((td) => td.textContent)]));
     assert.deepEqual(rows, want.rows.map((r) => [r.key, r.name, mib(r.plan_bytes), mib(r.log_bytes),

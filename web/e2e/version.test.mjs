@@ -25,7 +25,7 @@ test('the engine release plans under that release and the URL keeps it', async (
   assert.match(await text(page, 'engine'), /^planned as vLLM 0\.22 \(V1 engine\)/);
 
   await page.fill('[data-testid="engine-version"]', '0.6.3');
-  await page.waitForFunction(() => document.querySelector('[data-testid="engine"]').textContent.startsWith('planned as vLLM 0.6 (V0 engine)'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="engine"]').textContent.startsWith('planned as vLLM 0.6.3, by the rules read at vLLM 0.6 (V0 engine)'));
   await page.waitForFunction(() => location.search.includes('version=0.6.3'));
   const query = new URL(page.url()).search.slice(1);
   const want = planJSON(cliFlags(query)).engine;
@@ -41,7 +41,7 @@ test('the engine release plans under that release and the URL keeps it', async (
   await again.goto(`${server.url}?${query}`);
   await again.waitForSelector('#calc[data-ready="true"]');
   assert.equal(await again.locator('[data-testid="engine-version"]').inputValue(), '0.6.3');
-  assert.match(await text(again, 'engine'), /^planned as vLLM 0\.6 \(V0 engine\)/);
+  assert.match(await text(again, 'engine'), /^planned as vLLM 0\.6\.3, by the rules read at vLLM 0\.6 \(V0 engine\)/);
 
   const docs = await ctx.newPage(); // <vram-calculator version="…"> plans that release too
   await docs.goto(`${server.url}docs`);
@@ -53,7 +53,7 @@ test('the engine release plans under that release and the URL keeps it', async (
   });
   const wc = docs.locator('#version-wc[data-ready="true"]');
   await wc.waitFor();
-  assert.match(await wc.locator('[data-testid="wc-engine"]').innerText(), /^planned as vLLM 0\.6 \(V0 engine\)/);
+  assert.match(await wc.locator('[data-testid="wc-engine"]').innerText(), /^planned as vLLM 0\.6\.3, by the rules read at vLLM 0\.6 \(V0 engine\)/);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -55,7 +55,7 @@ async function check(box, api, d, engine) {
     return checked(box);
   }
   if (run !== box.vramplanRun) return undefined;
-  const said = `${r.log.engine} log, planned as ${r.version} for ${r.model} on ${r.gpu}`;
+  const said = `${r.log.engine} log, planned as ${r.planned_as} for ${r.model} on ${r.gpu}`;
   status.textContent = said;
   box.vramplanCheck = JSON.stringify(r);
   let found = [];

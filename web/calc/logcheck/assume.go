@@ -51,17 +51,20 @@ type Assumption struct {
 // pool's fraction (Engine.Pool.Fraction, 0 for none). checkLog's answer
 // decodes into it.
 type Planned struct {
-	Rows     []enginelog.Row `json:"rows"`
-	Version  string          `json:"version"`
-	Fraction float64         `json:"fraction,omitempty"`
+	Rows    []enginelog.Row `json:"rows"`
+	Version string          `json:"version"`
+	// PlannedAs says Version and the release the log named for a person
+	// (planner.PlannedAs).
+	PlannedAs string  `json:"planned_as"`
+	Fraction  float64 `json:"fraction,omitempty"`
 }
 
 // PlannedOf returns what plan p, whose rows against the log are rows,
 // planned with: rank 0's release and fraction, as the rows are rank 0's.
 func PlannedOf(p *planner.Plan, rows []enginelog.Row) Planned {
-	pl := Planned{Rows: rows, Version: "vramplan"}
+	pl := Planned{Rows: rows, Version: "vramplan", PlannedAs: "vramplan"}
 	if e := enginelog.RankZero(p).Engine; e != nil { // a layout's engine report is its ranks'
-		pl.Version = e.Version
+		pl.Version, pl.PlannedAs = e.Version, planner.PlannedAs(e)
 		if e.Pool != nil {
 			pl.Fraction = e.Pool.Fraction
 		}
