@@ -19,7 +19,8 @@ func TestResolveTable(t *testing.T) {
 		{"rtx4090", "est-rtx4090-linux"}, {"4090", "est-rtx4090-linux"}, {"RTX 4090", "est-rtx4090-linux"},
 		{"3090", "est-rtx3090-linux"}, {"l40s", "est-l40s-linux"}, {"h200", "h200-linux-cuda13.0"},
 		{"5090", "est-rtx5090-linux"}, {"rtx5090", "est-rtx5090-linux"}, {"rtx5090-wsl2", "rtx5090-wsl2-cuda13.3"},
-		{"ＲＴＸ ４０９０", "est-rtx4090-linux"}, // full-width, folded by NFKC
+		{"ＲＴＸ ４０９０", "est-rtx4090-linux"},                                                            // full-width, folded by NFKC
+		{"NVIDIA A10", "est-a10-linux"}, {"a10", "est-a10-linux"}, {"NVIDIA A10G", "est-a10g-linux"}, // two cards, not one
 	} {
 		c, _, err := calibrations.Resolve(tt.name, all, nil)
 		if err != nil || c.ID != tt.want {

@@ -6,6 +6,19 @@ import "github.com/vramplan/vramplan/planner"
 
 // compiled is the table's files, in file-name order.
 var compiled = []planner.Calibration{
+	{Schema: "vramplan.calibration/v1", ID: "est-a10-linux", GPU: "NVIDIA A10", Arch: "sm_86", SMCount: 72, Driver: "580.159.04", CUDA: "13.0", Platform: "linux", Source: "estimated", DeviceTotal: 23815258112, Context: 552402944, ContextEager: 552402944, LibraryReserve: 71303168, LibraryReserveEager: 568328192, VMM: planner.VMM{Supported: true, Granularity: 2097152, POSIXFDExport: true, Commit: []planner.Latency{
+		{Chunk: 2097152, P50us: 36.4, P90us: 40.8, MeanUs: 37.7},
+		{Chunk: 33554432, P50us: 56.3, P90us: 60.7, MeanUs: 57.7},
+		{Chunk: 67108864, P50us: 45.1, P90us: 55.9, MeanUs: 47.3},
+		{Chunk: 268435456, P50us: 70, P90us: 138.3, MeanUs: 82.3},
+		{Chunk: 1073741824, P50us: 77, P90us: 317, MeanUs: 117.6},
+	}, Decommit: []planner.Latency{
+		{Chunk: 2097152, P50us: 30.5, P90us: 33.4, MeanUs: 31.2},
+		{Chunk: 33554432, P50us: 64.2, P90us: 78.7, MeanUs: 66.9},
+		{Chunk: 67108864, P50us: 58.4, P90us: 69, MeanUs: 56.2},
+		{Chunk: 268435456, P50us: 177.9, P90us: 324.1, MeanUs: 218.4},
+		{Chunk: 1073741824, P50us: 362, P90us: 547.4, MeanUs: 416.4},
+	}}, Provenance: planner.Provenance{Method: "estimate", Date: "2026-12-03", Notes: "Estimated, not measured: only the device total is this card's. device_total_bytes is CUDA's own total of this card (cudaMemGetInfo's total, which vLLM and SGLang size their KV pools from), 22.18 GiB (22712 MiB) as vLLM printed it on an A10 (https://github.com/OpenBMB/MiniCPM-V/issues/640, 2024-10-17; the corpus's vllm-0.8.5-qwen3-30b-a3b-a10-tp4 gives the same). nvidia-smi's memory.total is more: 23028 MiB, NVML's total of 24146608128 bytes for this card in a published readout (https://github.com/mayooot/detect-gpu/issues/3: four NVIDIA A10 on driver 535.129.03). The A10 is not the A10G (AWS's variant, 80 SMs, est-a10g-linux): the A10 has 72 (9,216 CUDA cores, NVIDIA's A10 datasheet). Not measured by this project: uncertainty_bytes is 795 MiB, 200 MiB for the total (the widest spread found between public printouts of CUDA's total for one card, RTX 4090: 23.49-23.68 GiB over drivers, more than the 0.005 GiB a printout rounds to) and 595 MiB for the driver charges copied from the H200 below (context 526.8 MiB, library reserve 68.0 MiB), which this card's own may differ from by up to their size, so a plan within that of the edge is optimistic. Every other figure (CUDA context 526.8 MiB, eager 526.8 MiB; library reserve 68.0 MiB, eager 542.0 MiB; 2 MiB VMM granularity, POSIX-fd export, commit and decommit latencies) is copied from the nearest measured entry, h200-linux-cuda13.0 (driver 580.159.04, CUDA 13.0): the only measurement under Linux, whose driver model decides these charges more than the card does (the RTX 5090 under WSL2/WDDM charges 1.7 GiB of context and 3.9 GiB of library reserve, which no Linux driver does). A community aggregate for this card replaces this entry in the picker as soon as one exists; run `gpuagent calibrate --upload URL` to make one.", Uncertainty: 833617920}},
 	{Schema: "vramplan.calibration/v1", ID: "est-a100-40gb-linux", GPU: "NVIDIA A100-SXM4-40GB", Arch: "sm_80", SMCount: 108, Driver: "580.159.04", CUDA: "13.0", Platform: "linux", Source: "estimated", DeviceTotal: 42298834944, Context: 552402944, ContextEager: 552402944, LibraryReserve: 71303168, LibraryReserveEager: 568328192, VMM: planner.VMM{Supported: true, Granularity: 2097152, POSIXFDExport: true, Commit: []planner.Latency{
 		{Chunk: 2097152, P50us: 36.4, P90us: 40.8, MeanUs: 37.7},
 		{Chunk: 33554432, P50us: 56.3, P90us: 60.7, MeanUs: 57.7},

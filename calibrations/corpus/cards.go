@@ -36,6 +36,7 @@ type card struct {
 var cards = map[string]card{
 	"NVIDIA A100 80GB":        {Calibration: "est-a100-80gb-linux"},
 	"NVIDIA A100 40GB":        {Calibration: "est-a100-40gb-linux"},
+	"NVIDIA A10":              {Calibration: "est-a10-linux"},
 	"NVIDIA A10G":             {Calibration: "est-a10g-linux"},
 	"NVIDIA L4":               {Calibration: "est-l4-linux"},
 	"NVIDIA L40S":             {Calibration: "est-l40s-linux"},
@@ -52,8 +53,6 @@ var cards = map[string]card{
 
 	"NVIDIA L40": {GiB: 44.40, Source: "PyTorch's out-of-memory message on a single L40, 'GPU 0 has a total capacity of 44.40 GiB' " +
 		"(https://github.com/QwenLM/Qwen3-VL/issues/2097, 2026-06-04); the L40S, the same 48 GB of GDDR6, prints 44.42-44.53 GiB"},
-	"NVIDIA A10": {GiB: 22.18, Source: "PyTorch's out-of-memory message in vLLM on 'one A10, 24G', 'GPU 0 has a total capacity of " +
-		"22.18 GiB' (https://github.com/OpenBMB/MiniCPM-V/issues/640, 2024-10-17); nvidia-smi shows 23028 MiB"},
 	"NVIDIA L20": {GiB: 44.99, Source: "no printout of the L20's CUDA total found: nvidia-smi's 46068 MiB, an upper bound; " +
 		"the L40S, the same 48 GB of GDDR6, prints 44.42-44.53 GiB, so this may be up to about 0.6 GiB high"},
 	"NVIDIA RTX A5000": {GiB: 23.99, Source: "no printout of the A5000's CUDA total found: nvidia-smi's 24564 MiB, an upper bound; " +
