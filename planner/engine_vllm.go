@@ -359,9 +359,15 @@ func (vllm) charge(in *Input, s *shape, l limits, c *charges) {
 	r := vllmRulesOf(in)
 	c.set(keyActivation, orDefault(o.ActivationBytes, vllmActivation(in, r, l)))
 	c.set(keyNonTorch, vllmNonTorch(in))
-	if r.graphsInBudget && !o.EnforceEager && in.Calibration.GraphExec > 0 {
-		c.graphs = int64(captureSizes(l.batch))
-		c.set(keyGraphEstimate, satMul(c.graphs, int64(in.Calibration.GraphExec)))
+	if r.graphsInBudget && !o.EnforceEager {
+		if in.Calibration.GraphExec > 0 {
+			c.graphs = int64(captureSizes(l.batch))
+			c.set(keyGraphEstimate, satMul(c.graphs, int64(in.Calibration.GraphExec)))
+		} else {
+			var b Bytes
+			c.graphs, b = vllmGraphEstimate(in, l)
+			c.set(keyGraphEstimate, b)
+		}
 	}
 	var others Bytes
 	for _, b := range c.amount {
@@ -446,10 +452,14 @@ func vllmV0Forward(in *Input) Bytes {
 	return satMul(tokens, 2*(3*int64(m.IntermediateSize)+3*int64(m.HiddenSize)))
 }
 
-// captureSizes counts vLLM's CUDA-graph capture sizes: 1, 2, 4, then every
-// 8 to 256, then every 16, up to min(2 × max_num_seqs, 512).
-func captureSizes(seqs int) int {
-	top, n := min(2*seqs, 512), 0
+// captureSizes counts vLLM's CUDA-graph capture sizes up to
+// min(2 × max_num_seqs, 512).
+func captureSizes(seqs int) int { return captureSizesTo(min(2*seqs, 512)) }
+
+// captureSizesTo counts vLLM's CUDA-graph capture sizes up to top: 1, 2,
+// 4, then every 8 to 256, then every 16.
+func captureSizesTo(top int) int {
+	n := 0
 	for _, s := range []int{1, 2, 4} {
 		if s <= top {
 			n++
@@ -486,6 +496,11 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 		}
 		return "non-torch memory", vllmNonTorchDetail(in, c)
 	case keyGraphEstimate:
+		if in.Calibration.GraphExec == 0 {
+			return c.linef("CUDA graphs (%d graphs, estimated)", c.graphs),
+				c.linef("estimated: %d graphs (PIECEWISE and FULL decode) × %d decoder layers × %d KiB, the corpus's median (it spans 0 to about 830 KiB)",
+					c.graphs, int64(in.Model.NumLayers()), int64(VLLMGraphLayerBytes/KiB))
+		}
 		return c.linef("CUDA graphs (%d capture sizes)", c.graphs),
 			c.join("capture sizes × measured graph bytes: ", in.Calibration.ID)
 	case keyKV:

@@ -130,6 +130,10 @@ func itemSource(k key, in *Input) Source {
 		if in.Calibration.GraphExec == 0 {
 			return SourceUnmeasured
 		}
+	case keyGraphEstimate:
+		if in.Calibration.GraphExec == 0 {
+			return SourceEstimated
+		}
 	case keyLoadSlack:
 		if sglangLoadRuled(&in.Model) {
 			return SourceFormula
