@@ -360,14 +360,9 @@ func (vllm) charge(in *Input, s *shape, l limits, c *charges) {
 	c.set(keyActivation, orDefault(o.ActivationBytes, vllmActivation(in, r, l)))
 	c.set(keyNonTorch, vllmNonTorch(in))
 	if r.graphsInBudget && !o.EnforceEager {
-		if in.Calibration.GraphExec > 0 {
-			c.graphs = int64(captureSizes(l.batch))
-			c.set(keyGraphEstimate, satMul(c.graphs, int64(in.Calibration.GraphExec)))
-		} else {
-			var b Bytes
-			c.graphs, b = vllmGraphEstimate(in, l)
-			c.set(keyGraphEstimate, b)
-		}
+		var b Bytes
+		c.graphs, b = vllmGraphCharge(in, l)
+		c.set(keyGraphEstimate, b)
 	}
 	var others Bytes
 	for _, b := range c.amount {
@@ -498,8 +493,8 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 	case keyGraphEstimate:
 		if in.Calibration.GraphExec == 0 {
 			return c.linef("CUDA graphs (%d graphs, estimated)", c.graphs),
-				c.linef("estimated: %d graphs (PIECEWISE and FULL decode) × %d decoder layers × %d KiB, the corpus's median (it spans 0 to about 830 KiB)",
-					c.graphs, int64(in.Model.NumLayers()), int64(VLLMGraphLayerBytes/KiB))
+				c.linefs("estimated: %d graphs (PIECEWISE and FULL decode) × %d decoder layers × %d KiB, the corpus's median (it spans %s)",
+					vllmGraphLayerSpread, c.graphs, int64(in.Model.NumLayers()), int64(VLLMGraphLayerBytes/KiB))
 		}
 		return c.linef("CUDA graphs (%d capture sizes)", c.graphs),
 			c.join("capture sizes × measured graph bytes: ", in.Calibration.ID)

@@ -15,9 +15,13 @@ package planner
 // decoder layer: the median, over the corpus's vLLM runs from 0.11 on
 // that print what their capture took, of that figure over their graphs
 // (VLLMGraphs) times their decoder layers per rank; the corpus test
-// TestGraphLayerBytes recomputes it. Estimated: the runs spread from 0 to
-// about 830 KiB, so a plan's graph charge can be off by its own size.
+// TestGraphLayerBytes recomputes it. Estimated: the runs spread over
+// vllmGraphLayerSpread, so a plan's graph charge can be off by its own size.
 const VLLMGraphLayerBytes = 186 * KiB
+
+// vllmGraphLayerSpread is the range of the runs VLLMGraphLayerBytes is
+// the median of, as the estimate's detail says it.
+const vllmGraphLayerSpread = "0 to about 830 KiB"
 
 // VLLMGraphs counts the CUDA graphs vLLM captures by default
 // (FULL_AND_PIECEWISE): a PIECEWISE graph at every capture size up to
@@ -29,6 +33,17 @@ const VLLMGraphLayerBytes = 186 * KiB
 func VLLMGraphs(seqs, batched int) int64 {
 	top := min(2*seqs, 512, batched)
 	return int64(captureSizesTo(top) + captureSizesTo(min(seqs, top)))
+}
+
+// vllmGraphCharge is the CUDA-graph memory 0.21 and later take out before
+// the KV cache, and the graphs it is for: the calibration's measured graph
+// size at every capture size where it has one, else the estimate.
+func vllmGraphCharge(in *Input, l limits) (graphs int64, b Bytes) {
+	if g := in.Calibration.GraphExec; g > 0 {
+		graphs = int64(captureSizes(l.batch))
+		return graphs, satMul(graphs, int64(g))
+	}
+	return vllmGraphEstimate(in, l)
 }
 
 // vllmGraphEstimate is the estimate for the decoder layers of in's model
