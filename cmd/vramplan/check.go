@@ -256,7 +256,10 @@ func checkGPU(name string, fromLog bool, stderr io.Writer) (planner.Calibration,
 	var note string
 	var err error
 	if fromLog { // a log's device name is a card's, never a file to read
-		all, _ := calibrations.All() // never an error
+		all, terr := calibrationTable()
+		if terr != nil {
+			return cal, terr
+		}
 		cal, note, err = calibrations.Resolve(name, all, nil)
 	} else {
 		cal, note, err = lookupGPU(name)

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vramplan/vramplan/planner"
 )
 
 // TestCheckModelFromLog checks vLLM and SGLang logs without --model: the
@@ -65,6 +68,27 @@ func TestCountTooLarge(t *testing.T) {
 		code, _, errs := runCLI("plan", "--model", "qwen3-8b-q8_0", "--gpu", "h200", "--max-seq-len", v)
 		if code != 2 || !strings.Contains(errs, "too large") || strings.Contains(errs, "not a count") {
 			t.Errorf("plan --max-seq-len %s = exit %d, %q; want 2 and too large", v, code, errs)
+		}
+	}
+}
+
+// TestTableError checks that the commands return the calibration table's
+// error rather than resolving a GPU in an empty table: check with the GPU
+// taken from the log, check and plan with --gpu, and gpus.
+func TestTableError(t *testing.T) {
+	saved := calibrationTable
+	t.Cleanup(func() { calibrationTable = saved })
+	calibrationTable = func() ([]planner.Calibration, error) { return nil, errors.New("the calibration table: broken") }
+	log := startupLog(t, "dense", "32768_1_0_f16_f16_0_512_0")
+	const model = "../../planner/testdata/engines/llamacpp-h200/models/dense-llama3-8b.json"
+	for _, args := range [][]string{
+		{"check", "--log", log, "--model", model},
+		{"check", "--log", log, "--model", model, "--gpu", "h200"},
+		{"plan", "--model", "qwen3-8b-q8_0", "--gpu", "h200", "--max-seq-len", "4096"},
+		{"gpus", "--model", "qwen3-8b-q8_0", "--max-seq-len", "4096"},
+	} {
+		if code, _, errs := runCLI(args...); code != 2 || !strings.Contains(errs, "the calibration table: broken") {
+			t.Errorf("%v with a broken table = exit %d, %q; want 2 and the table's error", args, code, errs)
 		}
 	}
 }

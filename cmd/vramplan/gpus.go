@@ -8,7 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/web/calc"
 )
@@ -37,7 +36,11 @@ func cmdGPUs(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vramplan gpus: %s\n", gpuFlagError(err))
 		return exitBadInput
 	}
-	cals, _ := calibrations.All()
+	cals, err := calibrationTable()
+	if err != nil {
+		fmt.Fprintf(stderr, "vramplan gpus: %v\n", err)
+		return exitBadInput
+	}
 	fits, err := planner.GPUs(input, cals)
 	if err != nil {
 		fmt.Fprintf(stderr, "vramplan gpus: %s\n", describeErr(err))
