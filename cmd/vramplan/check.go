@@ -83,7 +83,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 			return fail(err.flag, errors.New(err.msg))
 		}
 	}
-	pl := logcheck.PlannedOf(&p, rows)
+	e := enginelog.RankZero(&p).Engine // a layout's engine report is its ranks'
+	pl := logcheck.PlannedOf(e, rows)
 	assumed := logcheck.Assumptions(&l, &pl, &m, &cal)
 	if obs.version != "" {
 		assumed = slices.DeleteFunc(assumed, func(a logcheck.Assumption) bool { return a.Flag == engineVersionFlag })
@@ -122,8 +123,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	for _, f := range l.Reported {
 		fmt.Fprintf(stdout, "  %-28s %12s %12.2f   (read; no plan line)\n", f.Name, "", mib(f.Bytes))
 	}
-	if e := enginelog.RankZero(&p).Engine; e != nil {
-		fmt.Fprintf(stdout, "\n  launch: %s\n", e.Launch)
+	if e != nil {
+		fmt.Fprintf(stdout, "\n  launch: %s\n", pl.Launch)
 	}
 	printUnsaid(stdout, &l, assumed)
 	return exitFits

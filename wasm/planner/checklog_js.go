@@ -9,28 +9,23 @@ import (
 	"github.com/vramplan/vramplan/internal/jsonlite"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/enginelog"
+	"github.com/vramplan/vramplan/web/calc/logcheck"
 )
 
 // This file is the page's log paste box: what `vramplan check --log`
 // prints, computed in the browser from a pasted start-up log and the
 // model and GPU the page has picked.
 
-// LogCheck is checkLog's result: the log as read, the plan of the
-// configuration it states set against it charge by charge, and the
-// engine's launch command for that plan.
+// LogCheck is checkLog's result: the log as read, what the check planned
+// (logcheck.Planned: the rows of the plan of the configuration the log
+// states set against it charge by charge, // the release, the fraction and the engine's launch command), the pool's
+// row, and the model and GPU it was planned for.
 type LogCheck struct {
-	Log     enginelog.Log      `json:"log"`
-	Rows    []enginelog.Row    `json:"rows"`
-	Pool    *enginelog.PoolRow `json:"pool,omitempty"`
-	Version string             `json:"version"`
-	// PlannedAs is Version with the release the log named
-	// (planner.PlannedAs), as the page says it.
-	PlannedAs string `json:"planned_as"`
-	// Fraction is rank 0's gpu_memory_utilization or mem_fraction_static.
-	Fraction float64 `json:"fraction,omitempty"`
-	Launch   string  `json:"launch,omitempty"`
-	Model    string  `json:"model"`
-	GPU      string  `json:"gpu"`
+	Log enginelog.Log `json:"log"`
+	logcheck.Planned
+	Pool  *enginelog.PoolRow `json:"pool,omitempty"`
+	Model string             `json:"model"`
+	GPU   string             `json:"gpu"`
 }
 
 // checkLog(logJSON, modelJSON, calibrationJSON) plans what an engine's
@@ -62,13 +57,7 @@ func checkLog(args []js.Value) (any, error) {
 	if errors.As(err, &ie) {
 		return nil, err
 	}
-	out := LogCheck{Log: l, Rows: enginelog.Compare(&l, &p), Pool: enginelog.ComparePool(&l, &p), Version: "vramplan", PlannedAs: "vramplan", Model: m.ID, GPU: c.ID}
-	if e := enginelog.RankZero(&p).Engine; e != nil { // a layout's engine report is its ranks'
-		out.Version, out.PlannedAs, out.Launch = e.Version, planner.PlannedAs(e), e.Launch
-		if e.Pool != nil {
-			out.Fraction = e.Pool.Fraction
-		}
-	}
+	out := LogCheck{Log: l, Planned: logcheck.PlannedOf(enginelog.RankZero(&p).Engine, enginelog.Compare(&l, &p)), Pool: enginelog.ComparePool(&l, &p), Model: m.ID, GPU: c.ID}
 	b, err := jsonlite.Marshal(out)
 	return string(b), err
 }

@@ -47,9 +47,9 @@ type Assumption struct {
 }
 
 // Planned is what a check planned, beyond the log: the plan's rows, the
-// release its rules were read at (the plan's Engine.Version) and its
-// pool's fraction (Engine.Pool.Fraction, 0 for none). checkLog's answer
-// decodes into it.
+// release its rules were read at (the plan's Engine.Version), its pool's
+// fraction (Engine.Pool.Fraction, 0 for none) and the engine's launch
+// command. The page's checkLog answers with it embedded.
 type Planned struct {
 	Rows    []enginelog.Row `json:"rows"`
 	Version string          `json:"version"`
@@ -57,17 +57,20 @@ type Planned struct {
 	// (planner.PlannedAs).
 	PlannedAs string  `json:"planned_as"`
 	Fraction  float64 `json:"fraction,omitempty"`
+	// Launch is the engine's launch command for the plan, "" for vramplan's.
+	Launch string `json:"launch,omitempty"`
 }
 
-// PlannedOf returns what plan p, whose rows against the log are rows,
-// planned with: rank 0's release and fraction, as the rows are rank 0's.
-func PlannedOf(p *planner.Plan, rows []enginelog.Row) Planned {
-	pl := Planned{Rows: rows, Version: "vramplan", PlannedAs: "vramplan"}
-	if e := enginelog.RankZero(p).Engine; e != nil { // a layout's engine report is its ranks'
-		pl.Version, pl.PlannedAs = e.Version, planner.PlannedAs(e)
-		if e.Pool != nil {
-			pl.Fraction = e.Pool.Fraction
-		}
+// PlannedOf returns what a plan whose rows against the log are rows
+// planned with, e its rank 0's engine report (enginelog.RankZero's
+// Engine, as the rows are rank 0's; nil for vramplan's own profile).
+func PlannedOf(e *planner.EngineReport, rows []enginelog.Row) Planned {
+	if e == nil {
+		return Planned{Rows: rows, Version: "vramplan", PlannedAs: "vramplan"}
+	}
+	pl := Planned{Rows: rows, Version: e.Version, PlannedAs: planner.PlannedAs(e), Launch: e.Launch}
+	if e.Pool != nil {
+		pl.Fraction = e.Pool.Fraction
 	}
 	return pl
 }

@@ -38,7 +38,7 @@ func check(t *testing.T, file, model, gpu string, g enginelog.Given) []Assumptio
 		t.Fatal(err)
 	}
 	p, _ := planner.Report(in)
-	pl := PlannedOf(&p, enginelog.Compare(&l, &p))
+	pl := PlannedOf(enginelog.RankZero(&p).Engine, enginelog.Compare(&l, &p))
 	return Assumptions(&l, &pl, &m, &c)
 }
 
@@ -120,5 +120,24 @@ func TestV0Rules(t *testing.T) {
 	}
 	if s := v0Rules(&both); !strings.Contains(s, "give --engine-version") {
 		t.Errorf("v0Rules(with V0) = %q", s)
+	}
+}
+
+// TestPlannedOf checks what a check says it planned with: vramplan's own
+// profile without an engine report, else the report's release, launch
+// command and fraction, the fraction 0 without a pool.
+func TestPlannedOf(t *testing.T) {
+	rows := []enginelog.Row{{Key: "weights"}}
+	if got := PlannedOf(nil, rows); got.Version != "vramplan" || got.PlannedAs != "vramplan" || got.Launch != "" || len(got.Rows) != 1 {
+		t.Errorf("PlannedOf(nil) = %+v, want vramplan's", got)
+	}
+	e := &planner.EngineReport{Engine: planner.EngineVLLM, Version: "0.19.1", Launch: "vllm serve m", Pool: &planner.PoolAnswer{Fraction: 0.85}}
+	got := PlannedOf(e, rows)
+	if got.Version != "0.19.1" || got.PlannedAs != planner.PlannedAs(e) || got.Launch != "vllm serve m" || got.Fraction != 0.85 {
+		t.Errorf("PlannedOf(%+v) = %+v", e, got)
+	}
+	e.Pool = nil
+	if got := PlannedOf(e, rows); got.Fraction != 0 {
+		t.Errorf("PlannedOf without a pool: Fraction = %v, want 0", got.Fraction)
 	}
 }
