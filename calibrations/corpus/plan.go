@@ -13,6 +13,7 @@ import (
 	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/cmdline"
+	"github.com/vramplan/vramplan/planner/enginelog"
 	"github.com/vramplan/vramplan/planner/modelfile"
 )
 
@@ -21,8 +22,8 @@ import (
 // planner/cmdline, the one reader of engine flags, so that the corpus
 // plans a run exactly as `vramplan plan --from-flags` would. Four facts
 // come from the entry instead: vLLM V1's top-k/top-p sampler (FlashInfer's
-// when the entry's log prints planner.VLLMFlashInferSampler, as `vramplan
-// check --log` reads it), the model (its catalog id or config path),
+// when the entry's log says so as planner/enginelog reads it, the reader
+// `vramplan check --log` uses), the model (its catalog id or config path),
 // the GPU's total (gpu.total_gib as the log or thread gives it, or its
 // card's, cards.go, for total_from "card"; on the calibration the card
 // resolves to or, for a card with none, FallbackCalibration) and the
@@ -55,11 +56,28 @@ func Input(e *Entry, root string) (planner.Input, string, error) {
 		return in, "", err
 	}
 	in.Features.Vision = slices.Contains(strings.Split(e.Model.Family, "+"), "vision")
-	in.Serving.VLLM.FlashInferSampler = e.Engine == EngineVLLM && strings.Contains(e.Log, planner.VLLMFlashInferSampler)
+	if in.Serving.VLLM.FlashInferSampler, err = flashInferSampler(e); err != nil {
+		return in, "", err
+	}
 	in.Serving.Version = Release(e)
 	cal, err := calibrationOf(e)
 	in.Calibration = cal
 	return in, cal.ID, err
+}
+
+// flashInferSampler reports whether e's log says vLLM V1 samples top-k
+// and top-p with FlashInfer, as enginelog, the one reader of start-up
+// logs, reads it for `vramplan check --log` (enginelog.Log.FlashInferSampler),
+// from a log that may report no memory figures.
+func flashInferSampler(e *Entry) (bool, error) {
+	if e.Engine != EngineVLLM {
+		return false, nil
+	}
+	l, err := enginelog.Read([]byte(e.Log)) // a failed start reports no figures
+	if err != nil {
+		return false, fmt.Errorf("log: %w", err)
+	}
+	return l.FlashInferSampler(), nil
 }
 
 // Release returns the engine release e is planned under, as the planner

@@ -99,3 +99,32 @@ func TestInput(t *testing.T) {
 		t.Error("Input(no model) = nil error")
 	}
 }
+
+// TestInputSampler: an entry is planned with FlashInfer's top-k/top-p
+// sampler when its log says so as planner/enginelog reads it, a failed
+// start's log with no memory figures included, and never for a V0 log.
+func TestInputSampler(t *testing.T) {
+	const v1 = "(EngineCore_0 pid=1) INFO 09-04 01:02:54 [core.py:74] Initializing a V1 LLM engine (v0.10.1.1) with config: model='m'\n"
+	const flashinfer = "(EngineCore_0 pid=1) INFO 09-04 01:02:57 [topk_topp_sampler.py:50] " + planner.VLLMFlashInferSampler + "\n"
+	const v0 = "INFO 09-04 01:03:00 worker.py:1 Memory profiling results: total_gpu_memory=79.1GiB\n"
+	for _, c := range []struct {
+		engine, log string
+		want        bool
+	}{
+		{corpus.EngineVLLM, v1 + flashinfer, true},
+		{corpus.EngineVLLM, v1, false},
+		{corpus.EngineVLLM, v1 + flashinfer + v0, false},
+		{corpus.EngineSGLang, flashinfer, false},
+	} {
+		e := corpus.Entry{ID: "x", Engine: c.engine, Version: "0.10.1.1", GPU: corpus.GPU{Name: "NVIDIA H200", Count: 1, TotalGiB: 139.8},
+			Model:  corpus.Model{Config: "planner/hf/testdata/configs/ibm-granite__granite-4.0-micro.json", Family: "dense"},
+			Config: map[string]json.RawMessage{"max_model_len": raw(8192)}, Log: c.log}
+		in, _, err := corpus.Input(&e, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := in.Serving.VLLM.FlashInferSampler; got != c.want {
+			t.Errorf("Input(%s log %q).Serving.VLLM.FlashInferSampler = %v, want %v", c.engine, c.log, got, c.want)
+		}
+	}
+}

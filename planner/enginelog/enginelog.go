@@ -85,13 +85,25 @@ type PoolFigures struct {
 	Blocks int64 `json:"blocks,omitempty"`
 }
 
-// Parse reads a log. It recognises the engine from the lines themselves.
+// Parse reads a log. It recognises the engine from the lines themselves,
+// and a log with no memory figures of any engine is an error.
 func Parse(data []byte) (Log, error) {
+	l, err := Read(data)
+	if err == nil && (l.Engine == "" || len(l.Figures) == 0 && l.Pool == nil) {
+		return Log{}, printf.Errorf("no memory figures of any of %v in the log", planner.Engines[1:])
+	}
+	return l, err
+}
+
+// Read reads a log as Parse does, without asking it for memory figures: a
+// start-up that failed before it reported any still states its engine and
+// settings. Its Engine is "" when no engine's lines are in it. Only a log
+// over MaxLog is an error.
+func Read(data []byte) (Log, error) {
 	if len(data) > MaxLog {
 		return Log{}, printf.Errorf("log is %d bytes, more than %d", len(data), MaxLog)
 	}
-	r := read(data)
-	return r.done()
+	return read(data).log(), nil
 }
 
 // read reads every relevant line of data.
@@ -421,15 +433,6 @@ func sizeUnitAt(s string, pos int) bool {
 		j--
 	}
 	return j >= 0 && s[j] >= '0' && s[j] <= '9'
-}
-
-// done returns the log, or an error when it holds no figures.
-func (r *reader) done() (Log, error) {
-	l := r.log()
-	if l.Engine == "" || len(l.Figures) == 0 && l.Pool == nil {
-		return Log{}, printf.Errorf("no memory figures of any of %v in the log", planner.Engines[1:])
-	}
-	return l, nil
 }
 
 // log returns what was read: its engine is the first in the registry's

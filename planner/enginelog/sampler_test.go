@@ -47,3 +47,35 @@ func TestVLLMSampler(t *testing.T) {
 		}
 	}
 }
+
+// TestReadSampler: Read reads the sampler line of a start-up that failed
+// before it reported a memory figure, which Parse refuses; a V0 log's
+// line is not V1's sampler.
+func TestReadSampler(t *testing.T) {
+	const head = "(EngineCore_0 pid=1812) INFO 09-04 01:02:54 [core.py:74] Initializing a V1 LLM engine (v0.10.1.1) with config: model='Qwen2-7B-Instruct', max_seq_len=16384, tensor_parallel_size=1\n" +
+		"(EngineCore_0 pid=1812) INFO 09-04 01:02:57 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.\n"
+	if _, err := Parse([]byte(head)); err == nil {
+		t.Errorf("Parse(a log with no memory figures) = nil error")
+	}
+	for _, c := range []struct {
+		log      string
+		v0, want bool
+	}{
+		{head, false, true},
+		{head + "INFO 09-04 01:03:00 worker.py:1 Memory profiling results: total_gpu_memory=79.1GiB\n", true, false},
+	} {
+		l, err := Read([]byte(c.log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v0 := l.Settings != nil && l.Settings.V0; v0 != c.v0 {
+			t.Errorf("Read(%q).Settings.V0 = %v, want %v", c.log, v0, c.v0)
+		}
+		if got := l.FlashInferSampler(); got != c.want {
+			t.Errorf("Read(%q).FlashInferSampler() = %v, want %v (engine %q, settings %+v)", c.log, got, c.want, l.Engine, l.Settings)
+		}
+	}
+	if _, err := Read(make([]byte, MaxLog+1)); err == nil {
+		t.Errorf("Read(a log over MaxLog) = nil error")
+	}
+}

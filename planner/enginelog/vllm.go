@@ -233,6 +233,16 @@ func (r *reader) vllmSampler(s string) bool {
 	return true
 }
 
+// FlashInferSampler reports whether l is a vLLM V1 log that says it
+// samples top-k and top-p with FlashInfer's kernel
+// (planner.VLLMFlashInferSampler): the sampler whose warm-up the plan
+// charges less for. V0 never printed the line; a V1 log without it ran the
+// torch-native default.
+func (l *Log) FlashInferSampler() bool {
+	st := l.Settings
+	return l.Engine == planner.EngineVLLM && st != nil && st.FlashInferSampler && !st.V0
+}
+
 // vllmInput is the configuration a vLLM log states: its request length
 // (max_model_len, else the concurrency line's), utilization, parallel
 // sizes, batch limits, eager mode and V1's sampler.
@@ -246,7 +256,7 @@ func vllmInput(l *Log, in *planner.Input) error {
 	if st := l.Settings; st != nil {
 		in.Limits.MaxBatch, in.Limits.MaxPrefillTokens = st.MaxNumSeqs, st.MaxBatchedTokens
 		in.Serving.VLLM.EnforceEager = st.EnforceEager
-		in.Serving.VLLM.FlashInferSampler = st.FlashInferSampler && !st.V0
+		in.Serving.VLLM.FlashInferSampler = l.FlashInferSampler()
 		if strings.HasPrefix(st.KVDtype, "fp8") {
 			in.Limits.KVDtype = planner.KVDtypeFP8
 		}
