@@ -216,7 +216,7 @@ func baseOver(in *Input) Bytes {
 // growLever doubles one layout size from cur until the layout fits; n is
 // the GPUs the fitting layout uses. Each layout tried is charged to *work.
 func growLever(in *Input, k Knob, cur, others int, base Bytes, work *int, st *stopper) (Lever, int, bool) {
-	for v := cur * 2; v <= maxParallel && v*others <= maxWorld && !st.stop(); v *= 2 {
+	for v := cur * 2; v <= MaxParallel && v*others <= maxWorld && !st.stop(); v *= 2 {
 		p := in.Parallel
 		if k == KnobTensorParallel {
 			p.Tensor = v

@@ -110,7 +110,7 @@ func TestLayoutErrors(t *testing.T) {
 		{"calibrations", layoutInput(Parallel{Tensor: 2, Calibrations: make([]Calibration, 3)}), "parallel.calibrations"},
 		{"negative", layoutInput(Parallel{Data: -1}), "parallel.data_parallel"},
 		{"negative tensor", layoutInput(Parallel{Tensor: -2}), "parallel.tensor_parallel"},
-		{"too many stages", layoutInput(Parallel{Pipeline: maxParallel + 1}), "parallel.pipeline_parallel"},
+		{"too many stages", layoutInput(Parallel{Pipeline: MaxParallel + 1}), "parallel.pipeline_parallel"},
 		{"rank comm", func() Input {
 			in := layoutInput(Parallel{Tensor: 2})
 			in.Parallel.Calibrations = []Calibration{in.Calibration, in.Calibration}

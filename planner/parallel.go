@@ -70,11 +70,12 @@ type Rank struct {
 	CommSource Source `json:"comm_source,omitempty"`
 }
 
-// Bounds on a layout.
-const (
-	maxParallel = 1 << 10 // per dimension
-	maxWorld    = 1 << 12 // GPUs in all
-)
+// MaxParallel is the largest size of one dimension of a layout (tensor,
+// pipeline, data or expert parallel) that an input may have.
+const MaxParallel = 1 << 10
+
+// maxWorld bounds a layout's GPUs in all.
+const maxWorld = 1 << 12
 
 func (p *Parallel) tp() int { return max(p.Tensor, 1) }
 func (p *Parallel) pp() int { return max(p.Pipeline, 1) }
@@ -149,7 +150,7 @@ func validateParallel(in *Input) error {
 		v     int
 	}{{"parallel.tensor_parallel", p.Tensor}, {"parallel.pipeline_parallel", p.Pipeline},
 		{"parallel.expert_parallel", p.Expert}, {"parallel.data_parallel", p.Data}} {
-		if err := inRange(f.field, f.v, 0, maxParallel); err != nil {
+		if err := inRange(f.field, f.v, 0, MaxParallel); err != nil {
 			return err
 		}
 	}

@@ -178,7 +178,7 @@ func (g *givenFlags) read() (enginelog.Given, error) {
 		name string
 		v    float64
 		max  float64
-	}{{logcheck.FlagTensorParallel, float64(g.tp), 1 << 10}, {logcheck.FlagPipelineParallel, float64(g.pp), 1 << 10}, {logcheck.FlagMaxSeqLen, float64(g.maxLen), 1 << 30},
+	}{{logcheck.FlagTensorParallel, float64(g.tp), planner.MaxParallel}, {logcheck.FlagPipelineParallel, float64(g.pp), planner.MaxParallel}, {logcheck.FlagMaxSeqLen, float64(g.maxLen), 1 << 30},
 		{logcheck.FlagUtilization, g.util, 1}, {logcheck.FlagMemFraction, g.memFrac, 1}} {
 		if !(f.v >= 0 && f.v <= f.max) {
 			return enginelog.Given{}, fmt.Errorf("--%s: %v is out of range (0, %v]", f.name, f.v, f.max)

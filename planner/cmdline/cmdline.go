@@ -275,7 +275,7 @@ func ParseCount(v string) (int, error) {
 	n, err := strconv.Atoi(v)
 	switch {
 	case errors.Is(err, strconv.ErrRange) || err == nil && (n > maxCount/mult || n < -maxCount/mult):
-		return 0, fmt.Errorf("more than %d: %w", maxCount, strconv.ErrRange)
+		return 0, moreThan(maxCount)
 	case err != nil:
 		return 0, fmt.Errorf("not a count")
 	}
@@ -284,6 +284,24 @@ func ParseCount(v string) (int, error) {
 
 // maxCount bounds what ParseCount reads, either way: 2^40.
 const maxCount = 1 << 40
+
+// moreThan is the error of a count past limit, which CountText says is too
+// large.
+func moreThan(limit int) error { return fmt.Errorf("more than %d: %w", limit, strconv.ErrRange) }
+
+// parseSize reads a parallel size: a count as ParseCount reads it, in
+// [1, planner.MaxParallel], its error said as CountText says every count
+// flag's.
+func parseSize(v string) (int, error) {
+	n, err := ParseCount(v)
+	if errors.Is(err, strconv.ErrRange) || err == nil && n > planner.MaxParallel {
+		err = moreThan(planner.MaxParallel)
+	}
+	if err != nil || n < 1 {
+		return 0, errors.New(CountText(v, err, fmt.Sprintf("a count in [1, %d]", planner.MaxParallel)))
+	}
+	return n, nil
+}
 
 // CountText says why v, which ParseCount read with err or out of a flag's
 // range, is not what the flag wants (not names it: "a count", "a length"):
@@ -341,9 +359,9 @@ func parallel(flags ...sizeFlag) []flag {
 			if err != nil {
 				return err
 			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 1<<10 {
-				return &Error{flag, fmt.Sprintf("%q is not a count in [1, 1024]", v)}
+			n, err := parseSize(v)
+			if err != nil {
+				return &Error{flag, err.Error()}
 			}
 			*size(&c.Parallel) = n
 			return nil

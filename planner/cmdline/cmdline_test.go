@@ -244,9 +244,10 @@ func TestSetOption(t *testing.T) {
 	}
 }
 
-// TestCountTooLarge checks that a count or length flag of too many digits is
-// said to be too large, not "not a count" or "not a length", and that a value
-// that is no number at all still says what the flag wants.
+// TestCountTooLarge checks that a count or length flag of too many digits,
+// or a parallel size past planner.MaxParallel, is said to be too large, not
+// "not a count" or "not a length", and that a value that is no number at
+// all, or one below the flag's range, still says what the flag wants.
 func TestCountTooLarge(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
 		{`vllm serve m --max-model-len 99999999999999999999`, "too large"},
@@ -254,6 +255,13 @@ func TestCountTooLarge(t *testing.T) {
 		{`vllm serve m --max-num-seqs 99999999999999999999`, "too large"},
 		{`python -m sglang.launch_server --model-path m --chunked-prefill-size 99999999999999999999`, "too large"},
 		{`llama-server -m m.gguf -c 99999999999999999999`, "too large"},
+		{`vllm serve m --tensor-parallel-size 99999999999999999999`, `is too large (more than 1024`},
+		{`vllm serve m -tp 2048`, `"2048" is too large (more than 1024`},
+		{`vllm serve m -tp 2K`, `"2K" is too large (more than 1024`},
+		{`python -m sglang.launch_server --model-path m --tp -2`, `"-2" is not a count in [1, 1024]`},
+		{`python -m sglang.launch_server --model-path m --dp-size 0`, `"0" is not a count in [1, 1024]`},
+		{`llama-server -m m.gguf -ngl 99999999999999999999`, "too large"},
+		{`llama-server -m m.gguf -ngl -1`, `"-1" is not a layer count`},
 		{`vllm serve m --max-model-len lots`, `"lots" is not a length`},
 		{`python -m sglang.launch_server --model-path m --chunked-prefill-size x`, `"x" is not a count or -1`},
 	} {

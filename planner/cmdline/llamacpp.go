@@ -163,10 +163,10 @@ func gpuLayers(c *Command, flag string, t *tokens) error {
 		c.Serving.LlamaCpp.GPULayers = 0
 		return nil
 	}
-	n, err := strconv.Atoi(v)
+	n, err := strconv.Atoi(v) // llama.cpp's std::stoi, without ParseCount's suffixes
 	switch {
 	case err != nil || n < 0:
-		return &Error{flag, fmt.Sprintf("%q is not a layer count", v)}
+		return &Error{flag, CountText(v, err, "a layer count")}
 	case n == 0:
 		return &Error{flag, "0 runs every layer on the CPU: there is no GPU memory to plan"}
 	}
