@@ -165,6 +165,17 @@ func (a *torchAlloc) held() Bytes {
 	return r + Bytes(padTo(int64(a.small), int64(torchSmallBuffer)))
 }
 
+// idle reports whether no free block will be taken again: each is under
+// the floor, smaller than every request left for the large pool.
+func (a *torchAlloc) idle() bool {
+	for i := range a.n {
+		if a.free[i].size >= a.floor {
+			return false
+		}
+	}
+	return true
+}
+
 // sglangLayer is one decoder layer's large parameters in the order SGLang's
 // Llama, Qwen2 and Qwen3 classes make them (models/llama.py, qwen2.py,
 // qwen3.py: the attention's QKVParallelLinear qkv_proj, then o_proj, then
@@ -239,19 +250,39 @@ func sglangLoadHeld(m *Model) (Bytes, bool) {
 	embed, output := weightClass(m, "embedding"), weightClass(m, "output")
 	var a torchAlloc
 	a.alloc(embed)
-	for i := range layers {
-		a.alloc(l.qkv)
-		a.alloc(l.o)
-		if i == 0 {
-			sglangRope(&a, m)
-			a.floor = smallestLarge(l.qkv, l.o, l.gateUp, l.down, output)
-		}
-		a.alloc(l.gateUp)
-		a.alloc(l.down)
-	}
+	a.alloc(l.qkv)
+	a.alloc(l.o)
+	sglangRope(&a, m)
+	a.floor = smallestLarge(l.qkv, l.o, l.gateUp, l.down, output)
+	a.alloc(l.gateUp)
+	a.alloc(l.down)
+	a.layers(l, layers-1)
 	a.alloc(output)
 	a.small += m.Weights.Bytes - big // norms and biases, each under 1 MiB
 	return a.held(), true
+}
+
+// layers allocates n more decoder layers l, their requests all at or over
+// the floor or in the small pool. A layer that starts and ends idle leaves
+// the next one the same takeable free blocks (none), so the layers after
+// it repeat its segments and small-pool bytes exactly: those are added for
+// them rather than simulated (a 36-layer model is then a few layers'
+// work). Such a layer drops no wholly free segment from a full list: one
+// under the floor is 10 MiB or more, so every large request is too, and
+// the tails of their own segments are under 2 MiB, dropped as they come.
+func (a *torchAlloc) layers(l sglangLayer, n int) {
+	for i := range n {
+		idle, reserved, small := a.idle(), a.reserved, a.small
+		a.alloc(l.qkv)
+		a.alloc(l.o)
+		a.alloc(l.gateUp)
+		a.alloc(l.down)
+		if rest := Bytes(n - 1 - i); idle && a.idle() {
+			a.reserved += rest * (a.reserved - reserved)
+			a.small += rest * (a.small - small)
+			return
+		}
+	}
 }
 
 // smallestLarge is the smallest of sizes that the large pool serves (over

@@ -1,6 +1,11 @@
 package planner
 
-import "testing"
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
 
 // TestTorchAlloc holds the allocator's segment rules
 // (c10/cuda/CUDACachingAllocator.cpp): what stays reserved after a
@@ -79,5 +84,67 @@ func BenchmarkSGLangLoadHeld(b *testing.B) {
 	m := catalogModel(b, "qwen3-8b-bf16")
 	for b.Loop() {
 		sglangLoadHeld(&m)
+	}
+}
+
+// simulatedLayers is torchAlloc.layers without its shortcut: every layer
+// simulated.
+func simulatedLayers(a *torchAlloc, l sglangLayer, n int) {
+	for range n {
+		a.alloc(l.qkv)
+		a.alloc(l.o)
+		a.alloc(l.gateUp)
+		a.alloc(l.down)
+	}
+}
+
+// TestTorchAllocLayers holds the layers' shortcut to simulating every
+// layer: the same bytes held for every catalog model the rule reads and
+// for layers of many sizes (the large pool's 20 MiB segments, whose tails
+// later requests take, and 2 MiB-rounded ones), after freed temporaries
+// that later requests take, that none takes, or that fill the free list.
+func TestTorchAllocLayers(t *testing.T) {
+	var cases []sglangLayer
+	entries, err := os.ReadDir("catalog/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		m := catalogModel(t, strings.TrimSuffix(e.Name(), ".json"))
+		if l, _, ok := sglangLayout(&m); ok {
+			cases = append(cases, l)
+		}
+	}
+	// A freed 150 MiB segment served by the first layer's three 48 MiB
+	// requests: that layer ends with no free block but did not start so.
+	cases = append(cases, sglangLayer{48 * MiB, 48 * MiB, 48 * MiB, 97 * MiB})
+	sizes := []Bytes{512 * KiB, 1*MiB + 1, 3 * MiB, 6 * MiB, 9*MiB + 7, 10 * MiB, 13*MiB + 512, 48 * MiB, 97 * MiB}
+	for i, s := range sizes {
+		for j := range 4 {
+			cases = append(cases, sglangLayer{s, sizes[(i+j)%len(sizes)], sizes[(i+2*j+1)%len(sizes)], sizes[(i+3*j+2)%len(sizes)]})
+		}
+	}
+	for _, l := range cases {
+		for _, temps := range [][]Bytes{nil, {5 * MiB}, {150 * MiB}, slices.Repeat([]Bytes{10 * MiB}, 17)} {
+			var fast, slow torchAlloc
+			for _, a := range []*torchAlloc{&fast, &slow} {
+				var tmp []freeBlock
+				for _, s := range temps {
+					tmp = append(tmp, a.alloc(s))
+				}
+				for _, b := range tmp {
+					a.release(b)
+				}
+				a.floor = smallestLarge(l.qkv, l.o, l.gateUp, l.down)
+			}
+			fast.layers(l, 40)
+			simulatedLayers(&slow, l, 40)
+			if fast.held() != slow.held() {
+				t.Errorf("layers(%+v, 40) after temporaries %v: held %v, want %v as simulated", l, temps, fast.held(), slow.held())
+			}
+		}
+	}
+	if len(cases) < 40 {
+		t.Errorf("%d layers checked, want the catalog's and the sizes'", len(cases))
 	}
 }
