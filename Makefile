@@ -22,8 +22,16 @@ all: build ## build every binary into bin/
 help: ## list the targets
 	@awk -F ":.*## " '/^[a-z-]+:.*## / { printf "%-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
+# VCSFLAGS stamps bin/vramplan with the commit as git reports it, its time
+# and whether the work tree differs, which `vramplan --version` prints where
+# the toolchain stamped none (a git worktree, -buildvcs=false:
+# cmd/vramplan/buildinfo.go). Expanded only when build runs.
+VCSFLAGS = -X main.buildRevision=$(shell git rev-parse HEAD 2>/dev/null) \
+	-X main.buildTime=$(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) \
+	-X main.buildModified=$(shell git status --porcelain 2>/dev/null | grep -q . && echo true || echo false)
+
 build: wasm ## build the planner wasm, then bin/vramplan (with it embedded) and bin/gpuagent
-	$(GO) build -o bin/vramplan ./cmd/vramplan
+	$(GO) build -ldflags "$(VCSFLAGS)" -o bin/vramplan ./cmd/vramplan
 	$(GO) build -o bin/gpuagent ./cmd/gpuagent
 
 run: build ## serve the calculator on 127.0.0.1:8080

@@ -9,6 +9,14 @@ import (
 // readBuildInfo is debug.ReadBuildInfo; tests replace it.
 var readBuildInfo = debug.ReadBuildInfo
 
+// The commit, its time and whether the work tree differed from it, as
+// `make build` stamps them (-ldflags -X, from git) for a build the toolchain
+// stamps none into: one with -buildvcs=false, or one in a git worktree,
+// whose .git is a file that cmd/go's VCS lookup does not take (go1.26.8,
+// src/cmd/go/internal/vcs/vcs.go, vcsGit's RootNames: .git, isDir).
+// The toolchain's own vcs.* settings come first.
+var buildRevision, buildTime, buildModified string
+
 // cmdVersion is `vramplan version` and `vramplan --version`: the module
 // version and the VCS commit the binary was built from, as the Go
 // toolchain stamped them (runtime/debug.ReadBuildInfo).
@@ -28,8 +36,9 @@ func cmdVersion(args []string, stdout, stderr io.Writer) int {
 // versionLine is "vramplan v1.2.0 (commit 5c08902a1b2c, 2026-12-02T10:00:15Z,
 // modified) go1.26.8": the main module's version ("(devel)" for a build in
 // its own checkout) and the commit's hash, time and whether the work tree
-// differed from it. A binary built without VCS stamping (-buildvcs=false,
-// or outside a checkout) says so instead of a commit.
+// differed from it, the toolchain's stamp or else make's (buildRevision). A
+// binary built with neither (go build with -buildvcs=false, in a git
+// worktree, or outside a checkout) says so instead of a commit.
 func versionLine() string {
 	bi, ok := readBuildInfo()
 	if !ok {
@@ -39,7 +48,10 @@ func versionLine() string {
 	for _, s := range bi.Settings {
 		set[s.Key] = s.Value
 	}
-	commit := "commit unknown: built without VCS stamping (-buildvcs=false, or outside a git checkout)"
+	if set["vcs.revision"] == "" && buildRevision != "" {
+		set["vcs.revision"], set["vcs.time"], set["vcs.modified"] = buildRevision, buildTime, buildModified
+	}
+	commit := "commit unknown: built without VCS stamping (-buildvcs=false, a git worktree, or outside a git checkout; make build stamps it)"
 	if rev := set["vcs.revision"]; rev != "" {
 		commit = "commit " + rev[:min(len(rev), 12)]
 		if t := set["vcs.time"]; t != "" {

@@ -33,6 +33,19 @@ func TestVersion(t *testing.T) {
 	if code, out, _ := runCLI("version"); code != 0 || !strings.Contains(out, "(devel) (commit unknown: built without VCS stamping") {
 		t.Errorf("version without VCS settings = exit %d, %q", code, out)
 	}
+	// make build's stamp stands in for the toolchain's, and yields to it.
+	defer func(r, tm, m string) { buildRevision, buildTime, buildModified = r, tm, m }(buildRevision, buildTime, buildModified)
+	buildRevision, buildTime, buildModified = "2e99769894f70527cba9", "2026-12-03T13:11:37Z", "true"
+	if code, out, _ := runCLI("version"); code != 0 || out != "vramplan (devel) (commit 2e99769894f7, 2026-12-03T13:11:37Z, modified) go1.26.8\n" {
+		t.Errorf("version with make's stamp = exit %d, %q", code, out)
+	}
+	readBuildInfo = func() (*debug.BuildInfo, bool) {
+		return &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "5c08902abcdef0123456789"}, {Key: "vcs.modified", Value: "false"}}}, true
+	}
+	if code, out, _ := runCLI("version"); code != 0 || out != "vramplan (devel) (commit 5c08902abcde) go1.26.8\n" {
+		t.Errorf("version with the toolchain's stamp and make's = exit %d, %q; want the toolchain's", code, out)
+	}
 	if code, _, errs := runCLI("version", "extra"); code != 2 || !strings.Contains(errs, "unexpected argument") {
 		t.Errorf("version extra = exit %d, %q", code, errs)
 	}
