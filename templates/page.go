@@ -5,11 +5,11 @@
 package templates
 
 import (
-	"github.com/a-h/templ"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/web/calc"
 )

@@ -3,13 +3,13 @@ package main
 import (
 	"bytes"
 	"net"
-
-	"github.com/vramplan/vramplan/gpuagent/backend/cudamalloc"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vramplan/vramplan/gpuagent/backend/cudamalloc"
 )
 
 const tinyPlan = "../../gpuagent/agent/testdata/tiny.plan.json"

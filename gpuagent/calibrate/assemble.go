@@ -2,7 +2,6 @@ package calibrate
 
 import (
 	"fmt"
-	"github.com/vramplan/vramplan/planner"
 	"math"
 	"os"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vramplan/vramplan/gpuagent/backend"
+	"github.com/vramplan/vramplan/planner"
 )
 
 // assemble builds the document from a context probe's report, a library

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/vramplan/vramplan/planner"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/vramplan/vramplan/gpuagent/backend"
 	"github.com/vramplan/vramplan/gpuagent/backend/cudamalloc"
+	"github.com/vramplan/vramplan/planner"
 )
 
 // fakeChild answers probes as an H200 would, with run-to-run noise.

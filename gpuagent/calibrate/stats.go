@@ -1,11 +1,11 @@
 package calibrate
 
 import (
-	"github.com/vramplan/vramplan/planner"
 	"math"
 	"slices"
 
 	"github.com/vramplan/vramplan/gpuagent/backend"
+	"github.com/vramplan/vramplan/planner"
 )
 
 // latency summarizes samples in microseconds, rounded to 0.1 µs.

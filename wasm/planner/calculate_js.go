@@ -4,10 +4,10 @@ package main
 
 import (
 	"errors"
-	"github.com/vramplan/vramplan/internal/jsonlite"
-	"github.com/vramplan/vramplan/internal/printf"
 	"syscall/js"
 
+	"github.com/vramplan/vramplan/internal/jsonlite"
+	"github.com/vramplan/vramplan/internal/printf"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/web/calc"
 )
