@@ -250,34 +250,34 @@ func sglangLoadHeld(m *Model) (Bytes, bool) {
 	embed, output := weightClass(m, "embedding"), weightClass(m, "output")
 	var a torchAlloc
 	a.alloc(embed)
-	a.alloc(l.qkv)
-	a.alloc(l.o)
-	sglangRope(&a, m)
-	a.floor = smallestLarge(l.qkv, l.o, l.gateUp, l.down, output)
-	a.alloc(l.gateUp)
-	a.alloc(l.down)
-	a.layers(l, layers-1)
+	a.layers(m, l, layers, output)
 	a.alloc(output)
 	a.small += m.Weights.Bytes - big // norms and biases, each under 1 MiB
 	return a.held(), true
 }
 
-// layers allocates n more decoder layers l, their requests all at or over
-// the floor or in the small pool. A layer that starts and ends idle leaves
-// the next one the same takeable free blocks (none), so the layers after
-// it repeat its segments and small-pool bytes exactly: those are added for
-// them rather than simulated (a 36-layer model is then a few layers'
-// work). Such a layer drops no wholly free segment from a full list: one
-// under the floor is 10 MiB or more, so every large request is too, and
-// the tails of their own segments are under 2 MiB, dropped as they come.
-func (a *torchAlloc) layers(l sglangLayer, n int) {
+// layers allocates m's n decoder layers l, the rotary embedding's cache
+// made on the first, after which the floor is the smallest large request
+// left (output is the lm_head's, made after them). A later layer that
+// starts and ends idle leaves the next one the same takeable free blocks
+// (none), so the layers after it repeat its segments and small-pool bytes
+// exactly: those are added for them rather than simulated (a 36-layer
+// model is then a few layers' work). Such a layer drops no wholly free
+// segment from a full list: one under the floor is 10 MiB or more, so
+// every large request is too, and the tails of their own segments are
+// under 2 MiB, dropped as they come.
+func (a *torchAlloc) layers(m *Model, l sglangLayer, n int, output Bytes) {
 	for i := range n {
 		idle, reserved, small := a.idle(), a.reserved, a.small
 		a.alloc(l.qkv)
 		a.alloc(l.o)
+		if i == 0 {
+			sglangRope(a, m)
+			a.floor = smallestLarge(l.qkv, l.o, l.gateUp, l.down, output)
+		}
 		a.alloc(l.gateUp)
 		a.alloc(l.down)
-		if rest := Bytes(n - 1 - i); idle && a.idle() {
+		if rest := Bytes(n - 1 - i); i > 0 && idle && a.idle() {
 			a.reserved += rest * (a.reserved - reserved)
 			a.small += rest * (a.small - small)
 			return

@@ -87,12 +87,15 @@ func BenchmarkSGLangLoadHeld(b *testing.B) {
 	}
 }
 
-// simulatedLayers is torchAlloc.layers without its shortcut: every layer
-// simulated.
+// simulatedLayers is torchAlloc.layers without its shortcut, for a model
+// without a rotary cache: every layer simulated.
 func simulatedLayers(a *torchAlloc, l sglangLayer, n int) {
-	for range n {
+	for i := range n {
 		a.alloc(l.qkv)
 		a.alloc(l.o)
+		if i == 0 {
+			a.floor = smallestLarge(l.qkv, l.o, l.gateUp, l.down)
+		}
 		a.alloc(l.gateUp)
 		a.alloc(l.down)
 	}
@@ -135,9 +138,8 @@ func TestTorchAllocLayers(t *testing.T) {
 				for _, b := range tmp {
 					a.release(b)
 				}
-				a.floor = smallestLarge(l.qkv, l.o, l.gateUp, l.down)
 			}
-			fast.layers(l, 40)
+			fast.layers(&Model{}, l, 40, 0)
 			simulatedLayers(&slow, l, 40)
 			if fast.held() != slow.held() {
 				t.Errorf("layers(%+v, 40) after temporaries %v: held %v, want %v as simulated", l, temps, fast.held(), slow.held())
