@@ -87,14 +87,15 @@ func BenchmarkSGLangLoadHeld(b *testing.B) {
 	}
 }
 
-// simulatedLayers is torchAlloc.layers without its shortcut, for a model
-// without a rotary cache: every layer simulated.
-func simulatedLayers(a *torchAlloc, l sglangLayer, n int) {
+// simulatedLayers is torchAlloc.layers without its shortcut: every layer
+// simulated.
+func simulatedLayers(a *torchAlloc, m *Model, l sglangLayer, n int, output Bytes) {
 	for i := range n {
 		a.alloc(l.qkv)
 		a.alloc(l.o)
 		if i == 0 {
-			a.floor = smallestLarge(l.qkv, l.o, l.gateUp, l.down)
+			sglangRope(a, m)
+			a.floor = smallestLarge(l.qkv, l.o, l.gateUp, l.down, output)
 		}
 		a.alloc(l.gateUp)
 		a.alloc(l.down)
@@ -102,25 +103,41 @@ func simulatedLayers(a *torchAlloc, l sglangLayer, n int) {
 }
 
 // TestTorchAllocLayers holds the layers' shortcut to simulating every
-// layer: the same bytes held for every catalog model the rule reads and
-// for layers of many sizes (the large pool's 20 MiB segments, whose tails
-// later requests take, and 2 MiB-rounded ones), after freed temporaries
-// that later requests take, that none takes, or that fill the free list.
+// layer: the same bytes held for every catalog model the rule reads, its
+// rotary cache on the first layer, and for layers of many sizes (the large
+// pool's 20 MiB segments, whose tails later requests take, and 2
+// MiB-rounded ones) after freed temporaries that later requests take, that
+// none takes, or that fill the free list.
 func TestTorchAllocLayers(t *testing.T) {
-	var cases []sglangLayer
 	entries, err := os.ReadDir("catalog/models")
 	if err != nil {
 		t.Fatal(err)
 	}
+	models := 0
 	for _, e := range entries {
 		m := catalogModel(t, strings.TrimSuffix(e.Name(), ".json"))
-		if l, _, ok := sglangLayout(&m); ok {
-			cases = append(cases, l)
+		l, layers, ok := sglangLayout(&m)
+		if !ok {
+			continue
+		}
+		models++
+		embed, output := weightClass(&m, "embedding"), weightClass(&m, "output")
+		var fast, slow torchAlloc
+		fast.alloc(embed)
+		slow.alloc(embed)
+		fast.layers(&m, l, layers, output)
+		simulatedLayers(&slow, &m, l, layers, output)
+		if fast.held() != slow.held() {
+			t.Errorf("%s: layers held %v, want %v as simulated", m.ID, fast.held(), slow.held())
 		}
 	}
-	// A freed 150 MiB segment served by the first layer's three 48 MiB
-	// requests: that layer ends with no free block but did not start so.
-	cases = append(cases, sglangLayer{48 * MiB, 48 * MiB, 48 * MiB, 97 * MiB})
+	if models < 5 {
+		t.Errorf("%d catalog models checked, want every one the rule reads", models)
+	}
+	// A freed 300 MiB segment served by the first layer and the second's
+	// first request: the second layer ends with no free block to take but
+	// did not start so.
+	cases := []sglangLayer{{48 * MiB, 48 * MiB, 48 * MiB, 97 * MiB}}
 	sizes := []Bytes{512 * KiB, 1*MiB + 1, 3 * MiB, 6 * MiB, 9*MiB + 7, 10 * MiB, 13*MiB + 512, 48 * MiB, 97 * MiB}
 	for i, s := range sizes {
 		for j := range 4 {
@@ -128,7 +145,7 @@ func TestTorchAllocLayers(t *testing.T) {
 		}
 	}
 	for _, l := range cases {
-		for _, temps := range [][]Bytes{nil, {5 * MiB}, {150 * MiB}, slices.Repeat([]Bytes{10 * MiB}, 17)} {
+		for _, temps := range [][]Bytes{nil, {5 * MiB}, {150 * MiB}, {300 * MiB}, slices.Repeat([]Bytes{10 * MiB}, 17)} {
 			var fast, slow torchAlloc
 			for _, a := range []*torchAlloc{&fast, &slow} {
 				var tmp []freeBlock
@@ -140,13 +157,10 @@ func TestTorchAllocLayers(t *testing.T) {
 				}
 			}
 			fast.layers(&Model{}, l, 40, 0)
-			simulatedLayers(&slow, l, 40)
+			simulatedLayers(&slow, &Model{}, l, 40, 0)
 			if fast.held() != slow.held() {
 				t.Errorf("layers(%+v, 40) after temporaries %v: held %v, want %v as simulated", l, temps, fast.held(), slow.held())
 			}
 		}
-	}
-	if len(cases) < 40 {
-		t.Errorf("%d layers checked, want the catalog's and the sizes'", len(cases))
 	}
 }
