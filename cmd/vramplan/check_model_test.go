@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,6 +91,34 @@ func TestTableError(t *testing.T) {
 	} {
 		if code, _, errs := runCLI(args...); code != 2 || !strings.Contains(errs, "the calibration table: broken") {
 			t.Errorf("%v with a broken table = exit %d, %q; want 2 and the table's error", args, code, errs)
+		}
+	}
+}
+
+// TestCheckSamplerAssumed: a vLLM log that does not say which top-k/top-p
+// sampler ran lists it among the facts assumed, in the text and the JSON;
+// one that logs FlashInfer's does not.
+func TestCheckSamplerAssumed(t *testing.T) {
+	const c = "../../planner/testdata/engines/corpus/"
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"check", "--log", c + "vllm/vllm-0.19.1-qwen3-8b-a100-40gb.log", "--gpu", "a100-40gb"}, true},
+		{[]string{"check", "--log", c + "vllm/vllm-0.10.1.1-qwen2-7b-a100-a.log", "--gpu", "a100-80gb", "--model", c + "configs/Qwen__Qwen2-7B-Instruct.json"}, false},
+	} {
+		code, out, errs := runCLI(tc.args...)
+		if code != 0 || strings.Contains(out, "which top-k/top-p sampler") != tc.want {
+			t.Errorf("%v = exit %d\n%s%s\nwant the sampler assumed: %v", tc.args, code, out, errs, tc.want)
+		}
+		code, out, errs = runCLI(append(tc.args, "--json")...)
+		var doc struct{ Assumptions []struct{ Fact string } }
+		if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil {
+			t.Fatalf("%v --json = exit %d, %v\n%s", tc.args, code, err, errs)
+		}
+		got := slices.ContainsFunc(doc.Assumptions, func(a struct{ Fact string }) bool { return a.Fact == "sampler" })
+		if got != tc.want {
+			t.Errorf("%v --json: sampler among the assumptions = %v, want %v (%+v)", tc.args, got, tc.want, doc.Assumptions)
 		}
 	}
 }

@@ -33,6 +33,9 @@ type Settings struct {
 	// (the default engine before 0.8): "Loading model weights took",
 	// "Memory profiling results:", "# GPU blocks:".
 	V0 bool `json:"v0_engine,omitempty"`
+	// NativeSampler reports whether vLLM V1 logged that it samples top-k
+	// and top-p with the torch-native implementation (vllmNativeSampler).
+	NativeSampler bool `json:"native_sampler,omitempty"`
 	// GPUTotal is the device memory the engine measured (vLLM's
 	// total_gpu_memory), in bytes.
 	GPUTotal planner.Bytes `json:"gpu_total_bytes,omitempty"`

@@ -17,7 +17,7 @@ var vllmLog = logReader{engine: planner.EngineVLLM,
 	// The lines that print a size hold "B" (GiB, GB); the others are named
 	// by a part that starts with a byte a server's request lines seldom hold.
 	markers: []string{"B", "KV cache size:", "Maximum concurrency", "-memory-utilization", "blocks:",
-		"-default args", "LLM engine (v", "API server version", "Using max model len", "top-p & top-k"},
+		"-default args", "LLM engine (v", "API server version", "Using max model len", "top-p & top-k", "top-p/top-k"},
 	claims: func(s string) bool {
 		for _, m := range vllmMarkers {
 			if strings.Contains(s, m) {
@@ -38,7 +38,20 @@ var vllmMarkers = []string{"Model loading took", "Loading model weights took", "
 	"Available KV cache memory:", "GPU KV cache size:", "Maximum concurrency for", "gpu_memory_utilization (",
 	"GPU blocks:", "CUDA blocks:", "cuda blocks:", "Estimated CUDA graph memory:", "Graph capturing finished",
 	"--gpu-memory-utilization", "non-default args: {", "LLM engine (v", "vLLM API server version", "Using max model len",
-	planner.VLLMFlashInferSampler}
+	planner.VLLMFlashInferSampler, vllmNativeSampler[0], vllmNativeSampler[1], vllmNativeSampler[2]}
+
+// vllmNativeSampler are what the lines hold that V1 logs when
+// TopKTopPSampler takes the torch-native path for want of FlashInfer's:
+// "FlashInfer is not available. Falling back to the PyTorch-native
+// implementation of top-p & top-k sampling." (0.9–0.10: the 40GB run of
+// dennislee22/vLLM-benchmarking, TestVLLMSampler), and "FlashInfer
+// top-p/top-k sampling unavailable: …; falling back." or "… disabled via
+// VLLM_USE_FLASHINFER_SAMPLER=0." (vllm/v1/sample/ops/topk_topp_sampler.py,
+// flashinfer_sampler_supported; a code-index copy, commit 01fa3fe7, not a
+// tag, with FlashInfer's sampler on by default as after PR #40376). A
+// release that takes the native path by default logs nothing of it.
+var vllmNativeSampler = [...]string{"Falling back to the PyTorch-native implementation of top-p & top-k sampling",
+	"top-p/top-k sampling unavailable", "top-p/top-k sampling disabled"}
 
 // vllmFigures are the lines that state one charge: the figure after marker.
 var vllmFigures = []struct{ marker, key, name string }{
@@ -223,14 +236,28 @@ func (r *reader) vllmConfig(s string) bool {
 }
 
 // vllmSampler reads V1's choice of top-k and top-p sampler: FlashInfer's
-// kernel, whose warm-up the plan charges less for, or (no line, or "Falling
-// back to the PyTorch-native implementation") the torch-native default.
+// kernel, whose warm-up the plan charges less for, or the torch-native
+// path, when a vllmNativeSampler line says so; a log with neither does not
+// say which ran.
 func (r *reader) vllmSampler(s string) bool {
-	if !strings.Contains(s, planner.VLLMFlashInferSampler) {
-		return false
+	if strings.Contains(s, planner.VLLMFlashInferSampler) {
+		r.settings.FlashInferSampler, r.stated = true, true
+		return true
 	}
-	r.settings.FlashInferSampler, r.stated = true, true
-	return true
+	for _, m := range vllmNativeSampler {
+		if strings.Contains(s, m) {
+			r.settings.NativeSampler, r.stated = true, true
+			return true
+		}
+	}
+	return false
+}
+
+// SamplerStated reports whether l says which top-k and top-p sampler vLLM
+// V1 warmed up with, FlashInfer's or the torch-native one.
+func (l *Log) SamplerStated() bool {
+	st := l.Settings
+	return st != nil && (st.FlashInferSampler || st.NativeSampler)
 }
 
 // FlashInferSampler reports whether l is a vLLM V1 log that says it

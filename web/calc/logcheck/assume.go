@@ -3,7 +3,8 @@ package logcheck
 // This file says what a check had to assume: every fact of the setup that
 // the plan needs and the log does not state — the engine's release, the
 // tensor-parallel size, the utilization or memory fraction, the request
-// length, the model and the GPU. An assumption that decides the
+// length, the model, the GPU, a unified-memory host's share and vLLM's
+// top-k/top-p sampler path. An assumption that decides the
 // comparison (a TP 4 log planned on one GPU, a KV pool sized at a
 // utilization the run did not use) is said first, with the flag that
 // states it, by `vramplan check` and the page's log box alike.
@@ -34,7 +35,7 @@ const (
 // Assumption is a fact a check planned with that the log did not state.
 type Assumption struct {
 	// Fact names it: "engine_version", "tensor_parallel", "utilization",
-	// "max_len", "model", "gpu".
+	// "max_len", "model", "gpu", "host_memory", "sampler".
 	Fact string `json:"fact"`
 	// Planned is what the check planned with.
 	Planned string `json:"planned"`
@@ -93,6 +94,7 @@ func Assumptions(l *enginelog.Log, pl *Planned, m *planner.Model, c *planner.Cal
 	add(modelAssumption(l, m))
 	add(gpuAssumption(l, c))
 	add(hostAssumption(l, c))
+	add(samplerAssumption(l))
 	var first, rest []Assumption
 	for _, a := range out {
 		if a.Decides {
@@ -288,6 +290,28 @@ func hostAssumption(l *enginelog.Log, c *planner.Calibration) (Assumption, bool)
 		Text: "The GPU's memory is the host's: vLLM counts what the host takes during its start (other processes, a torch.compile " +
 			"not cached) as its own non-torch memory, which the log does not print; checked with none taken and none in use " +
 			"(serving.vllm.host_start_bytes, host_used_bytes), so a KV cache larger than the log's may be the host's share."}, true
+}
+
+// samplerAssumption: vLLM's profile run ends by sampling with top-k and
+// top-p over the whole vocabulary, and its peak depends on the sampler path
+// (planner.VLLMFlashInferSampler). A V1 log that says neither FlashInfer's
+// path nor the native fallback, and every V0 log, is planned with the
+// torch-native path, the larger warm-up; Model Runner V2, which the plan
+// does not model, profiles without top-k and top-p (docs/engine-results.md,
+// the MRV2 pass).
+func samplerAssumption(l *enginelog.Log) (Assumption, bool) {
+	if l.Engine != planner.EngineVLLM || l.SamplerStated() {
+		return Assumption{}, false
+	}
+	a := Assumption{Fact: "sampler", Planned: "torch-native top-k/top-p",
+		Text: "The log does not say which top-k/top-p sampler vLLM's profile run warmed up with: checked with V1's torch-native one, " +
+			"the larger warm-up (serving.vllm.flashinfer_sampler plans FlashInfer's), so an activation peak below the plan's " +
+			"may be FlashInfer's, or Model Runner V2's, whose profile skips top-k and top-p."}
+	if st := l.Settings; st != nil && st.V0 {
+		a.Text = "The log is the V0 engine's, which does not say which top-k/top-p sampler its profile run used: " +
+			"checked with the torch-native one, as V0 is planned."
+	}
+	return a, true
 }
 
 func given(st *enginelog.Settings, name string) bool {

@@ -53,19 +53,19 @@ func TestAssumptions(t *testing.T) {
 		want             string // the facts assumed, deciding ones with a '!', in order
 	}{
 		{"vllm-v0-rtx3090-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-rtx3090", enginelog.Given{},
-			"engine_version! tensor_parallel model gpu"},
+			"engine_version! tensor_parallel model gpu sampler"},
 		{"vllm-v1-l40s-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-l40s", enginelog.Given{},
-			"utilization! engine_version tensor_parallel model gpu"},
+			"utilization! engine_version tensor_parallel model gpu sampler"},
 		{"vllm-v1-l40s-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-l40s", enginelog.Given{Utilization: 0.9, TensorParallel: 1},
-			"engine_version model gpu"},
+			"engine_version model gpu sampler"},
 		{"vllm-v1-0.21-tp4-rtx3090.log", "llama-3.3-70b-instruct-fp8", "est-rtx3090", enginelog.Given{},
-			"engine_version tensor_parallel max_len model gpu"},
+			"engine_version tensor_parallel max_len model gpu sampler"},
 		{"sglang-0.4-gemma3-4b-h200.log", "gemma-3-4b-it-bf16", "h200", enginelog.Given{},
 			"utilization! engine_version tensor_parallel max_len model gpu"},
 		{"vllm-v0-rtx3090-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "h200", enginelog.Given{},
-			"engine_version! gpu! tensor_parallel model"},
+			"engine_version! gpu! tensor_parallel model sampler"},
 		{"vllm-v1-l40s-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-gb10", enginelog.Given{Utilization: 0.9, TensorParallel: 1},
-			"engine_version model gpu host_memory"},
+			"engine_version model gpu host_memory sampler"},
 	} {
 		var got []string
 		for _, a := range check(t, c.file, c.model, c.gpu, c.given) {
@@ -139,5 +139,36 @@ func TestPlannedOf(t *testing.T) {
 	e.Pool = nil
 	if got := PlannedOf(e, rows); got.Fraction != 0 {
 		t.Errorf("PlannedOf without a pool: Fraction = %v, want 0", got.Fraction)
+	}
+}
+
+// TestSamplerAssumption: a vLLM log that says which top-k/top-p sampler ran,
+// FlashInfer's or the torch-native fallback, leaves it off the list; one
+// that says neither, V0's or V1's, lists it, and so does no other engine's.
+func TestSamplerAssumption(t *testing.T) {
+	const v1 = "(EngineCore_0 pid=1) INFO 09-04 01:02:54 [core.py:74] Initializing a V1 LLM engine (v0.10.1.1) with config: model='m'\n" +
+		"(EngineCore_0 pid=1) INFO 09-04 01:04:29 [gpu_worker.py:276] Available KV cache memory: 5.01 GiB\n"
+	for _, c := range []struct {
+		log  string
+		want string // "" for none, else a word of the text
+	}{
+		{v1, "warmed up with"},
+		{v1 + "(EngineCore_0 pid=1) INFO 09-04 01:02:57 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.\n", ""},
+		{v1 + "(EngineCore_0 pid=1) WARNING 09-03 04:38:28 [topk_topp_sampler.py:61] FlashInfer is not available. Falling back to the PyTorch-native implementation of top-p & top-k sampling. For the best performance, please install FlashInfer.\n", ""},
+		{v1 + "(EngineCore_0 pid=1) WARNING 05-02 10:00:00 [topk_topp_sampler.py:160] FlashInfer top-p/top-k sampling unavailable: FlashInfer is not installed (x); falling back. Set VLLM_USE_FLASHINFER_SAMPLER=0 to silence.\n", ""},
+		{v1 + "(EngineCore_0 pid=1) INFO 05-02 10:00:00 [topk_topp_sampler.py:120] FlashInfer top-p/top-k sampling disabled via VLLM_USE_FLASHINFER_SAMPLER=0.\n", ""},
+		{"INFO 09-04 01:03:00 worker.py:1 Memory profiling results: total_gpu_memory=79.1GiB initial_memory_usage=1.0GiB peak_torch_memory=20.0GiB memory_usage_post_profile=1.5GiB non_torch_memory=0.5GiB kv_cache_size=50.0GiB gpu_memory_utilization=0.90\n", "V0 engine's"},
+	} {
+		l, err := enginelog.Parse([]byte(c.log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, ok := samplerAssumption(&l)
+		if ok != (c.want != "") || ok && (a.Fact != "sampler" || a.Decides || !strings.Contains(a.Text, c.want)) {
+			t.Errorf("samplerAssumption(%q) = %+v, %v; want %q", c.log, a, ok, c.want)
+		}
+	}
+	if _, ok := samplerAssumption(&enginelog.Log{Engine: planner.EngineSGLang}); ok {
+		t.Error("samplerAssumption(an SGLang log) lists the sampler")
 	}
 }
