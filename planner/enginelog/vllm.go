@@ -38,7 +38,7 @@ var vllmMarkers = []string{"Model loading took", "Loading model weights took", "
 	"Available KV cache memory:", "GPU KV cache size:", "Maximum concurrency for", "gpu_memory_utilization (",
 	"GPU blocks:", "CUDA blocks:", "cuda blocks:", "Estimated CUDA graph memory:", "Graph capturing finished",
 	"--gpu-memory-utilization", "non-default args: {", "LLM engine (v", "vLLM API server version", "Using max model len",
-	planner.VLLMFlashInferSampler, vllmNativeSampler[0], vllmNativeSampler[1], vllmNativeSampler[2]}
+	planner.VLLMFlashInferSampler, vllmNativeFallback, vllmSamplerUnavailable, vllmSamplerDisabled}
 
 // vllmNativeSampler are what the lines hold that V1 logs when
 // TopKTopPSampler takes the torch-native path for want of FlashInfer's:
@@ -50,8 +50,15 @@ var vllmMarkers = []string{"Model loading took", "Loading model weights took", "
 // flashinfer_sampler_supported; a code-index copy, commit 01fa3fe7, not a
 // tag, with FlashInfer's sampler on by default as after PR #40376). A
 // release that takes the native path by default logs nothing of it.
-var vllmNativeSampler = [...]string{"Falling back to the PyTorch-native implementation of top-p & top-k sampling",
-	"top-p/top-k sampling unavailable", "top-p/top-k sampling disabled"}
+var vllmNativeSampler = [...]string{vllmNativeFallback, vllmSamplerUnavailable, vllmSamplerDisabled}
+
+// The vllmNativeSampler lines, constants so that the reader's tables are
+// static data.
+const (
+	vllmNativeFallback     = "Falling back to the PyTorch-native implementation of top-p & top-k sampling"
+	vllmSamplerUnavailable = "top-p/top-k sampling unavailable"
+	vllmSamplerDisabled    = "top-p/top-k sampling disabled"
+)
 
 // vllmFigures are the lines that state one charge: the figure after marker.
 var vllmFigures = []struct{ marker, key, name string }{
