@@ -493,8 +493,8 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 	case keyGraphEstimate:
 		if in.Calibration.GraphExec == 0 {
 			return c.linef("CUDA graphs (%d graphs, estimated)", c.graphs),
-				c.linefs("estimated: %d graphs (PIECEWISE and FULL decode) × %d decoder layers × %d KiB, the corpus's median (it spans %s)",
-					vllmGraphLayerSpread, c.graphs, int64(in.Model.NumLayers()), int64(VLLMGraphLayerBytes/KiB))
+				c.linef("estimated: %d graphs (PIECEWISE and FULL decode) × %d decoder layers × %d KiB, the corpus's median estimate (it spans %d to %d KiB)",
+					c.graphs, int64(in.Model.NumLayers()), int64(VLLMGraphLayerBytes/KiB), int64(VLLMGraphLayerLow/KiB), int64(VLLMGraphLayerHigh/KiB))
 		}
 		return c.linef("CUDA graphs (%d capture sizes)", c.graphs),
 			c.join("capture sizes × measured graph bytes: ", in.Calibration.ID)

@@ -12,16 +12,25 @@ package planner
 // the budget (vllmGraphsOutside).
 
 // VLLMGraphLayerBytes is the estimate's memory per captured graph and
-// decoder layer: the median, over the corpus's vLLM runs from 0.11 on
-// that print what their capture took, of that figure over their graphs
-// (VLLMGraphs) times their decoder layers per rank; the corpus test
-// TestGraphLayerBytes recomputes it. Estimated: the runs spread over
-// vllmGraphLayerSpread, so a plan's graph charge can be off by its own size.
-const VLLMGraphLayerBytes = 186 * KiB
+// decoder layer: the median, over the corpus's plannable vLLM runs that
+// print the estimate profile_cudagraph_memory returned (0.18's
+// "Estimated CUDA graph memory", or 0.21's "--gpu-memory-utilization=U is
+// equivalent to --gpu-memory-utilization=V", (U − V) × the card's total;
+// vllm/v1/worker/gpu_worker.py), of that estimate over their graphs
+// (VLLMGraphs) times their decoder layers per rank. The corpus test
+// TestGraphLayerBytes recomputes it, and its spread,
+// VLLMGraphLayerLow to VLLMGraphLayerHigh. Estimated: vLLM's own figure is
+// a first capture (the shared pool's baseline) plus the second capture's
+// cost times the graphs left, and the corpus's runs capture too few graph
+// counts to tell the two terms apart (docs/engine-results.md).
+const VLLMGraphLayerBytes = 164 * KiB
 
-// vllmGraphLayerSpread is the range of the runs VLLMGraphLayerBytes is
-// the median of, as the estimate's detail says it.
-const vllmGraphLayerSpread = "0 to about 830 KiB"
+// VLLMGraphLayerLow and VLLMGraphLayerHigh are the least and the greatest
+// of the runs VLLMGraphLayerBytes is the median of.
+const (
+	VLLMGraphLayerLow  = 154 * KiB
+	VLLMGraphLayerHigh = 796 * KiB
+)
 
 // VLLMGraphs counts the CUDA graphs vLLM captures by default
 // (FULL_AND_PIECEWISE): a PIECEWISE graph at every capture size up to

@@ -253,10 +253,10 @@ func ExampleGPUs() {
 		fmt.Printf("%s: %d × %s (%s), %d KV tokens, %d at once\n", f.Calibration, f.GPUs, f.Parallel, f.Label, f.KVTokens, f.Concurrency)
 	}
 	// Output:
-	// est-b200-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 294640 KV tokens, 8 at once
-	// h200-linux-cuda13.0: 1 × tensor_parallel 1 × pipeline_parallel 1 (measured), 178432 KV tokens, 5 at once
-	// est-gb10-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 130608 KV tokens, 3 at once
-	// est-a100-80gb-linux: 2 × tensor_parallel 2 × pipeline_parallel 1 (estimated), 236224 KV tokens, 7 at once
+	// est-b200-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 295200 KV tokens, 9 at once
+	// h200-linux-cuda13.0: 1 × tensor_parallel 1 × pipeline_parallel 1 (measured), 178992 KV tokens, 5 at once
+	// est-gb10-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 131088 KV tokens, 4 at once
+	// est-a100-80gb-linux: 2 × tensor_parallel 2 × pipeline_parallel 1 (estimated), 237168 KV tokens, 7 at once
 }
 
 // TestGPUsPoolHeadroom checks which rows have a headroom worth showing:

@@ -74,21 +74,21 @@ var residualTable = [...]residualRow{
 	{6, 1, 2, 0, 3, 12, 30},      // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
 	{6, 1, 0, 0, 8, -4, 46},      // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
 	{7, 1, 2, 0, 4, 12, 30},      // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
-	{7, 1, 0, 0, 24, -63, 1240},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
+	{7, 1, 0, 0, 24, -67, 1240},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
 	{6, 1, 2, 1, 3, 4, 4},        // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
 	{6, 1, 0, 1, 8, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU or several: weights
 	{7, 1, 2, 1, 4, 2, 4},        // vLLM V1 (0.8 and later), dense, more than one GPU: weights
 	{7, 1, 0, 1, 19, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU or several: weights
 	{6, 1, 1, 0, 5, -4, 46},      // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
 	{6, 0, 1, 0, 6, -13, 46},     // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
-	{7, 1, 1, 0, 20, -63, 1240},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
+	{7, 1, 1, 0, 20, -67, 1240},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
 	{6, 1, 1, 1, 5, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU: weights
 	{6, 0, 1, 1, 6, 0, 9},        // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
 	{7, 1, 1, 1, 15, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU: weights
 	{6, 4, 1, 0, 1, -13, -13},    // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
 	{6, 4, 1, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
 	{6, 2, 2, 0, 2, 5, 25},       // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
-	{7, 2, 2, 0, 4, -49, 25},     // vLLM V1 (0.8 and later), moe, more than one GPU: kv_tokens
+	{7, 2, 2, 0, 4, -61, 25},     // vLLM V1 (0.8 and later), moe, more than one GPU: kv_tokens
 	{7, 2, 0, 0, 6, -243, 25},    // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
 	{6, 2, 2, 1, 1, 4, 4},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: weights
 	{7, 2, 0, 1, 4, 0, 4},        // vLLM V1 (0.8 and later), moe, one GPU or several: weights
@@ -113,15 +113,15 @@ var residualTable = [...]residualRow{
 	{9, 1, 2, 0, 1, 21, 21},      // vLLM 0.12–0.20 (V1), dense, more than one GPU: kv_tokens
 	{9, 1, 2, 1, 1, 2, 2},        // vLLM 0.12–0.20 (V1), dense, more than one GPU: weights
 	{9, 3, 1, 1, 1, 71, 71},      // vLLM 0.12–0.20 (V1), moe+swa, one GPU: weights
-	{10, 1, 1, 0, 11, -63, 1240}, // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
-	{10, 1, 0, 0, 11, -63, 1240}, // vLLM 0.21 and later (V1), dense, one GPU or several: kv_tokens
-	{10, 0, 1, 0, 11, -63, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU: kv_tokens
-	{10, 0, 0, 0, 12, -63, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU or several: kv_tokens
+	{10, 1, 1, 0, 11, -67, 1240}, // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
+	{10, 1, 0, 0, 11, -67, 1240}, // vLLM 0.21 and later (V1), dense, one GPU or several: kv_tokens
+	{10, 0, 1, 0, 11, -67, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU: kv_tokens
+	{10, 0, 0, 0, 12, -67, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU or several: kv_tokens
 	{10, 1, 1, 1, 6, 0, 16},      // vLLM 0.21 and later (V1), dense, one GPU: weights
 	{10, 1, 0, 1, 6, 0, 16},      // vLLM 0.21 and later (V1), dense, one GPU or several: weights
 	{10, 0, 1, 1, 6, 0, 16},      // vLLM 0.21 and later (V1), every model kind, one GPU: weights
 	{10, 0, 0, 1, 7, 0, 16},      // vLLM 0.21 and later (V1), every model kind, one GPU or several: weights
-	{10, 2, 2, 0, 1, -49, -49},   // vLLM 0.21 and later (V1), moe, more than one GPU: kv_tokens
+	{10, 2, 2, 0, 1, -50, -50},   // vLLM 0.21 and later (V1), moe, more than one GPU: kv_tokens
 	{10, 2, 2, 1, 1, 2, 2},       // vLLM 0.21 and later (V1), moe, more than one GPU: weights
 	{11, 1, 1, 1, 4, 0, 8},       // vLLM 0.6–0.7 (V0), dense, one GPU: weights
 	{11, 1, 0, 1, 5, 0, 8},       // vLLM 0.6–0.7 (V0), dense, one GPU or several: weights
@@ -141,5 +141,5 @@ var residualTable = [...]residualRow{
 	{11, 1, 2, 0, 1, 28, 28},     // vLLM 0.6–0.7 (V0), dense, more than one GPU: kv_tokens
 	{11, 1, 2, 1, 1, 6, 6},       // vLLM 0.6–0.7 (V0), dense, more than one GPU: weights
 	{13, 6, 2, 0, 1, 34, 34},     // vLLM V1, release not known, moe+mla, more than one GPU: kv_tokens
-	{13, 2, 2, 0, 1, -39, -39},   // vLLM V1, release not known, moe, more than one GPU: kv_tokens
+	{13, 2, 2, 0, 1, -61, -61},   // vLLM V1, release not known, moe, more than one GPU: kv_tokens
 }
