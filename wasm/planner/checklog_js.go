@@ -20,9 +20,7 @@ import (
 // (logcheck.Planned, the one list of its fields: the rows of the plan of
 // the configuration the log states set against it charge by charge, the
 // release, the fraction and the engine's launch command), the pool's row,
-// and the model and GPU it was planned for. checkLog fills Planned as
-// logcheck.PlannedOf does, without calling it: the call, over the
-// inliner's budget (cost 99 of 80), costs planner.wasm 209 B gzip -9.
+// and the model and GPU it was planned for.
 type LogCheck struct {
 	Log enginelog.Log `json:"log"`
 	logcheck.Planned
@@ -60,14 +58,8 @@ func checkLog(args []js.Value) (any, error) {
 	if errors.As(err, &ie) {
 		return nil, err
 	}
-	out := LogCheck{Log: l, Pool: enginelog.ComparePool(&l, &p), Model: m.ID, GPU: c.ID}
-	out.Rows, out.Version, out.PlannedAs = enginelog.Compare(&l, &p), "vramplan", "vramplan"
-	if e := enginelog.RankZero(&p).Engine; e != nil { // as logcheck.PlannedOf fills it
-		out.Version, out.PlannedAs, out.Launch = e.Version, planner.PlannedAs(e), e.Launch
-		if e.Pool != nil {
-			out.Fraction = e.Pool.Fraction
-		}
-	}
+	out := LogCheck{Log: l, Planned: logcheck.PlannedOf(enginelog.RankZero(&p).Engine, enginelog.Compare(&l, &p)),
+		Pool: enginelog.ComparePool(&l, &p), Model: m.ID, GPU: c.ID}
 	b, err := jsonlite.Marshal(out)
 	return string(b), err
 }
