@@ -165,8 +165,8 @@ type givenFlags struct {
 }
 
 func (g *givenFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&g.tp, logcheck.FlagTensorParallel, 0, "the tensor-parallel `size` the run used, when its log does not state it")
-	fs.IntVar(&g.pp, logcheck.FlagPipelineParallel, 0, "the pipeline-parallel `size` the run used, when its log does not state it")
+	fs.Var(size(&g.tp), logcheck.FlagTensorParallel, "the tensor-parallel `size` the run used, when its log does not state it")
+	fs.Var(size(&g.pp), logcheck.FlagPipelineParallel, "the pipeline-parallel `size` the run used, when its log does not state it")
 	fs.Var(count(&g.maxLen), logcheck.FlagMaxSeqLen, "the request length in `tokens` (--max-model-len, --context-length; 32K is 32768), when the log does not state it")
 	fs.Float64Var(&g.util, logcheck.FlagUtilization, 0, "vLLM's gpu_memory_utilization `fraction`, when the log does not state it")
 	fs.Float64Var(&g.memFrac, logcheck.FlagMemFraction, 0, "SGLang's mem_fraction_static `fraction`, when the log does not state it")

@@ -74,6 +74,32 @@ func TestCountTooLarge(t *testing.T) {
 	}
 }
 
+// TestParallelSizeFlags checks vramplan's own parallel flags read sizes as
+// --from-flags reads an engine's (cmdline.ParseSize): a suffix counts, and a
+// size past planner.MaxParallel or below 1 is said to be one, on plan and
+// check alike.
+func TestParallelSizeFlags(t *testing.T) {
+	for _, tc := range []struct{ cmd, flag, v, want string }{
+		{"plan", "--tensor-parallel", "99999999999999999999", `"99999999999999999999" is too large (more than 1024`},
+		{"plan", "--pipeline-parallel", "2K", `"2K" is too large (more than 1024`},
+		{"plan", "--data-parallel", "0", `"0" is not a count in [1, 1024]`},
+		{"plan", "--expert-parallel", "x", `"x" is not a count in [1, 1024]`},
+		{"check", "--tensor-parallel", "-2", `"-2" is not a count in [1, 1024]`},
+	} {
+		args := []string{tc.cmd, "--model", "qwen3-8b-q8_0", "--gpu", "h200", tc.flag, tc.v}
+		if tc.cmd == "check" {
+			args = append(args, "--log", "../../planner/testdata/engines/corpus/vllm/vllm-0.19.1-qwen3-8b-a100-40gb.log")
+		}
+		if code, _, errs := runCLI(args...); code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%s %s %s = exit %d, %q; want 2 and %s", tc.cmd, tc.flag, tc.v, code, errs, tc.want)
+		}
+	}
+	code, out, errs := runCLI("plan", "--model", "qwen3-8b-q8_0", "--gpu", "h200", "--max-seq-len", "4096", "--tensor-parallel", "2", "--json")
+	if code > 1 || !strings.Contains(out, `"tensor_parallel": 2`) {
+		t.Errorf("plan --tensor-parallel 2 = exit %d, %s %s; want a TP 2 plan", code, out, errs)
+	}
+}
+
 // TestTableError checks that the commands return the calibration table's
 // error rather than resolving a GPU in an empty table: check with the GPU
 // taken from the log, check and plan with --gpu, and gpus.

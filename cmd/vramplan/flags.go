@@ -76,6 +76,22 @@ func (c countValue) Set(s string) error {
 	return nil
 }
 
+// sizeValue is a parallel-size flag, read as --from-flags reads an
+// engine's (cmdline.ParseSize): a count in [1, planner.MaxParallel].
+type sizeValue struct{ n *int }
+
+func size(n *int) sizeValue { return sizeValue{n} }
+
+func (v sizeValue) String() string { return countValue(v).String() }
+
+func (v sizeValue) Set(s string) error {
+	n, err := cmdline.ParseSize(s)
+	if err == nil {
+		*v.n = n
+	}
+	return err
+}
+
 // everyGPUIgnores are the flags that choose a GPU, its budget or a layout,
 // which a command planning on every calibration (everyGPU) refuses.
 var everyGPUIgnores = []string{"gpu", "budget", "tensor-parallel", "pipeline-parallel", "expert-parallel", "data-parallel", "tensor-split"}

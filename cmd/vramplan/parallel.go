@@ -19,10 +19,10 @@ type parallelFlags struct {
 }
 
 func (f *parallelFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.tp, "tensor-parallel", 0, "tensor-parallel `size` (vLLM --tensor-parallel-size, SGLang --tp)")
-	fs.IntVar(&f.pp, "pipeline-parallel", 0, "pipeline `stages` (vLLM --pipeline-parallel-size, SGLang --pp)")
-	fs.IntVar(&f.ep, "expert-parallel", 0, "expert-parallel `size`: divides --tensor-parallel (SGLang --ep-size) or is tp × dp (vLLM --enable-expert-parallel)")
-	fs.IntVar(&f.dp, "data-parallel", 0, "data-parallel `replicas`; the limits apply to each")
+	fs.Var(size(&f.tp), "tensor-parallel", "tensor-parallel `size` (vLLM --tensor-parallel-size, SGLang --tp)")
+	fs.Var(size(&f.pp), "pipeline-parallel", "pipeline `stages` (vLLM --pipeline-parallel-size, SGLang --pp)")
+	fs.Var(size(&f.ep), "expert-parallel", "expert-parallel `size`: divides --tensor-parallel (SGLang --ep-size) or is tp × dp (vLLM --enable-expert-parallel)")
+	fs.Var(size(&f.dp), "data-parallel", "data-parallel `replicas`; the limits apply to each")
 	fs.Func("tensor-split", "llama.cpp's -ts under --engine llama.cpp: one `share` per device, comma-separated (\"3,1\"); "+
 		"sets --pipeline-parallel to the devices (-sm layer), or with --tensor-parallel above 1 the tensor-parallel devices' shares (-sm tensor)", func(v string) error {
 		f.ts = f.ts[:0]

@@ -289,10 +289,11 @@ const maxCount = 1 << 40
 // large.
 func moreThan(limit int) error { return fmt.Errorf("more than %d: %w", limit, strconv.ErrRange) }
 
-// parseSize reads a parallel size: a count as ParseCount reads it, in
+// ParseSize reads a parallel size: a count as ParseCount reads it, in
 // [1, planner.MaxParallel], its error said as CountText says every count
-// flag's.
-func parseSize(v string) (int, error) {
+// flag's. An engine's parallel flags here and vramplan's own
+// (--tensor-parallel) read sizes with it.
+func ParseSize(v string) (int, error) {
 	n, err := ParseCount(v)
 	if errors.Is(err, strconv.ErrRange) || err == nil && n > planner.MaxParallel {
 		err = moreThan(planner.MaxParallel)
@@ -359,7 +360,7 @@ func parallel(flags ...sizeFlag) []flag {
 			if err != nil {
 				return err
 			}
-			n, err := parseSize(v)
+			n, err := ParseSize(v)
 			if err != nil {
 				return &Error{flag, err.Error()}
 			}
