@@ -57,6 +57,12 @@ const EngineVLLM EngineName = "vllm"
 // VLLMVersion is the vLLM release the newest range's rules were read from.
 const VLLMVersion = "vLLM 0.22 (V1 engine)"
 
+// VLLMV0Release is the release a log of vLLM's V0 engine that states none
+// is planned as: the last minor series whose default engine was V0 (V1 is
+// from 0.8, vllmRanges). Every V0 release the profile covers shares the
+// one range's rules, so which of them a log ran decides nothing here.
+const VLLMV0Release = "0.7"
+
 var vllmProfile = Profile{Name: EngineVLLM, Label: "vLLM", Versions: vllmRanges[:],
 	KVDtypes: []KVDtype{KVDtypeBF16, KVDtypeF16, KVDtypeFP8}, Loads: ModelHF,
 	knobs: []Knob{KnobMaxSeqLen, KnobKVDtype, KnobMaxBatch, KnobPrefillTokens, KnobBlockTokens, KnobVision}, pool: true}

@@ -18,12 +18,16 @@ func (l *Log) Input(m planner.Model, cal planner.Calibration) (planner.Input, er
 }
 
 // release returns the release l states when its engine's profile has
-// rules for it, so that the log is planned by its own release's rules; ""
-// (the profile's newest) otherwise, which logcheck's assumptions say.
+// rules for it, so that the log is planned by its own release's rules;
+// planner.VLLMV0Release for a V0 engine's log that states none; ""
+// (the profile's newest) otherwise. logcheck's assumptions say which.
 func (l *Log) release() string {
 	p := l.Engine.Profile()
-	if p == nil || l.Version == "" {
+	if p == nil || l.Version == "" && !l.v0() {
 		return ""
+	}
+	if l.Version == "" {
+		return planner.VLLMV0Release
 	}
 	v, err := planner.ParseVersion(l.Version)
 	if err != nil {
@@ -34,6 +38,9 @@ func (l *Log) release() string {
 	}
 	return l.Version
 }
+
+// v0 reports whether l is a log of vLLM's V0 engine.
+func (l *Log) v0() bool { return l.Engine == planner.EngineVLLM && l.Settings != nil && l.Settings.V0 }
 
 // poolInput is a pool engine's configuration: the request length the log
 // states (max_model_len or context_length, else the length of vLLM's

@@ -24,7 +24,7 @@ const mib = (b) => (b / 2 ** 20).toFixed(2);
 const signed = (x, s) => (x >= 0 ? '+' : '') + s;
 
 for (const c of [
-  { name: 'V0', log: 'vllm-v0-rtx3090-llama31-8b.log', model: 'llama-3.1-8b-instruct-bf16', gpu: 'est-rtx3090-linux', engine: 'vllm', decides: ['engine_version'] },
+  { name: 'V0', log: 'vllm-v0-rtx3090-llama31-8b.log', model: 'llama-3.1-8b-instruct-bf16', gpu: 'est-rtx3090-linux', engine: 'vllm', decides: [] }, // planned by V0's rules (planner.VLLMV0Release), which decides nothing
   { name: 'V1', log: 'vllm-v1-l40s-llama31-8b.log', model: 'llama-3.1-8b-instruct-bf16', gpu: 'est-l40s-linux', engine: 'vllm', decides: ['utilization'] },
   { name: 'SGLang', log: 'sglang-0.4-gemma3-4b-h200.log', model: 'gemma-3-4b-it-bf16', gpu: 'h200-linux-cuda13.0', engine: 'sglang', decides: ['utilization'] },
   // The TP 4 log names no model: the test picks one that fits four RTX 3090s, to hold the layout to the CLI's.

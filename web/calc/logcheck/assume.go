@@ -119,9 +119,8 @@ func label(e planner.EngineName) string {
 func versionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 	a := Assumption{Fact: "engine_version", Planned: pl.Version, Flag: FlagEngineVersion}
 	if l.Version == "" && l.Settings != nil && l.Settings.V0 {
-		a.Decides = true
-		a.Text = printf.Sprintf("The log states no vLLM release, and its lines are the V0 engine's (the default engine before 0.8): planned by the rules read at %s, %s",
-			pl.Version, v0Rules(l.Engine.Profile()))
+		a.Text = printf.Sprintf("The log states no vLLM release, and its lines are the V0 engine's (the default engine before 0.8): planned as vLLM %s by the rules read at %s, which every V0 release the profile covers shares; a V0 engine run on a later release (VLLM_USE_V1=0) is planned by them too unless --engine-version gives the release.",
+			planner.VLLMV0Release, pl.Version)
 		return a, true
 	}
 	if l.Version == "" {
@@ -140,18 +139,6 @@ func versionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 		return a, true
 	}
 	return a, false
-}
-
-// v0Rules says what planning a V0 log by profile p's rules needs: the
-// release, where p has rules for V0's releases, else another engine's rules.
-func v0Rules(p *planner.Profile) string {
-	v1, _ := planner.ParseVersion("0.8")
-	for _, r := range p.Versions {
-		if r.From.Compare(v1) < 0 {
-			return "which may not be the run's: give --engine-version as the run's release."
-		}
-	}
-	return "the V1 engine's: the profile has no rules for V0's releases, so its figures are compared with another engine's rules."
 }
 
 // parallelAssumption: a log that states no tensor-parallel size is planned

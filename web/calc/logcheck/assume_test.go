@@ -43,8 +43,7 @@ func check(t *testing.T, file, model, gpu string, g enginelog.Given) []Assumptio
 }
 
 // TestAssumptions: what each published log leaves unstated is listed, the
-// assumptions that decide the comparison first — V0's lines planned by V1's
-// rules, a utilization or memory fraction a KV pool turns on — and a flag
+// assumptions that decide the comparison first — a utilization or memory fraction a KV pool turns on — and a flag
 // that gives a fact takes it off the list.
 func TestAssumptions(t *testing.T) {
 	for _, c := range []struct {
@@ -53,7 +52,7 @@ func TestAssumptions(t *testing.T) {
 		want             string // the facts assumed, deciding ones with a '!', in order
 	}{
 		{"vllm-v0-rtx3090-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-rtx3090", enginelog.Given{},
-			"engine_version! tensor_parallel model gpu sampler"},
+			"engine_version tensor_parallel model gpu sampler"},
 		{"vllm-v1-l40s-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-l40s", enginelog.Given{},
 			"utilization! engine_version tensor_parallel model gpu sampler"},
 		{"vllm-v1-l40s-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-l40s", enginelog.Given{Utilization: 0.9, TensorParallel: 1},
@@ -63,7 +62,7 @@ func TestAssumptions(t *testing.T) {
 		{"sglang-0.4-gemma3-4b-h200.log", "gemma-3-4b-it-bf16", "h200", enginelog.Given{},
 			"utilization! engine_version tensor_parallel max_len model gpu"},
 		{"vllm-v0-rtx3090-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "h200", enginelog.Given{},
-			"engine_version! gpu! tensor_parallel model sampler"},
+			"gpu! engine_version tensor_parallel model sampler"},
 		{"vllm-v1-l40s-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-gb10", enginelog.Given{Utilization: 0.9, TensorParallel: 1},
 			"engine_version model gpu host_memory sampler"},
 	} {
@@ -103,23 +102,29 @@ func TestParallelDecides(t *testing.T) {
 	}
 }
 
-// TestV0Rules: a V0 log is planned by another engine's rules until the
-// profile has a range of V0's releases; then the release is asked for.
-func TestV0Rules(t *testing.T) {
-	v := func(s string) planner.Version {
-		x, err := planner.ParseVersion(s)
-		if err != nil {
-			t.Fatal(err)
+// TestV0Release: a V0 engine's log that states no release is planned by
+// the V0 range's rules, as planner.VLLMV0Release, and the check says so
+// without asking for the release; VLLMV0Release is the last release before
+// the range V1's rules start at.
+func TestV0Release(t *testing.T) {
+	var said string
+	for _, a := range check(t, "vllm-v0-rtx3090-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-rtx3090", enginelog.Given{}) {
+		if a.Fact == "engine_version" {
+			said = a.Text
+			if a.Decides || !strings.Contains(a.Text, "planned as vLLM "+planner.VLLMV0Release+" by the rules read at vLLM 0.6 (V0 engine)") {
+				t.Errorf("V0 log's release: %+v", a)
+			}
 		}
-		return x
 	}
-	v1 := planner.Profile{Versions: []planner.VersionRange{{From: v("0.22")}}}
-	both := planner.Profile{Versions: []planner.VersionRange{{From: v("0.4"), Until: v("0.8")}, {From: v("0.22")}}}
-	if s := v0Rules(&v1); !strings.Contains(s, "another engine's rules") {
-		t.Errorf("v0Rules(V1 only) = %q", s)
+	if said == "" {
+		t.Error("V0 log without a release: no engine_version assumption")
 	}
-	if s := v0Rules(&both); !strings.Contains(s, "give --engine-version") {
-		t.Errorf("v0Rules(with V0) = %q", s)
+	p := planner.EngineVLLM.Profile()
+	v0, _ := planner.ParseVersion(planner.VLLMV0Release)
+	r, err := p.Range(v0)
+	v1, _ := planner.ParseVersion("0.8")
+	if err != nil || r.Until != v1 || r.Name != "V0 engine" {
+		t.Errorf("VLLMV0Release %s lies in %v (%v); want the V0 range, up to 0.8", planner.VLLMV0Release, r, err)
 	}
 }
 
