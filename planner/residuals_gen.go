@@ -64,8 +64,8 @@ var residualTable = [...]residualRow{
 	{6, 3, 2, 0, 1, -9, -9},       // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
 	{6, 0, 2, 0, 7, -327, 30},     // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
 	{6, 0, 0, 0, 14, -327, 46},    // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 42, -327, 1240},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 46, -711, 1240},  // vLLM, every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 43, -327, 1240},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 47, -711, 1240},  // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},     // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
 	{6, 0, 2, 1, 6, -31, 133},     // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
 	{6, 0, 0, 1, 13, -31, 133},    // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
@@ -88,8 +88,8 @@ var residualTable = [...]residualRow{
 	{6, 4, 1, 0, 1, -13, -13},     // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
 	{6, 4, 1, 1, 1, 9, 9},         // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
 	{6, 2, 2, 0, 2, 5, 25},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
-	{7, 2, 2, 0, 4, -61, 25},      // vLLM V1 (0.8 and later), moe, more than one GPU: kv_tokens
-	{7, 2, 0, 0, 6, -243, 25},     // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
+	{7, 2, 2, 0, 5, -61, 25},      // vLLM V1 (0.8 and later), moe, more than one GPU: kv_tokens
+	{7, 2, 0, 0, 7, -243, 25},     // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
 	{6, 2, 2, 1, 1, 4, 4},         // vLLM 0.10–0.11 (V1), moe, more than one GPU: weights
 	{7, 2, 0, 1, 4, 0, 4},         // vLLM V1 (0.8 and later), moe, one GPU or several: weights
 	{6, 5, 2, 0, 1, -327, -327},   // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: kv_tokens
@@ -116,12 +116,12 @@ var residualTable = [...]residualRow{
 	{10, 1, 1, 0, 14, -122, 1240}, // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
 	{10, 1, 0, 0, 14, -122, 1240}, // vLLM 0.21 and later (V1), dense, one GPU or several: kv_tokens
 	{10, 0, 1, 0, 14, -122, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU: kv_tokens
-	{10, 0, 0, 0, 15, -122, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU or several: kv_tokens
+	{10, 0, 0, 0, 16, -122, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU or several: kv_tokens
+	{10, 2, 2, 0, 2, -50, 25},     // vLLM 0.21 and later (V1), moe, more than one GPU: kv_tokens
 	{10, 1, 1, 1, 6, 0, 16},       // vLLM 0.21 and later (V1), dense, one GPU: weights
 	{10, 1, 0, 1, 6, 0, 16},       // vLLM 0.21 and later (V1), dense, one GPU or several: weights
 	{10, 0, 1, 1, 6, 0, 16},       // vLLM 0.21 and later (V1), every model kind, one GPU: weights
 	{10, 0, 0, 1, 7, 0, 16},       // vLLM 0.21 and later (V1), every model kind, one GPU or several: weights
-	{10, 2, 2, 0, 1, -50, -50},    // vLLM 0.21 and later (V1), moe, more than one GPU: kv_tokens
 	{10, 2, 2, 1, 1, 2, 2},        // vLLM 0.21 and later (V1), moe, more than one GPU: weights
 	{11, 1, 1, 1, 4, 0, 8},        // vLLM 0.6–0.7 (V0), dense, one GPU: weights
 	{11, 1, 0, 1, 5, 0, 8},        // vLLM 0.6–0.7 (V0), dense, one GPU or several: weights
