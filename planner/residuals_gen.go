@@ -64,27 +64,27 @@ var residualTable = [...]residualRow{
 	{6, 3, 2, 0, 1, -9, -9},       // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
 	{6, 0, 2, 0, 7, -327, 30},     // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
 	{6, 0, 0, 0, 14, -327, 46},    // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 43, -327, 1240},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 47, -711, 1240},  // vLLM, every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 44, -327, 1240},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 48, -711, 1240},  // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},     // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
 	{6, 0, 2, 1, 6, -31, 133},     // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
 	{6, 0, 0, 1, 13, -31, 133},    // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
-	{7, 0, 0, 1, 32, -31, 133},    // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
-	{8, 0, 0, 1, 38, -31, 133},    // vLLM, every model kind, one GPU or several: weights
+	{7, 0, 0, 1, 33, -31, 133},    // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
+	{8, 0, 0, 1, 39, -31, 133},    // vLLM, every model kind, one GPU or several: weights
 	{6, 1, 2, 0, 3, 12, 30},       // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
 	{6, 1, 0, 0, 9, -10, 46},      // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
 	{7, 1, 2, 0, 4, 12, 30},       // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
-	{7, 1, 0, 0, 30, -122, 1240},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
+	{7, 1, 0, 0, 31, -122, 1240},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
 	{6, 1, 2, 1, 3, 4, 4},         // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
 	{6, 1, 0, 1, 9, 0, 5},         // vLLM 0.10–0.11 (V1), dense, one GPU or several: weights
 	{7, 1, 2, 1, 4, 2, 4},         // vLLM V1 (0.8 and later), dense, more than one GPU: weights
-	{7, 1, 0, 1, 22, 0, 16},       // vLLM V1 (0.8 and later), dense, one GPU or several: weights
+	{7, 1, 0, 1, 23, 0, 16},       // vLLM V1 (0.8 and later), dense, one GPU or several: weights
 	{6, 1, 1, 0, 6, -10, 46},      // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
 	{6, 0, 1, 0, 7, -13, 46},      // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
-	{7, 1, 1, 0, 26, -122, 1240},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
+	{7, 1, 1, 0, 27, -122, 1240},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
 	{6, 1, 1, 1, 6, 0, 5},         // vLLM 0.10–0.11 (V1), dense, one GPU: weights
 	{6, 0, 1, 1, 7, 0, 9},         // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
-	{7, 1, 1, 1, 18, 0, 16},       // vLLM V1 (0.8 and later), dense, one GPU: weights
+	{7, 1, 1, 1, 19, 0, 16},       // vLLM V1 (0.8 and later), dense, one GPU: weights
 	{6, 4, 1, 0, 1, -13, -13},     // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
 	{6, 4, 1, 1, 1, 9, 9},         // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
 	{6, 2, 2, 0, 2, 5, 25},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
@@ -97,17 +97,17 @@ var residualTable = [...]residualRow{
 	{6, 5, 2, 1, 1, -31, -31},     // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: weights
 	{7, 5, 0, 1, 3, -31, 6},       // vLLM V1 (0.8 and later), moe+vision, one GPU or several: weights
 	{9, 2, 1, 0, 2, -243, -1},     // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
-	{9, 0, 1, 0, 9, -243, 12},     // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
-	{9, 0, 0, 0, 11, -243, 21},    // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
+	{9, 0, 1, 0, 10, -243, 43},    // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
+	{9, 0, 0, 0, 12, -243, 43},    // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
 	{9, 2, 1, 1, 2, 0, 1},         // vLLM 0.12–0.20 (V1), moe, one GPU: weights
-	{9, 0, 1, 1, 10, 0, 71},       // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
-	{9, 0, 0, 1, 12, -5, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
+	{9, 0, 1, 1, 11, 0, 71},       // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
+	{9, 0, 0, 1, 13, -5, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
 	{9, 5, 2, 0, 1, -53, -53},     // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
 	{9, 5, 2, 1, 1, -5, -5},       // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: weights
-	{9, 1, 1, 0, 6, -32, 12},      // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
-	{9, 1, 0, 0, 7, -32, 21},      // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
-	{9, 1, 1, 1, 6, 1, 9},         // vLLM 0.12–0.20 (V1), dense, one GPU: weights
-	{9, 1, 0, 1, 7, 1, 9},         // vLLM 0.12–0.20 (V1), dense, one GPU or several: weights
+	{9, 1, 1, 0, 7, -32, 43},      // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
+	{9, 1, 0, 0, 8, -32, 43},      // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
+	{9, 1, 1, 1, 7, 0, 9},         // vLLM 0.12–0.20 (V1), dense, one GPU: weights
+	{9, 1, 0, 1, 8, 0, 9},         // vLLM 0.12–0.20 (V1), dense, one GPU or several: weights
 	{9, 5, 1, 0, 1, -30, -30},     // vLLM 0.12–0.20 (V1), moe+vision, one GPU: kv_tokens
 	{9, 5, 1, 1, 1, 6, 6},         // vLLM 0.12–0.20 (V1), moe+vision, one GPU: weights
 	{9, 1, 2, 0, 1, 21, 21},       // vLLM 0.12–0.20 (V1), dense, more than one GPU: kv_tokens
