@@ -15,6 +15,13 @@ compile range is, and run once at `tokens`. It prints, in one JSON line:
 - `steady`: the same over a second call (the forward alone);
 - `eager`: the eager forward's peak, for scale.
 
+With COMPILE_PEAK_VLLM=1 it compiles with the Inductor options vLLM sets by
+default on CUDA with torch 2.9 and later (`CompilationConfig.__post_init__`,
+vllm/config/compilation.py: `combo_kernels` and `benchmark_combo_kernel` on,
+`enable_auto_functionalized_v2` off), and the layers get Qwen3's per-head
+q/k RMSNorm and a rotary-style multiply on q and k, the horizontal pair that
+vLLM's comment there says combo kernels are for.
+
 Run it twice with the same TORCHINDUCTOR_CACHE_DIR and TRITON_CACHE_DIR:
 the first process compiles cold, the second loads from the cache (warm).
 It is a measurement of PyTorch's compiler, not of vLLM: vLLM splits the graph
@@ -38,6 +45,9 @@ SHAPES = {
 }
 
 GiB = float(1 << 30)
+VLLM = os.environ.get("COMPILE_PEAK_VLLM") == "1"
+VLLM_OPTIONS = {"enable_auto_functionalized_v2": False, "combo_kernels": True,
+                "benchmark_combo_kernel": True}
 
 
 def rms(x, w, eps=1e-6):
@@ -55,11 +65,18 @@ class Layer(torch.nn.Module):
         self.down = mk(h, i)
         self.n1 = torch.nn.Parameter(torch.ones(h, dtype=torch.bfloat16))
         self.n2 = torch.nn.Parameter(torch.ones(h, dtype=torch.bfloat16))
-        self.qd = nq * d
+        self.qd, self.kd, self.d = nq * d, nkv * d, d
+        self.qn = torch.nn.Parameter(torch.ones(d, dtype=torch.bfloat16))
+        self.kn = torch.nn.Parameter(torch.ones(d, dtype=torch.bfloat16))
 
     def forward(self, x, res):
         res = x + res
         y = F.linear(rms(res, self.n1), self.qkv)
+        if VLLM:  # Qwen3's q/k norm and a rotary-style multiply: two independent kernels
+            t = y.shape[0]
+            q = rms(y[:, : self.qd].reshape(t, -1, self.d), self.qn) * 0.5
+            k = rms(y[:, self.qd : self.qd + self.kd].reshape(t, -1, self.d), self.kn) * 0.5
+            y = torch.cat([q.reshape(t, -1), k.reshape(t, -1)], dim=-1)
         y = F.linear(y[:, : self.qd], self.o)  # attention left out, as vLLM splits it off
         res = y + res
         g, u = F.linear(rms(res, self.n2), self.gate_up).chunk(2, dim=-1)
@@ -107,11 +124,12 @@ def main():
            "weights_gib": round(torch.cuda.memory_allocated() / GiB, 3)}
     with torch.inference_mode():
         out["eager"] = window(lambda: m(x))
-        c = torch.compile(m)
+        c = torch.compile(m, options=VLLM_OPTIONS if VLLM else None)
         torch._dynamo.mark_dynamic(x, 0, min=1, max=tokens)
         out["first"] = window(lambda: c(x))
         out["steady"] = window(lambda: c(x))
     out["cache"] = os.environ.get("TORCHINDUCTOR_CACHE_DIR", "")
+    out["vllm_options"] = VLLM
     print(json.dumps(out), flush=True)
 
 
