@@ -37,9 +37,9 @@ var residualTable = [...]residualRow{
 	{0, 0, 1, 0, 4, -100, -1},    // SGLang 0.4, every model kind, one GPU: kv_tokens
 	{0, 0, 0, 0, 6, -100, -1},    // SGLang 0.4, every model kind, one GPU or several: kv_tokens
 	{1, 1, 1, 0, 7, -100, 10},    // SGLang, every release, dense, one GPU: kv_tokens
-	{1, 1, 0, 0, 10, -100, 10},   // SGLang, every release, dense, one GPU or several: kv_tokens
-	{1, 0, 0, 0, 11, -100, 10},   // SGLang, every release, every model kind, one GPU or several: kv_tokens
-	{2, 0, 0, 0, 11, -100, 10},   // SGLang, every model kind, one GPU or several: kv_tokens
+	{1, 1, 0, 0, 10, -100, 24},   // SGLang, every release, dense, one GPU or several: kv_tokens
+	{1, 0, 0, 0, 11, -100, 24},   // SGLang, every release, every model kind, one GPU or several: kv_tokens
+	{2, 0, 0, 0, 11, -100, 24},   // SGLang, every model kind, one GPU or several: kv_tokens
 	{0, 1, 1, 1, 4, 3, 54},       // SGLang 0.4, dense, one GPU: weights
 	{0, 1, 0, 1, 5, 3, 54},       // SGLang 0.4, dense, one GPU or several: weights
 	{0, 0, 1, 1, 4, 3, 54},       // SGLang 0.4, every model kind, one GPU: weights
@@ -49,13 +49,13 @@ var residualTable = [...]residualRow{
 	{1, 0, 0, 1, 9, -16, 54},     // SGLang, every release, every model kind, one GPU or several: weights
 	{2, 0, 0, 1, 9, -16, 54},     // SGLang, every model kind, one GPU or several: weights
 	{0, 1, 2, 0, 1, -15, -15},    // SGLang 0.4, dense, more than one GPU: kv_tokens
-	{1, 1, 2, 0, 3, -15, 4},      // SGLang, every release, dense, more than one GPU: kv_tokens
+	{1, 1, 2, 0, 3, -15, 24},     // SGLang, every release, dense, more than one GPU: kv_tokens
 	{0, 1, 2, 1, 1, 3, 3},        // SGLang 0.4, dense, more than one GPU: weights
 	{3, 1, 1, 0, 2, -24, -1},     // SGLang 0.5, dense, one GPU: kv_tokens
 	{3, 1, 0, 0, 3, -24, 4},      // SGLang 0.5, dense, one GPU or several: kv_tokens
 	{3, 0, 0, 0, 3, -24, 4},      // SGLang 0.5, every model kind, one GPU or several: kv_tokens
 	{3, 1, 1, 1, 2, 2, 10},       // SGLang 0.5, dense, one GPU: weights
-	{4, 1, 2, 0, 1, -1, -1},      // SGLang main (a source build), dense, more than one GPU: kv_tokens
+	{4, 1, 2, 0, 1, 24, 24},      // SGLang main (a source build), dense, more than one GPU: kv_tokens
 	{4, 1, 2, 1, 1, 1, 1},        // SGLang main (a source build), dense, more than one GPU: weights
 	{0, 2, 2, 0, 1, -64, -64},    // SGLang 0.4, moe, more than one GPU: kv_tokens
 	{3, 1, 2, 0, 1, 4, 4},        // SGLang 0.5, dense, more than one GPU: kv_tokens
@@ -93,22 +93,22 @@ var residualTable = [...]residualRow{
 	{6, 2, 2, 1, 1, 4, 4},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: weights
 	{7, 2, 0, 1, 4, 0, 4},        // vLLM V1 (0.8 and later), moe, one GPU or several: weights
 	{6, 5, 2, 0, 1, -327, -327},  // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: kv_tokens
-	{7, 5, 0, 0, 3, -327, -30},   // vLLM V1 (0.8 and later), moe+vision, one GPU or several: kv_tokens
+	{7, 5, 0, 0, 3, -327, -4},    // vLLM V1 (0.8 and later), moe+vision, one GPU or several: kv_tokens
 	{6, 5, 2, 1, 1, -31, -31},    // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: weights
 	{7, 5, 0, 1, 3, -31, 6},      // vLLM V1 (0.8 and later), moe+vision, one GPU or several: weights
 	{9, 2, 1, 0, 2, -243, -1},    // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
-	{9, 0, 1, 0, 7, -243, 12},    // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
-	{9, 0, 0, 0, 9, -243, 21},    // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
+	{9, 0, 1, 0, 7, -243, 39},    // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
+	{9, 0, 0, 0, 9, -243, 39},    // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
 	{9, 2, 1, 1, 2, 0, 1},        // vLLM 0.12–0.20 (V1), moe, one GPU: weights
 	{9, 0, 1, 1, 8, 0, 71},       // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
 	{9, 0, 0, 1, 10, -5, 71},     // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
 	{9, 5, 2, 0, 1, -53, -53},    // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
 	{9, 5, 2, 1, 1, -5, -5},      // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: weights
-	{9, 1, 1, 0, 4, -32, 12},     // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
-	{9, 1, 0, 0, 5, -32, 21},     // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
+	{9, 1, 1, 0, 4, -32, 39},     // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
+	{9, 1, 0, 0, 5, -32, 39},     // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
 	{9, 1, 1, 1, 4, 1, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU: weights
 	{9, 1, 0, 1, 5, 1, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU or several: weights
-	{9, 5, 1, 0, 1, -30, -30},    // vLLM 0.12–0.20 (V1), moe+vision, one GPU: kv_tokens
+	{9, 5, 1, 0, 1, -4, -4},      // vLLM 0.12–0.20 (V1), moe+vision, one GPU: kv_tokens
 	{9, 5, 1, 1, 1, 6, 6},        // vLLM 0.12–0.20 (V1), moe+vision, one GPU: weights
 	{9, 1, 2, 0, 1, 21, 21},      // vLLM 0.12–0.20 (V1), dense, more than one GPU: kv_tokens
 	{9, 1, 2, 1, 1, 2, 2},        // vLLM 0.12–0.20 (V1), dense, more than one GPU: weights

@@ -36,6 +36,7 @@ type card struct {
 var cards = map[string]card{
 	"NVIDIA A100 80GB":        {Calibration: "est-a100-80gb-linux"},
 	"NVIDIA A100 40GB":        {Calibration: "est-a100-40gb-linux"},
+	"NVIDIA A100-SXM4-40GB":   {Calibration: "est-a100-40gb-linux"},
 	"NVIDIA A10":              {Calibration: "est-a10-linux"},
 	"NVIDIA A10G":             {Calibration: "est-a10g-linux"},
 	"NVIDIA L4":               {Calibration: "est-l4-linux"},
@@ -53,8 +54,9 @@ var cards = map[string]card{
 
 	"NVIDIA L40": {GiB: 44.40, Source: "PyTorch's out-of-memory message on a single L40, 'GPU 0 has a total capacity of 44.40 GiB' " +
 		"(https://github.com/QwenLM/Qwen3-VL/issues/2097, 2026-06-04); the L40S, the same 48 GB of GDDR6, prints 44.42-44.53 GiB"},
-	"NVIDIA L20": {GiB: 44.99, Source: "no printout of the L20's CUDA total found: nvidia-smi's 46068 MiB, an upper bound; " +
-		"the L40S, the same 48 GB of GDDR6, prints 44.42-44.53 GiB, so this may be up to about 0.6 GiB high"},
+	"NVIDIA L20": {GiB: 44.53, Source: "PyTorch's out-of-memory message on eight L20s, 'GPU 0 has a total capacity of 44.53 GiB' " +
+		"(https://github.com/Tencent-Hunyuan/HunyuanCustom/issues/36, 'L20 8卡运行报错，oom'; the index's copy shows no date); " +
+		"nvidia-smi shows 46068 MiB (44.99 GiB), and the L40S, the same 48 GB of GDDR6, prints 44.42-44.53 GiB"},
 	"NVIDIA RTX A5000": {GiB: 23.99, Source: "no printout of the A5000's CUDA total found: nvidia-smi's 24564 MiB, an upper bound; " +
 		"vllm-0.21.0-qwen3-8b-rtx-a5000's own figures derive about 23.5 GiB, so this may be about 0.5 GiB high"},
 	"NVIDIA RTX PRO 6000 Blackwell Server Edition": {GiB: 94.97, Source: "ds4's CUDA memory line 'total=94.97 GiB' on a 96 GB " +
@@ -66,8 +68,10 @@ var cards = map[string]card{
 	"NVIDIA A100 80GB PCIe": {GiB: 79.25, Source: "vLLM 0.31.0's 'Free memory on device (78.84/79.25 GiB)' on an A100 80GB " +
 		"(the corpus's vllm-0.31.0-llama3.1-8b-a100 log); the SXM4 card's printouts, est-a100-80gb-linux, give 79.14-79.28 GiB"},
 	"NVIDIA GB10 (DGX Spark)": {Calibration: "est-gb10-linux"},
-	"NVIDIA H100 NVL": {GiB: 93.58, Source: "no printout of the H100 NVL's CUDA total found: nvidia-smi's 95830 MiB, an upper " +
-		"bound; the H100 SXM's CUDA total is 438 MiB under its nvidia-smi figure, so this may be about 0.4 GiB high"},
+	"NVIDIA H100 NVL": {GiB: 93.00, Source: "PyTorch's out-of-memory message on an 'H100 NVL 94GB' on RunPod, 'GPU 0 has a total " +
+		"capacity of 93.00 GiB' (https://github.com/ali-vilab/VACE/issues/56, comment of 2025-05-16); nvidia-smi shows 95830 MiB " +
+		"(93.58 GiB), and vLLM's 'total_gpu_memory (93.10GiB)' on an unnamed 94 GB card (the corpus's vllm-0.7.2-r1-distill-llama-8b-94gb) " +
+		"is 0.10 GiB more"},
 	"NVIDIA GeForce RTX 4060 Laptop GPU": {GiB: 8.0, Source: "no printout of CUDA's total found: nvidia-smi's 8188 MiB for the " +
 		"8 GB laptop card, an upper bound; under WSL and a desktop, part of it is taken before vLLM starts"},
 	"NVIDIA GeForce RTX 5060 Ti": {GiB: 15.45, Source: "15,816 MiB 'CUDA-visible' on a 16 GB RTX 5060 Ti, driver 595.71.05 " +
