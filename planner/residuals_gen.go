@@ -104,8 +104,8 @@ var residualTable = [...]residualRow{
 	{9, 0, 0, 1, 10, -5, 71},     // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
 	{9, 5, 2, 0, 1, -53, -53},    // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
 	{9, 5, 2, 1, 1, -5, -5},      // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: weights
-	{9, 1, 1, 0, 4, -32, 39},     // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
-	{9, 1, 0, 0, 5, -32, 39},     // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
+	{9, 1, 1, 0, 4, -21, 39},     // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
+	{9, 1, 0, 0, 5, -21, 39},     // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
 	{9, 1, 1, 1, 4, 1, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU: weights
 	{9, 1, 0, 1, 5, 1, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU or several: weights
 	{9, 5, 1, 0, 1, -4, -4},      // vLLM 0.12–0.20 (V1), moe+vision, one GPU: kv_tokens

@@ -57,8 +57,10 @@ var cards = map[string]card{
 	"NVIDIA L20": {GiB: 44.53, Source: "PyTorch's out-of-memory message on eight L20s, 'GPU 0 has a total capacity of 44.53 GiB' " +
 		"(https://github.com/Tencent-Hunyuan/HunyuanCustom/issues/36, 'L20 8卡运行报错，oom'; the index's copy shows no date); " +
 		"nvidia-smi shows 46068 MiB (44.99 GiB), and the L40S, the same 48 GB of GDDR6, prints 44.42-44.53 GiB"},
-	"NVIDIA RTX A5000": {GiB: 23.99, Source: "no printout of the A5000's CUDA total found: nvidia-smi's 24564 MiB, an upper bound; " +
-		"vllm-0.21.0-qwen3-8b-rtx-a5000's own figures derive about 23.5 GiB, so this may be about 0.5 GiB high"},
+	"NVIDIA RTX A5000": {GiB: 23.66, Source: "the CUDA runtime's device properties on an RTX A5000, 'Total amount of global memory: " +
+		"24226 MBytes (25402343424 bytes)' (a CUDA course page's device_info output, code index file 3772733899; the index names " +
+		"no repository or date), the way est-a100-40gb-linux reads deviceQuery; nvidia-smi shows 24564 MiB (23.99 GiB), and the " +
+		"figures of vllm-0.21.0-qwen3-8b-rtx-a5000's own log give 23.3-23.8 GiB"},
 	"NVIDIA RTX PRO 6000 Blackwell Server Edition": {GiB: 94.97, Source: "ds4's CUDA memory line 'total=94.97 GiB' on a 96 GB " +
 		"RTX Pro 6000 Blackwell of 97887 MiB in nvidia-smi (https://github.com/antirez/ds4/issues/431, 2026-06-16; the edition " +
 		"is not named, and both editions show 97887 MiB)"},
