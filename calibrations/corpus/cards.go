@@ -61,6 +61,10 @@ var cards = map[string]card{
 		"24226 MBytes (25402343424 bytes)' (a CUDA course page's device_info output, code index file 3772733899; the index names " +
 		"no repository or date), the way est-a100-40gb-linux reads deviceQuery; nvidia-smi shows 24564 MiB (23.99 GiB), and the " +
 		"figures of vllm-0.21.0-qwen3-8b-rtx-a5000's own log give 23.3-23.8 GiB"},
+	"NVIDIA RTX PRO 4000 Blackwell": {GiB: 23.42, Source: "torch.cuda.get_device_properties(0).total_memory on an RTX PRO 4000 " +
+		"Blackwell, driver 575.64.03: 'gpu_vram_bytes': 25151537152 (https://github.com/sathviknookala/decode_llm_kernel, " +
+		"results/raw/operator_baseline_v2.env.json, run of 2026-07-25, written by benchmarks/benchmark_utils.py's env_metadata); " +
+		"nvidia-smi shows 24467 MiB (23.89 GiB)"},
 	"NVIDIA RTX PRO 6000 Blackwell Server Edition": {GiB: 94.97, Source: "ds4's CUDA memory line 'total=94.97 GiB' on a 96 GB " +
 		"RTX Pro 6000 Blackwell of 97887 MiB in nvidia-smi (https://github.com/antirez/ds4/issues/431, 2026-06-16; the edition " +
 		"is not named, and both editions show 97887 MiB)"},
