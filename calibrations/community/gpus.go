@@ -42,6 +42,7 @@ var known = [...]struct {
 	{"rtx6000adageneration", GPU{"NVIDIA RTX 6000 Ada Generation", 49140, srcPublished + " (ECC off, the workstation default; https://github.com/Advantech-EdgeSync-Containers/X86-GPU_Passthrough-EdgeSync-SDK/blob/ad97a75ba879ec3765695872f34f624ddbca61cd/README.md, driver 550.144.03)"}},
 	{"l4", GPU{"NVIDIA L4", 23034, srcPublished + " (https://github.com/speaches-ai/speaches/pull/438, driver 570.133.20)"}},
 	{"l40s", GPU{"NVIDIA L40S", 46068, srcPublished + " (https://github.com/akash-network/provider-configs/pull/99, driver 595.71.05)"}},
+	{"l40", GPU{"NVIDIA L40", 46068, srcPublished + " (code index file 57815648328, driver 610.57.04)"}},
 	{"a10", GPU{"NVIDIA A10", 23028, srcPublished + " (NVML's total, https://github.com/mayooot/detect-gpu/issues/3, driver 535.129.03)"}},
 	{"a10g", GPU{"NVIDIA A10G", 23028, srcPublished + " (https://github.com/NVIDIA/DCGM/issues/232, driver 535.247.01)"}},
 	{"t4", GPU{"Tesla T4", 15360, srcListed + " (https://github.com/modal-labs/modal-client/pull/2797)"}},

@@ -31,8 +31,8 @@ type card struct {
 // cards are the cards that entries of total_from "card" name, by
 // gpu.name as the entry writes it. A card that has a calibration names it
 // here, so an entry's total never rests on how calibrations.Resolve reads
-// a name (which refuses "NVIDIA L40" and "NVIDIA H20", cards the project
-// has no calibration of, rather than take the L40S's or the H200's).
+// a name (which refuses "NVIDIA H20", a card the project has no
+// calibration of, rather than take the H200's).
 var cards = map[string]card{
 	"NVIDIA A100 80GB":        {Calibration: "est-a100-80gb-linux"},
 	"NVIDIA A100 40GB":        {Calibration: "est-a100-40gb-linux"},
@@ -41,6 +41,7 @@ var cards = map[string]card{
 	"NVIDIA A10G":             {Calibration: "est-a10g-linux"},
 	"NVIDIA L4":               {Calibration: "est-l4-linux"},
 	"NVIDIA L40S":             {Calibration: "est-l40s-linux"},
+	"NVIDIA L40":              {Calibration: "est-l40-linux"},
 	"Tesla T4":                {Calibration: "est-t4-linux"},
 	"NVIDIA GeForce RTX 3090": {Calibration: "est-rtx3090-linux"},
 	"NVIDIA GeForce RTX 4090": {Calibration: "est-rtx4090-linux"},
@@ -52,8 +53,6 @@ var cards = map[string]card{
 	// only the SXM card's CUDA total has a printout.
 	"NVIDIA H100": {Calibration: "est-h100-sxm-linux"},
 
-	"NVIDIA L40": {GiB: 44.40, Source: "PyTorch's out-of-memory message on a single L40, 'GPU 0 has a total capacity of 44.40 GiB' " +
-		"(https://github.com/QwenLM/Qwen3-VL/issues/2097, 2026-06-04); the L40S, the same 48 GB of GDDR6, prints 44.42-44.53 GiB"},
 	"NVIDIA L20": {GiB: 44.53, Source: "PyTorch's out-of-memory message on eight L20s, 'GPU 0 has a total capacity of 44.53 GiB' " +
 		"(https://github.com/Tencent-Hunyuan/HunyuanCustom/issues/36, 'L20 8卡运行报错，oom'; the index's copy shows no date); " +
 		"nvidia-smi shows 46068 MiB (44.99 GiB), and the L40S, the same 48 GB of GDDR6, prints 44.42-44.53 GiB"},
