@@ -74,14 +74,14 @@ var residualTable = [...]residualRow{
 	{6, 1, 2, 0, 3, 12, 30},      // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
 	{6, 1, 0, 0, 8, -4, 46},      // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
 	{7, 1, 2, 0, 4, 12, 30},      // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
-	{7, 1, 0, 0, 24, -38, 1240},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
+	{7, 1, 0, 0, 24, -39, 1240},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
 	{6, 1, 2, 1, 3, 4, 4},        // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
 	{6, 1, 0, 1, 8, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU or several: weights
 	{7, 1, 2, 1, 4, 2, 4},        // vLLM V1 (0.8 and later), dense, more than one GPU: weights
 	{7, 1, 0, 1, 19, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU or several: weights
 	{6, 1, 1, 0, 5, -4, 46},      // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
 	{6, 0, 1, 0, 6, -13, 46},     // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
-	{7, 1, 1, 0, 20, -38, 1240},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
+	{7, 1, 1, 0, 20, -39, 1240},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
 	{6, 1, 1, 1, 5, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU: weights
 	{6, 0, 1, 1, 6, 0, 9},        // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
 	{7, 1, 1, 1, 15, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU: weights
@@ -113,9 +113,9 @@ var residualTable = [...]residualRow{
 	{9, 1, 2, 0, 1, 21, 21},      // vLLM 0.12–0.20 (V1), dense, more than one GPU: kv_tokens
 	{9, 1, 2, 1, 1, 2, 2},        // vLLM 0.12–0.20 (V1), dense, more than one GPU: weights
 	{9, 3, 1, 1, 1, 71, 71},      // vLLM 0.12–0.20 (V1), moe+swa, one GPU: weights
-	{10, 1, 1, 0, 11, -38, 1240}, // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
-	{10, 1, 0, 0, 11, -38, 1240}, // vLLM 0.21 and later (V1), dense, one GPU or several: kv_tokens
-	{10, 0, 1, 0, 11, -38, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU: kv_tokens
+	{10, 1, 1, 0, 11, -39, 1240}, // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
+	{10, 1, 0, 0, 11, -39, 1240}, // vLLM 0.21 and later (V1), dense, one GPU or several: kv_tokens
+	{10, 0, 1, 0, 11, -39, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU: kv_tokens
 	{10, 0, 0, 0, 12, -50, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU or several: kv_tokens
 	{10, 1, 1, 1, 6, 0, 16},      // vLLM 0.21 and later (V1), dense, one GPU: weights
 	{10, 1, 0, 1, 6, 0, 16},      // vLLM 0.21 and later (V1), dense, one GPU or several: weights

@@ -34,36 +34,29 @@ type card struct {
 // a name (which refuses "NVIDIA H20", a card the project has no
 // calibration of, rather than take the H200's).
 var cards = map[string]card{
-	"NVIDIA A100 80GB":        {Calibration: "est-a100-80gb-linux"},
-	"NVIDIA A100 40GB":        {Calibration: "est-a100-40gb-linux"},
-	"NVIDIA A100-SXM4-40GB":   {Calibration: "est-a100-40gb-linux"},
-	"NVIDIA A10":              {Calibration: "est-a10-linux"},
-	"NVIDIA A10G":             {Calibration: "est-a10g-linux"},
-	"NVIDIA L4":               {Calibration: "est-l4-linux"},
-	"NVIDIA L40S":             {Calibration: "est-l40s-linux"},
-	"NVIDIA L40":              {Calibration: "est-l40-linux"},
-	"Tesla T4":                {Calibration: "est-t4-linux"},
-	"NVIDIA GeForce RTX 3090": {Calibration: "est-rtx3090-linux"},
-	"NVIDIA GeForce RTX 4090": {Calibration: "est-rtx4090-linux"},
-	"NVIDIA H200":             {Calibration: "h200-linux-cuda13.0"},
-	"H100 80GB":               {Calibration: "est-h100-sxm-linux"},
-	"NVIDIA H100 80GB HBM3":   {Calibration: "est-h100-sxm-linux"},
-	"NVIDIA H100 PCIe":        {Calibration: "est-h100-pcie-linux"},
+	"NVIDIA A100 80GB":              {Calibration: "est-a100-80gb-linux"},
+	"NVIDIA A100 40GB":              {Calibration: "est-a100-40gb-linux"},
+	"NVIDIA A100-SXM4-40GB":         {Calibration: "est-a100-40gb-linux"},
+	"NVIDIA A10":                    {Calibration: "est-a10-linux"},
+	"NVIDIA A10G":                   {Calibration: "est-a10g-linux"},
+	"NVIDIA L4":                     {Calibration: "est-l4-linux"},
+	"NVIDIA L40S":                   {Calibration: "est-l40s-linux"},
+	"NVIDIA L40":                    {Calibration: "est-l40-linux"},
+	"NVIDIA L20":                    {Calibration: "est-l20-linux"},
+	"NVIDIA RTX A5000":              {Calibration: "est-rtxa5000-linux"},
+	"NVIDIA RTX PRO 4000 Blackwell": {Calibration: "est-rtxpro4000-linux"},
+	"NVIDIA H100 NVL":               {Calibration: "est-h100-nvl-linux"},
+	"Tesla T4":                      {Calibration: "est-t4-linux"},
+	"NVIDIA GeForce RTX 3090":       {Calibration: "est-rtx3090-linux"},
+	"NVIDIA GeForce RTX 4090":       {Calibration: "est-rtx4090-linux"},
+	"NVIDIA H200":                   {Calibration: "h200-linux-cuda13.0"},
+	"H100 80GB":                     {Calibration: "est-h100-sxm-linux"},
+	"NVIDIA H100 80GB HBM3":         {Calibration: "est-h100-sxm-linux"},
+	"NVIDIA H100 PCIe":              {Calibration: "est-h100-pcie-linux"},
 	// The thread names no variant; both show 81559 MiB in nvidia-smi, and
 	// only the SXM card's CUDA total has a printout.
 	"NVIDIA H100": {Calibration: "est-h100-sxm-linux"},
 
-	"NVIDIA L20": {GiB: 44.53, Source: "PyTorch's out-of-memory message on eight L20s, 'GPU 0 has a total capacity of 44.53 GiB' " +
-		"(https://github.com/Tencent-Hunyuan/HunyuanCustom/issues/36, 'L20 8卡运行报错，oom'; the index's copy shows no date); " +
-		"nvidia-smi shows 46068 MiB (44.99 GiB), and the L40S, the same 48 GB of GDDR6, prints 44.42-44.53 GiB"},
-	"NVIDIA RTX A5000": {GiB: 23.66, Source: "the CUDA runtime's device properties on an RTX A5000, 'Total amount of global memory: " +
-		"24226 MBytes (25402343424 bytes)' (a CUDA course page's device_info output, code index file 3772733899; the index names " +
-		"no repository or date), the way est-a100-40gb-linux reads deviceQuery; nvidia-smi shows 24564 MiB (23.99 GiB), and the " +
-		"figures of vllm-0.21.0-qwen3-8b-rtx-a5000's own log give 23.3-23.8 GiB"},
-	"NVIDIA RTX PRO 4000 Blackwell": {GiB: 23.42, Source: "torch.cuda.get_device_properties(0).total_memory on an RTX PRO 4000 " +
-		"Blackwell, driver 575.64.03: 'gpu_vram_bytes': 25151537152 (https://github.com/sathviknookala/decode_llm_kernel, " +
-		"results/raw/operator_baseline_v2.env.json, run of 2026-07-25, written by benchmarks/benchmark_utils.py's env_metadata); " +
-		"nvidia-smi shows 24467 MiB (23.89 GiB)"},
 	"NVIDIA RTX PRO 6000 Blackwell Server Edition": {GiB: 94.97, Source: "ds4's CUDA memory line 'total=94.97 GiB' on a 96 GB " +
 		"RTX Pro 6000 Blackwell of 97887 MiB in nvidia-smi (https://github.com/antirez/ds4/issues/431, 2026-06-16; the edition " +
 		"is not named, and both editions show 97887 MiB)"},
@@ -73,10 +66,6 @@ var cards = map[string]card{
 	"NVIDIA A100 80GB PCIe": {GiB: 79.25, Source: "vLLM 0.31.0's 'Free memory on device (78.84/79.25 GiB)' on an A100 80GB " +
 		"(the corpus's vllm-0.31.0-llama3.1-8b-a100 log); the SXM4 card's printouts, est-a100-80gb-linux, give 79.14-79.28 GiB"},
 	"NVIDIA GB10 (DGX Spark)": {Calibration: "est-gb10-linux"},
-	"NVIDIA H100 NVL": {GiB: 93.00, Source: "PyTorch's out-of-memory message on an 'H100 NVL 94GB' on RunPod, 'GPU 0 has a total " +
-		"capacity of 93.00 GiB' (https://github.com/ali-vilab/VACE/issues/56, comment of 2025-05-16); nvidia-smi shows 95830 MiB " +
-		"(93.58 GiB), and vLLM's 'total_gpu_memory (93.10GiB)' on an unnamed 94 GB card (the corpus's vllm-0.7.2-r1-distill-llama-8b-94gb) " +
-		"is 0.10 GiB more"},
 	"NVIDIA GeForce RTX 4060 Laptop GPU": {GiB: 8.0, Source: "no printout of CUDA's total found: nvidia-smi's 8188 MiB for the " +
 		"8 GB laptop card, an upper bound; under WSL and a desktop, part of it is taken before vLLM starts"},
 	"NVIDIA GeForce RTX 5060 Ti": {GiB: 15.45, Source: "15,816 MiB 'CUDA-visible' on a 16 GB RTX 5060 Ti, driver 595.71.05 " +
