@@ -68,6 +68,9 @@ var cards = map[string]card{
 	"NVIDIA GB10 (DGX Spark)": {Calibration: "est-gb10-linux"},
 	"NVIDIA GeForce RTX 4060 Laptop GPU": {GiB: 8.0, Source: "no printout of CUDA's total found: nvidia-smi's 8188 MiB for the " +
 		"8 GB laptop card, an upper bound; under WSL and a desktop, part of it is taken before vLLM starts"},
+	"NVIDIA GeForce RTX 5080": {GiB: 15.51, Source: "llama.cpp's ggml_cuda_init on an RTX 5080, 'Device 0: NVIDIA GeForce RTX 5080, " +
+		"compute capability 12.0, VMM: yes, VRAM: 15880 MiB' (a fork's test quoting the lines it printed on the 5080, 2026-09-27; " +
+		"code index file 70109485269, the index names no repository); nvidia-smi shows 16303 MiB (15.92 GiB)"},
 	"NVIDIA GeForce RTX 5060 Ti": {GiB: 15.45, Source: "15,816 MiB 'CUDA-visible' on a 16 GB RTX 5060 Ti, driver 595.71.05 " +
 		"(https://github.com/Luce-Org/lucebox/issues/407, 2026-06-16); nvidia-smi shows 16311 MiB"},
 }
