@@ -12,7 +12,7 @@ package planner
 // the KV cache is sized after is the larger of the encoder's forward pass
 // and the text pass with what the encoder left beside it.
 //
-//   - the batch: max(1, min(max_num_seqs, budget ÷ item tokens)) images,
+//   - the batch: max(1, min(max_num_seqs, budget ÷ item tokens)) items,
 //     the budget max(max_num_batched_tokens, item tokens)
 //     (vllm/v1/core/encoder_cache_manager.py, compute_mm_encoder_budget:
 //     `max(max_num_encoder_input_tokens, max_tokens_per_mm_item)`, the
@@ -44,10 +44,12 @@ package planner
 //     batch's pixels (`batched_dummy_mm_inputs`, held to the function's
 //     end).
 //
-// Only images are modelled: a checkpoint whose processor takes video as
-// well is profiled on whichever modality has the most tokens per item
-// (`mm_budget.get_modality_with_max_tokens()`), and for a video the plan
-// charges less than vLLM does.
+// A checkpoint whose processor takes video as well is profiled on
+// whichever modality has the most tokens per item
+// (`mm_budget.get_modality_with_max_tokens()`): the video is modelled for
+// Qwen3-VL's processor, whose video outranks its image in 0.11 and 0.12
+// (engine_vllm_video.go); for other processors only the image is, and
+// where vLLM profiles their video the plan charges less than it does.
 
 // vllmVisionPeak is the estimate's error bound as the corpus supports it.
 const vllmVisionPeak = "−6.6 % against the one Qwen2-VL start-up of the corpus that prints its peak; held to no Qwen3-VL figure"
@@ -122,8 +124,8 @@ func vllmEncoderDetail(in *Input, c *charges, l limits) string {
 // (vllm/model_executor/models/qwen3_vl.py, Qwen3_VisionMLP and
 // Qwen3_VisionPatchMerger: ColumnParallelLinear then RowParallelLinear,
 // `disable_tp=use_data_parallel`, which is off unless mm_encoder_tp_mode
-// is "data"; the attention's QKVParallelLinear and RowParallelLinear in
-// qwen2_5_vl.py, Qwen2_5_VisionAttention; a 0.11-era copy, E18), so each
+// is "data"; Qwen2_5_VisionAttention's QKVParallelLinear over the TP world
+// size in qwen2_5_vl.py; 0.11-era copies, E18), so each
 // rank holds 1/TP of SplitBytes and the rest (the patch convolution,
 // position table, norms, biases) whole.
 func vllmTowerBytes(in *Input, v *Vision) Bytes {
