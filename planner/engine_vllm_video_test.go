@@ -121,3 +121,28 @@ func TestVLLMTowerTP(t *testing.T) {
 		t.Errorf("TP 1: vision tower %d B (%v), want the whole %d B", itemBytes(&p, "vision_tower"), err, v.Bytes)
 	}
 }
+
+// TestVideoBounds: the video fields are bounded as the tower's others
+// are, so that no product of them overflows, and a real tower passes.
+func TestVideoBounds(t *testing.T) {
+	if err := validEncoder(qwen3VLEncoder()); err != nil {
+		t.Fatalf("Qwen3-VL's tower: %v", err)
+	}
+	for _, c := range []struct {
+		field string
+		set   func(e *VisionEncoder)
+	}{
+		{"model.vision.encoder.video_pixels", func(e *VisionEncoder) { e.VideoPixels = 1 << 40 }},
+		{"model.vision.encoder.video_pixels", func(e *VisionEncoder) { e.VideoPixels = -1 }},
+		{"model.vision.encoder.video_frames", func(e *VisionEncoder) { e.VideoFrames = 1 << 30 }},
+		{"model.vision.encoder.depth", func(e *VisionEncoder) { e.Depth = -1 }},
+		{"model.vision.encoder.merge", func(e *VisionEncoder) { e.Merge = 0 }},
+	} {
+		e := qwen3VLEncoder()
+		c.set(e)
+		err := validEncoder(e)
+		if ie, ok := err.(*InputError); !ok || ie.Field != c.field {
+			t.Errorf("%s out of range: %v, want an error on that field", c.field, err)
+		}
+	}
+}
