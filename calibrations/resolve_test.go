@@ -28,7 +28,7 @@ func TestResolveTable(t *testing.T) {
 		}
 	}
 	for name, want := range map[string][]string{
-		"h100": {"est-h100-pcie-linux", "est-h100-sxm-linux"}, "a100": {"est-a100-40gb-linux", "est-a100-80gb-linux"},
+		"h100": {"est-h100-nvl-linux", "est-h100-pcie-linux", "est-h100-sxm-linux"}, "a100": {"est-a100-40gb-linux", "est-a100-80gb-linux"},
 	} {
 		_, _, err := calibrations.Resolve(name, all, nil)
 		var e *names.Error

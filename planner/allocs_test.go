@@ -16,6 +16,7 @@ func TestPlanAllocs(t *testing.T) {
 		{"engine-llamacpp-llama3-8b-q8", 8},
 		{"engine-vllm-gemma3-12b-fp8", 5},
 		{"engine-vllm-llama3-8b-h200", 3},
+		{"engine-vllm-qwen2-vl-2b", 6}, // a vision tower, its dummy image and a stated release
 		{"engine-sglang-qwen3-8b-h200", 3},
 		{"layout-deepseek-v3-fp8-tp8-pp2-h200", 14},
 	} {

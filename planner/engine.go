@@ -141,11 +141,13 @@ func (p *Profile) Cells() bool { return p.cells }
 // Range returns the range of p's releases that holds v, or an error naming
 // the ranges p covers.
 func (p *Profile) Range(v Version) (VersionRange, error) {
-	names := ""
-	for i, r := range p.Versions {
+	for _, r := range p.Versions {
 		if r.Contains(v) {
 			return r, nil
 		}
+	}
+	names := ""
+	for i, r := range p.Versions {
 		if i > 0 {
 			names += "; "
 		}

@@ -298,3 +298,9 @@ func BenchmarkPlanVLLMSliding(b *testing.B) {
 
 // BenchmarkPlanSGLang is one SGLang plan of Qwen3-8B on an H200.
 func BenchmarkPlanSGLang(b *testing.B) { benchEngine(b, benchInput(b, "engine-sglang-qwen3-8b-h200")) }
+
+// BenchmarkPlanVLLMVision is one vLLM plan of Qwen2-VL-2B, its vision
+// tower and the profile's dummy image charged.
+func BenchmarkPlanVLLMVision(b *testing.B) {
+	benchEngine(b, benchInput(b, "engine-vllm-qwen2-vl-2b"))
+}

@@ -85,6 +85,9 @@ type vllmRules struct {
 	// graphsInBudget takes the CUDA-graph estimate out of the budget
 	// before the KV cache is sized; before, graphs sit outside it.
 	graphsInBudget bool
+	// videoTimestamps counts a Qwen3-VL video's tokens as its embeddings
+	// × 12.5, so the profile encodes a video (engine_vllm_video.go).
+	videoTimestamps bool
 }
 
 // vllmRanges are the releases the profile covers, oldest first; the rules
@@ -95,7 +98,9 @@ var vllmRanges = [...]VersionRange{
 	{Name: "V0 engine", From: Version{n: [3]int32{0, 4, 0}}, Until: Version{n: [3]int32{0, 8, 0}}, ReadAt: "vLLM 0.6 (V0 engine)"},
 	{Name: "V1 engine", From: Version{n: [3]int32{0, 8, 0}}, Until: Version{n: [3]int32{0, 9, 0}}, ReadAt: "vLLM 0.8 (V1 engine)"},
 	{Name: "V1 engine", From: Version{n: [3]int32{0, 9, 0}}, Until: Version{n: [3]int32{0, 10, 0}}, ReadAt: "vLLM 0.9 (V1 engine)"},
-	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 10, 0}}, Until: Version{n: [3]int32{0, 21, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
+	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 10, 0}}, Until: Version{n: [3]int32{0, 11, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
+	{Name: "V1, Qwen3-VL video profile", From: Version{n: [3]int32{0, 11, 0}}, Until: Version{n: [3]int32{0, 13, 0}}, ReadAt: "vLLM 0.11 (V1 engine)"},
+	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 13, 0}}, Until: Version{n: [3]int32{0, 21, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
 	{Name: "V1, CUDA graphs in the budget", From: Version{n: [3]int32{0, 21, 0}}, Until: Version{n: [3]int32{0, 22, 0}}, ReadAt: "vLLM 0.21 (V1 engine)"},
 	{Name: "V1 engine", From: Version{n: [3]int32{0, 22, 0}}, ReadAt: VLLMVersion},
 }
@@ -104,6 +109,8 @@ var vllmBands = [len(vllmRanges)]vllmRules{
 	{utilization: 0.9, v0: true},
 	{utilization: 0.9},
 	{utilization: 0.9, notA100: true},
+	{utilization: 0.9, notA100: true, hybrid: true},
+	{utilization: 0.9, notA100: true, hybrid: true, videoTimestamps: true},
 	{utilization: 0.9, notA100: true, hybrid: true},
 	{utilization: 0.9, notA100: true, hybrid: true, graphsInBudget: true},
 	{utilization: 0.92, notA100: true, hybrid: true, graphsInBudget: true},
@@ -360,7 +367,7 @@ func (vllm) charge(in *Input, s *shape, l limits, c *charges) {
 	o, m := &in.Serving.VLLM, &in.Model
 	c.set(keyWeights, m.Weights.Bytes)
 	if in.Features.Vision && m.Vision != nil {
-		c.set(keyVisionTower, m.Vision.Bytes)
+		c.set(keyVisionTower, vllmTowerBytes(in, m.Vision))
 	}
 	r := vllmRulesOf(in)
 	c.set(keyActivation, orDefault(o.ActivationBytes, vllmActivation(in, r, l)))
@@ -480,7 +487,7 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 	case keyWeights:
 		return "model weights", c.weightsDetail(&in.Model)
 	case keyVisionTower:
-		return "vision tower", "vision tensors"
+		return "vision tower", vllmTowerDetail(in, c)
 	case keyActivation:
 		if in.Serving.VLLM.ActivationBytes > 0 {
 			return "activation peak (torch)", "as reported"

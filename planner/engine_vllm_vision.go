@@ -12,7 +12,7 @@ package planner
 // the KV cache is sized after is the larger of the encoder's forward pass
 // and the text pass with what the encoder left beside it.
 //
-//   - the batch: max(1, min(max_num_seqs, budget ÷ item tokens)) images,
+//   - the batch: max(1, min(max_num_seqs, budget ÷ item tokens)) items,
 //     the budget max(max_num_batched_tokens, item tokens)
 //     (vllm/v1/core/encoder_cache_manager.py, compute_mm_encoder_budget:
 //     `max(max_num_encoder_input_tokens, max_tokens_per_mm_item)`, the
@@ -44,10 +44,12 @@ package planner
 //     batch's pixels (`batched_dummy_mm_inputs`, held to the function's
 //     end).
 //
-// Only images are modelled: a checkpoint whose processor takes video as
-// well is profiled on whichever modality has the most tokens per item
-// (`mm_budget.get_modality_with_max_tokens()`), and for a video the plan
-// charges less than vLLM does.
+// A checkpoint whose processor takes video as well is profiled on
+// whichever modality has the most tokens per item
+// (`mm_budget.get_modality_with_max_tokens()`): the video is modelled for
+// Qwen3-VL's processor, whose video outranks its image in 0.11 and 0.12
+// (engine_vllm_video.go); for other processors only the image is, and
+// where vLLM profiles their video the plan charges less than it does.
 
 // vllmVisionPeak is the estimate's error bound as the corpus supports it.
 const vllmVisionPeak = "−6.6 % against the one Qwen2-VL start-up of the corpus that prints its peak; held to no Qwen3-VL figure"
@@ -61,10 +63,10 @@ func vllmEncoder(in *Input, l limits) (peak, held Bytes) {
 	if e == nil {
 		return 0, 0
 	}
-	items := vllmEncoderItems(e, l)
-	tokens := int64(satMul(items, int64(e.ItemTokens)))
-	patches := int64(satMul3(tokens, int64(e.Merge), int64(e.Merge)))
-	cache := satMul3(tokens, int64(e.OutWidth), 2)
+	it := vllmProfiledItem(in, e, l)
+	items := vllmEncoderItems(it, l)
+	patches := int64(satMul(items, it.patches))
+	cache := satMul3(int64(satMul(items, it.tokens)), int64(e.OutWidth), 2)
 	return satMul(patches, vllmPatchBytes(in, e)), satAdd(cache, satMul(patches, vllmPixelBytes(e)))
 }
 
@@ -82,18 +84,15 @@ func vllmEncoderOf(in *Input) *VisionEncoder {
 	return nil
 }
 
-// vllmEncoderItems is the dummy batch's images (see the file's header).
-func vllmEncoderItems(e *VisionEncoder, l limits) int64 {
-	budget := max(l.prefill, e.ItemTokens)
-	return int64(max(1, min(l.batch, budget/e.ItemTokens)))
+// vllmEncoderItems is the dummy batch's items (see the file's header).
+func vllmEncoderItems(it vllmItem, l limits) int64 {
+	budget := max(int64(l.prefill), it.tokens)
+	return max(1, min(int64(l.batch), budget/max(it.tokens, 1)))
 }
 
 // vllmPatchBytes is what one patch holds at the encoder's peak.
 func vllmPatchBytes(in *Input, e *VisionEncoder) int64 {
-	tp := int64(1)
-	if r := in.Rank; r != nil {
-		tp = int64(r.Layout.tp())
-	}
+	tp := vllmTP(in)
 	mlps := int64(2)
 	if e.QuickGELU && !in.Serving.VLLM.EnforceEager {
 		mlps = 3
@@ -109,7 +108,44 @@ func vllmEncoderDetail(in *Input, c *charges, l limits) string {
 		return ""
 	}
 	peak, held := vllmEncoder(in, l)
-	return c.join(c.linef(", or more, the vision encoder on %d dummy images of %d patches, %B a patch (float32 pixels, the block's input and norm, the MLP's tensors): %B, with its cache and pixels (%B) beside the text pass",
-		vllmEncoderItems(e, l), int64(e.ItemTokens)*int64(e.Merge)*int64(e.Merge), vllmPatchBytes(in, e), int64(peak), int64(held)),
-		" (an estimate: ", vllmVisionPeak, ")")
+	it := vllmProfiledItem(in, e, l)
+	what, widened := "images", ""
+	if it.video {
+		what = "videos"
+		widened = c.linef(" (the cache widened to the video's %d tokens)", it.tokens)
+	}
+	return c.join(c.linefs(", or more, the vision encoder on %d dummy %s of %d patches, %B a patch (float32 pixels, the block's input and norm, the MLP's tensors): %B, with its cache and pixels (%B) beside the text pass",
+		what, vllmEncoderItems(it, l), it.patches, vllmPatchBytes(in, e), int64(peak), int64(held)),
+		widened, " (an estimate: ", vllmVisionPeak, ")")
+}
+
+// vllmTowerBytes is what one rank holds of vision tower v: vLLM's towers
+// build their projections as tensor-parallel layers
+// (vllm/model_executor/models/qwen3_vl.py, Qwen3_VisionMLP and
+// Qwen3_VisionPatchMerger: ColumnParallelLinear then RowParallelLinear,
+// `disable_tp=use_data_parallel`, which is off unless mm_encoder_tp_mode
+// is "data"; Qwen2_5_VisionAttention's QKVParallelLinear over the TP world
+// size in qwen2_5_vl.py; 0.11-era copies, E18), so each
+// rank holds 1/TP of SplitBytes and the rest (the patch convolution,
+// position table, norms, biases) whole.
+func vllmTowerBytes(in *Input, v *Vision) Bytes {
+	split := min(max(v.SplitBytes, 0), v.Bytes)
+	return v.Bytes - split + Bytes(ceilDiv(int64(split), vllmTP(in)))
+}
+
+// vllmTP is the tensor-parallel size of in's rank, 1 for a single GPU.
+func vllmTP(in *Input) int64 {
+	if r := in.Rank; r != nil {
+		return int64(r.Layout.tp())
+	}
+	return 1
+}
+
+// vllmTowerDetail describes the tower's charge: whole, or its projections
+// split over the ranks.
+func vllmTowerDetail(in *Input, c *charges) string {
+	if tp := vllmTP(in); tp > 1 && in.Model.Vision.SplitBytes > 0 {
+		return c.linef("vision tensors, the projections' %B split over TP %d", int64(in.Model.Vision.SplitBytes), tp)
+	}
+	return "vision tensors"
 }

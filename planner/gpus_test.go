@@ -256,7 +256,7 @@ func ExampleGPUs() {
 	// est-b200-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 295200 KV tokens, 9 at once
 	// h200-linux-cuda13.0: 1 × tensor_parallel 1 × pipeline_parallel 1 (measured), 178992 KV tokens, 5 at once
 	// est-gb10-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 131088 KV tokens, 4 at once
-	// est-a100-80gb-linux: 2 × tensor_parallel 2 × pipeline_parallel 1 (estimated), 237168 KV tokens, 7 at once
+	// est-h100-nvl-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 37904 KV tokens, 1 at once
 }
 
 // TestGPUsPoolHeadroom checks which rows have a headroom worth showing:

@@ -105,6 +105,10 @@ type WeightClass struct {
 type Vision struct {
 	Bytes  Bytes  `json:"bytes"`
 	Source Source `json:"source"`
+	// SplitBytes is the share of Bytes in the tower's projection matrices,
+	// which vLLM splits across tensor-parallel ranks; 0 when not known
+	// (the tower is then charged whole on every rank).
+	SplitBytes Bytes `json:"split_bytes,omitempty"`
 	// File is the projector file the tower was read from (llama.cpp's
 	// --mmproj), "" when it came with the model.
 	File        string `json:"file,omitempty"`
@@ -134,6 +138,12 @@ type VisionEncoder struct {
 	// returns it (deepstack features included).
 	ItemTokens int `json:"item_tokens"`
 	OutWidth   int `json:"out_width"`
+	// VideoPixels is the video processor's pixel budget over all of a
+	// video's frames (its size's longest_edge), VideoFrames the most
+	// frames the engine's dummy video may have; both 0 for a tower whose
+	// processor reads no video this way.
+	VideoPixels int `json:"video_pixels,omitempty"`
+	VideoFrames int `json:"video_frames,omitempty"`
 	// QuickGELU is the MLP's activation x·sigmoid(1.702x), whose unfused
 	// form holds one more MLP-wide tensor than a GELU.
 	QuickGELU bool `json:"quick_gelu,omitempty"`

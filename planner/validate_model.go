@@ -206,9 +206,21 @@ func validEncoder(e *VisionEncoder) error {
 	}{{"width", e.Width, 1 << 16}, {"mlp", e.MLP, 1 << 16}, {"heads", e.Heads, 1 << 16},
 		{"patch", e.Patch, 1 << 16}, {"temporal", e.Temporal, 1 << 16}, {"channels", e.Channels, 1 << 16},
 		{"merge", e.Merge, 1 << 16}, {"item_tokens", e.ItemTokens, 1 << 24}, {"out_width", e.OutWidth, 1 << 30}} {
+		if d.v >= 1 && d.v <= d.hi {
+			continue // the field's name is built only for its error: a plan does not allocate it
+		}
 		if err := inRange("model.vision.encoder."+d.name, d.v, 1, d.hi); err != nil {
 			return err
 		}
 	}
-	return inRange("model.vision.encoder.depth", e.Depth, 0, 1<<12)
+	for _, d := range []struct {
+		name  string
+		v, hi int
+	}{{"model.vision.encoder.depth", e.Depth, 1 << 12}, {"model.vision.encoder.video_pixels", e.VideoPixels, 1 << 36},
+		{"model.vision.encoder.video_frames", e.VideoFrames, 1 << 16}} {
+		if err := inRange(d.name, d.v, 0, d.hi); err != nil {
+			return err
+		}
+	}
+	return nil
 }

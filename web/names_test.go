@@ -77,7 +77,7 @@ func TestGPUChooser(t *testing.T) {
 		path string
 		want []string
 	}{
-		{"/?model=qwen3-8b-q8_0&gpu=h100&batch=4", []string{"est-h100-pcie-linux", "est-h100-sxm-linux"}},
+		{"/?model=qwen3-8b-q8_0&gpu=h100&batch=4", []string{"est-h100-nvl-linux", "est-h100-pcie-linux", "est-h100-sxm-linux"}},
 		{"/embed?model=qwen3-8b-q8_0&gpu=A100&len=8192", []string{"est-a100-40gb-linux", "est-a100-80gb-linux"}},
 	} {
 		doc := page(t, tt.path, http.StatusMultipleChoices)
@@ -109,9 +109,9 @@ func TestGPUChooser(t *testing.T) {
 			Error   string
 			Choices []struct{ ID, Label string }
 		}
-		if json.Unmarshal(rec.Body.Bytes(), &e); rec.Code != http.StatusMultipleChoices || len(e.Choices) != 2 ||
-			e.Choices[1].ID != "est-h100-sxm-linux" || e.Choices[1].Label != "NVIDIA H100 80GB HBM3 under Linux, estimated" {
-			t.Errorf("GET %s = %d %s, want 300 with the two H100s", path, rec.Code, rec.Body)
+		if json.Unmarshal(rec.Body.Bytes(), &e); rec.Code != http.StatusMultipleChoices || len(e.Choices) != 3 ||
+			e.Choices[2].ID != "est-h100-sxm-linux" || e.Choices[2].Label != "NVIDIA H100 80GB HBM3 under Linux, estimated" {
+			t.Errorf("GET %s = %d %s, want 300 with the three H100s", path, rec.Code, rec.Body)
 		}
 	}
 }

@@ -31,32 +31,32 @@ type card struct {
 // cards are the cards that entries of total_from "card" name, by
 // gpu.name as the entry writes it. A card that has a calibration names it
 // here, so an entry's total never rests on how calibrations.Resolve reads
-// a name (which refuses "NVIDIA L40" and "NVIDIA H20", cards the project
-// has no calibration of, rather than take the L40S's or the H200's).
+// a name (which refuses "NVIDIA H20", a card the project has no
+// calibration of, rather than take the H200's).
 var cards = map[string]card{
-	"NVIDIA A100 80GB":        {Calibration: "est-a100-80gb-linux"},
-	"NVIDIA A100 40GB":        {Calibration: "est-a100-40gb-linux"},
-	"NVIDIA A10":              {Calibration: "est-a10-linux"},
-	"NVIDIA A10G":             {Calibration: "est-a10g-linux"},
-	"NVIDIA L4":               {Calibration: "est-l4-linux"},
-	"NVIDIA L40S":             {Calibration: "est-l40s-linux"},
-	"Tesla T4":                {Calibration: "est-t4-linux"},
-	"NVIDIA GeForce RTX 3090": {Calibration: "est-rtx3090-linux"},
-	"NVIDIA GeForce RTX 4090": {Calibration: "est-rtx4090-linux"},
-	"NVIDIA H200":             {Calibration: "h200-linux-cuda13.0"},
-	"H100 80GB":               {Calibration: "est-h100-sxm-linux"},
-	"NVIDIA H100 80GB HBM3":   {Calibration: "est-h100-sxm-linux"},
-	"NVIDIA H100 PCIe":        {Calibration: "est-h100-pcie-linux"},
+	"NVIDIA A100 80GB":              {Calibration: "est-a100-80gb-linux"},
+	"NVIDIA A100 40GB":              {Calibration: "est-a100-40gb-linux"},
+	"NVIDIA A100-SXM4-40GB":         {Calibration: "est-a100-40gb-linux"},
+	"NVIDIA A10":                    {Calibration: "est-a10-linux"},
+	"NVIDIA A10G":                   {Calibration: "est-a10g-linux"},
+	"NVIDIA L4":                     {Calibration: "est-l4-linux"},
+	"NVIDIA L40S":                   {Calibration: "est-l40s-linux"},
+	"NVIDIA L40":                    {Calibration: "est-l40-linux"},
+	"NVIDIA L20":                    {Calibration: "est-l20-linux"},
+	"NVIDIA RTX A5000":              {Calibration: "est-rtxa5000-linux"},
+	"NVIDIA RTX PRO 4000 Blackwell": {Calibration: "est-rtxpro4000-linux"},
+	"NVIDIA H100 NVL":               {Calibration: "est-h100-nvl-linux"},
+	"Tesla T4":                      {Calibration: "est-t4-linux"},
+	"NVIDIA GeForce RTX 3090":       {Calibration: "est-rtx3090-linux"},
+	"NVIDIA GeForce RTX 4090":       {Calibration: "est-rtx4090-linux"},
+	"NVIDIA H200":                   {Calibration: "h200-linux-cuda13.0"},
+	"H100 80GB":                     {Calibration: "est-h100-sxm-linux"},
+	"NVIDIA H100 80GB HBM3":         {Calibration: "est-h100-sxm-linux"},
+	"NVIDIA H100 PCIe":              {Calibration: "est-h100-pcie-linux"},
 	// The thread names no variant; both show 81559 MiB in nvidia-smi, and
 	// only the SXM card's CUDA total has a printout.
 	"NVIDIA H100": {Calibration: "est-h100-sxm-linux"},
 
-	"NVIDIA L40": {GiB: 44.40, Source: "PyTorch's out-of-memory message on a single L40, 'GPU 0 has a total capacity of 44.40 GiB' " +
-		"(https://github.com/QwenLM/Qwen3-VL/issues/2097, 2026-06-04); the L40S, the same 48 GB of GDDR6, prints 44.42-44.53 GiB"},
-	"NVIDIA L20": {GiB: 44.99, Source: "no printout of the L20's CUDA total found: nvidia-smi's 46068 MiB, an upper bound; " +
-		"the L40S, the same 48 GB of GDDR6, prints 44.42-44.53 GiB, so this may be up to about 0.6 GiB high"},
-	"NVIDIA RTX A5000": {GiB: 23.99, Source: "no printout of the A5000's CUDA total found: nvidia-smi's 24564 MiB, an upper bound; " +
-		"vllm-0.21.0-qwen3-8b-rtx-a5000's own figures derive about 23.5 GiB, so this may be about 0.5 GiB high"},
 	"NVIDIA RTX PRO 6000 Blackwell Server Edition": {GiB: 94.97, Source: "ds4's CUDA memory line 'total=94.97 GiB' on a 96 GB " +
 		"RTX Pro 6000 Blackwell of 97887 MiB in nvidia-smi (https://github.com/antirez/ds4/issues/431, 2026-06-16; the edition " +
 		"is not named, and both editions show 97887 MiB)"},
@@ -66,10 +66,11 @@ var cards = map[string]card{
 	"NVIDIA A100 80GB PCIe": {GiB: 79.25, Source: "vLLM 0.31.0's 'Free memory on device (78.84/79.25 GiB)' on an A100 80GB " +
 		"(the corpus's vllm-0.31.0-llama3.1-8b-a100 log); the SXM4 card's printouts, est-a100-80gb-linux, give 79.14-79.28 GiB"},
 	"NVIDIA GB10 (DGX Spark)": {Calibration: "est-gb10-linux"},
-	"NVIDIA H100 NVL": {GiB: 93.58, Source: "no printout of the H100 NVL's CUDA total found: nvidia-smi's 95830 MiB, an upper " +
-		"bound; the H100 SXM's CUDA total is 438 MiB under its nvidia-smi figure, so this may be about 0.4 GiB high"},
 	"NVIDIA GeForce RTX 4060 Laptop GPU": {GiB: 8.0, Source: "no printout of CUDA's total found: nvidia-smi's 8188 MiB for the " +
 		"8 GB laptop card, an upper bound; under WSL and a desktop, part of it is taken before vLLM starts"},
+	"NVIDIA GeForce RTX 5080": {GiB: 15.51, Source: "llama.cpp's ggml_cuda_init on an RTX 5080, 'Device 0: NVIDIA GeForce RTX 5080, " +
+		"compute capability 12.0, VMM: yes, VRAM: 15880 MiB' (a fork's test quoting the lines it printed on the 5080, 2026-09-27; " +
+		"code index file 70109485269, the index names no repository); nvidia-smi shows 16303 MiB (15.92 GiB)"},
 	"NVIDIA GeForce RTX 5060 Ti": {GiB: 15.45, Source: "15,816 MiB 'CUDA-visible' on a 16 GB RTX 5060 Ti, driver 595.71.05 " +
 		"(https://github.com/Luce-Org/lucebox/issues/407, 2026-06-16); nvidia-smi shows 16311 MiB"},
 }

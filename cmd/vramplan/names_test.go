@@ -27,7 +27,7 @@ func TestGPUNames(t *testing.T) {
 		t.Errorf("--gpu rtx5090: stderr %q, want the WSL2 entry named", errs)
 	}
 	for gpu, want := range map[string][]string{
-		"h100": {"est-h100-pcie-linux (NVIDIA H100 PCIe under Linux, estimated)", "est-h100-sxm-linux (NVIDIA H100 80GB HBM3 under Linux, estimated)"},
+		"h100": {"est-h100-nvl-linux (NVIDIA H100 NVL under Linux, estimated)", "est-h100-pcie-linux (NVIDIA H100 PCIe under Linux, estimated)", "est-h100-sxm-linux (NVIDIA H100 80GB HBM3 under Linux, estimated)"},
 		"a100": {"est-a100-40gb-linux", "est-a100-80gb-linux"},
 	} {
 		code, out, errs := plan(gpu)

@@ -50,7 +50,8 @@ func TestVisionTowers(t *testing.T) {
 // width, depth and MLP of vision_config, 16,384 embeddings from the
 // processors' max_pixels (3,584² pixels in 14-pixel patches, 4,096² in
 // 16-pixel ones, merged 2 × 2), Qwen3-VL's embeddings four outputs wide
-// (the final merger and three deepstack ones), and mllama none.
+// (the final merger and three deepstack ones) with its video processor's
+// 25,165,824 pixels over at most 24,576 dummy frames, and mllama none.
 func TestVisionEncoders(t *testing.T) {
 	tests := []struct {
 		config string
@@ -59,7 +60,8 @@ func TestVisionEncoders(t *testing.T) {
 		{"Qwen__Qwen2-VL-2B-Instruct", &planner.VisionEncoder{Width: 1280, Depth: 32, MLP: 5120, Heads: 16, Patch: 14,
 			Temporal: 2, Channels: 3, Merge: 2, ItemTokens: 16384, OutWidth: 1536, QuickGELU: true}},
 		{"Qwen__Qwen3-VL-30B-A3B-Instruct", &planner.VisionEncoder{Width: 1152, Depth: 27, MLP: 4304, Heads: 16, Patch: 16,
-			Temporal: 2, Channels: 3, Merge: 2, ItemTokens: 16384, OutWidth: 4 * 2048}},
+			Temporal: 2, Channels: 3, Merge: 2, ItemTokens: 16384, OutWidth: 4 * 2048,
+			VideoPixels: 25165824, VideoFrames: 24576}},
 		{"meta-llama__Llama-3.2-11B-Vision", nil},
 	}
 	for _, tt := range tests {

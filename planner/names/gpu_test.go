@@ -109,8 +109,7 @@ func TestGPUNear(t *testing.T) {
 		{"h2000", "h200-linux-cuda13.0"},
 		{"NVIDIA", ""},
 		// Other cards whose names start another's: a prefix ends at a
-		// word, so none takes the L40S's, the A10G's or the H200's figures.
-		{"NVIDIA L40", "est-l40s-linux"},
+		// word, so none takes the A10G's or the H200's figures.
 		{"NVIDIA H20", "h200-linux-cuda13.0"},
 		{"rtx30", "est-rtx3090-linux"},
 	} {

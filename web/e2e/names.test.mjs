@@ -22,10 +22,10 @@ test('a GPU name of several cards is a chooser page; its link plans the same sta
   assert.equal(res.status(), 300);
   assert.match(await page.title(), /which GPU\? "h100"/);
   const choices = page.locator('[data-testid="choice"]');
-  assert.deepEqual(await choices.evaluateAll((as) => as.map((a) => new URL(a.href).searchParams.get('gpu'))), ['est-h100-pcie-linux', 'est-h100-sxm-linux']);
-  assert.equal(await choices.nth(1).innerText(), 'NVIDIA H100 80GB HBM3 under Linux, estimated (est-h100-sxm-linux)');
+  assert.deepEqual(await choices.evaluateAll((as) => as.map((a) => new URL(a.href).searchParams.get('gpu'))), ['est-h100-nvl-linux', 'est-h100-pcie-linux', 'est-h100-sxm-linux']);
+  assert.equal(await choices.nth(2).innerText(), 'NVIDIA H100 80GB HBM3 under Linux, estimated (est-h100-sxm-linux)');
   await shot(page, 'gpu-chooser.png', { fullPage: true });
-  await Promise.all([page.waitForNavigation(), choices.nth(1).click()]);
+  await Promise.all([page.waitForNavigation(), choices.nth(2).click()]);
   await page.waitForSelector('#calc[data-ready="true"]');
   const q = new URL(page.url()).searchParams;
   assert.deepEqual([q.get('gpu'), q.get('model'), q.get('batch'), q.get('len')], ['est-h100-sxm-linux', 'qwen3-8b-q8_0', '4', '8192']);
@@ -56,12 +56,12 @@ test('<vram-calculator gpu="h100"> shows the choice as buttons, and a card\'s na
   }, [i, id]);
   const el = (i) => page.locator('vram-calculator').nth(i);
   assert.equal(await el(0).getAttribute('data-state'), 'error');
-  assert.match(await shown(0, 'wc-error'), /"h100" fits 2 GPUs; choose one:/);
+  assert.match(await shown(0, 'wc-error'), /"h100" fits 3 GPUs; choose one:/);
   const buttons = el(0).locator('[data-testid="wc-choice"]');
-  assert.deepEqual(await buttons.allInnerTexts(), ['NVIDIA H100 PCIe under Linux, estimated', 'NVIDIA H100 80GB HBM3 under Linux, estimated']);
+  assert.deepEqual(await buttons.allInnerTexts(), ['NVIDIA H100 NVL under Linux, estimated', 'NVIDIA H100 PCIe under Linux, estimated', 'NVIDIA H100 80GB HBM3 under Linux, estimated']);
   assert.equal(await shown(0, 'wc-verdict'), '', 'no plan beside the choice');
   await shot(page, 'component-chooser.png', { fullPage: true });
-  await buttons.nth(0).click();
+  await buttons.nth(1).click();
   await page.waitForFunction(() => document.querySelector('vram-calculator').dataset.state === 'planned');
   assert.equal(await el(0).getAttribute('gpu'), 'est-h100-pcie-linux');
   // The element gives no batch, so it plans at the CLI's default batch, as every surface does.

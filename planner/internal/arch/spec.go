@@ -27,6 +27,10 @@ type Vision struct {
 	PatchSize   int
 	ImageTokens int
 	Encoder     *planner.VisionEncoder // the transformer's shape, nil when not read
+	// TPSplit reports whether vLLM's copy of the tower builds its
+	// projections as tensor-parallel layers, read for the Qwen towers
+	// (splitBytes).
+	TPSplit bool
 }
 
 // Parse reads a config.json.
@@ -111,7 +115,7 @@ func (s *Spec) Model(sc Scheme) planner.Model {
 	}
 	if v := s.Vision; v != nil {
 		w := Summarize(v.Tensors, Uniform(s.Base))
-		m.Vision = &planner.Vision{Bytes: w.Bytes, Source: planner.SourceFormula,
+		m.Vision = &planner.Vision{Bytes: w.Bytes, Source: planner.SourceFormula, SplitBytes: splitBytes(v, Uniform(s.Base)),
 			ImageSize: v.ImageSize, ImageTokens: v.ImageTokens, Encoder: v.Encoder}
 	}
 	return m
@@ -145,4 +149,19 @@ func (d *decoder) check(f *fields) error {
 		}
 	}
 	return *f.err
+}
+
+// splitBytes is the bytes of a tower's projection matrices, which vLLM
+// shards by tensor parallelism (its Qwen towers' QKVParallelLinear,
+// ColumnParallelLinear and RowParallelLinear) where v.TPSplit says so, else
+// 0: every GEMM weight but the patch embedding, a replicated convolution;
+// biases, norms and position tables stay whole.
+func splitBytes(v *Vision, sc Scheme) planner.Bytes {
+	var b int64
+	for i := range v.Tensors {
+		if t := &v.Tensors[i]; v.TPSplit && t.Kind == KindMatrix && !t.Bias && t.Role != "v.patch_embd" {
+			b += satMul(int64(max(t.Experts, 1)), sc.Format(t).Bytes(t.N, t.K))
+		}
+	}
+	return planner.Bytes(b)
 }

@@ -44,6 +44,17 @@ const (
 	qwen3MaxPixels = 16777216
 )
 
+// Qwen3-VL's video processor bounds a video's pixels over all its frames,
+// and vLLM's dummy video has at most 24,576 frames
+// (vllm/model_executor/models/qwen3_vl.py, `_MAX_FRAMES_PER_VIDEO = 24576`
+// under "Official recommended max pixels is 24576 * 32 * 32", the 25,165,824
+// pixels; a 0.11-era copy, E18): the video vLLM 0.11 and 0.12 profile
+// (engine_vllm_video.go).
+const (
+	qwen3VideoPixels = 24576 * 32 * 32
+	qwen3VideoFrames = 24576
+)
+
 // encoder is the tower's shape as the engines profile it: images of at
 // most maxPixels, embeddings outWidth wide, a QuickGELU MLP or a GELU one.
 func (q *qwenTower) encoder(maxPixels, outWidth int, quick bool) *planner.VisionEncoder {
@@ -91,7 +102,7 @@ func readQwen2VLVision(_, vc *fields, _ int) *Vision {
 	b.layerNorm("mm.norm", "visual.merger.ln_q", e)
 	b.mat("mm.up", "visual.merger.mlp.0", merged, merged, true)
 	b.mat("mm.down", "visual.merger.mlp.2", q.out, merged, true)
-	return &Vision{Tensors: b.ts, PatchSize: q.patch, Encoder: q.encoder(qwen2MaxPixels, q.out, quickGELU(vc, "quick_gelu"))}
+	return &Vision{Tensors: b.ts, PatchSize: q.patch, Encoder: q.encoder(qwen2MaxPixels, q.out, quickGELU(vc, "quick_gelu")), TPSplit: true}
 }
 
 // readQwen3VLVision reads Qwen3-VL's (and Qwen3.5's) vision_config, under
@@ -118,7 +129,9 @@ func readQwen3VLVision(_, vc *fields, _ int) *Vision {
 	for i := range deep {
 		q.merger(b, v+"deepstack_merger_list."+strconv.Itoa(i)+".", h*q.merge*q.merge)
 	}
-	return &Vision{Tensors: b.ts, PatchSize: q.patch, Encoder: q.encoder(qwen3MaxPixels, q.out*(1+deep), quickGELU(vc, "gelu_pytorch_tanh"))}
+	e := q.encoder(qwen3MaxPixels, q.out*(1+deep), quickGELU(vc, "gelu_pytorch_tanh"))
+	e.VideoPixels, e.VideoFrames = qwen3VideoPixels, qwen3VideoFrames
+	return &Vision{Tensors: b.ts, PatchSize: q.patch, Encoder: e, TPSplit: true}
 }
 
 // quickGELU reports whether vc's hidden_act, def when it names none, is
