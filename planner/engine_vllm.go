@@ -48,8 +48,10 @@ import (
 // graphs after sizing the KV cache; V1 before 0.9 gives an A100 the big
 // GPU's batch defaults; before 0.10 (the hybrid KV-cache manager) a model
 // mixing sliding-window and full attention is charged full-length blocks
-// in every layer; before 0.21 the CUDA-graph estimate is outside the
-// budget; before 0.22 the utilization's default is 0.9.
+// in every layer; before 0.18 the sampler's warm-up sorts (from 0.18 the
+// native path is a Triton kernel, vllmSamplerEntry); before 0.21 the
+// CUDA-graph estimate is outside the budget; before 0.22 the
+// utilization's default is 0.9.
 
 // EngineVLLM is vLLM.
 const EngineVLLM EngineName = "vllm"
