@@ -48,8 +48,10 @@ import (
 // graphs after sizing the KV cache; V1 before 0.9 gives an A100 the big
 // GPU's batch defaults; before 0.10 (the hybrid KV-cache manager) a model
 // mixing sliding-window and full attention is charged full-length blocks
-// in every layer; before 0.21 the CUDA-graph estimate is outside the
-// budget; before 0.22 the utilization's default is 0.9.
+// in every layer; before 0.18 the sampler's warm-up sorts (from 0.18 the
+// native path is a Triton kernel, vllmSamplerEntry); before 0.21 the
+// CUDA-graph estimate is outside the budget; before 0.22 the
+// utilization's default is 0.9.
 
 // EngineVLLM is vLLM.
 const EngineVLLM EngineName = "vllm"
@@ -88,6 +90,9 @@ type vllmRules struct {
 	// videoTimestamps counts a Qwen3-VL video's tokens as its embeddings
 	// × 12.5, so the profile encodes a video (engine_vllm_video.go).
 	videoTimestamps bool
+	// tritonSampler masks the native path's top-k/top-p with the Triton
+	// kernel from 8 rows (vllmSamplerEntry): 14 B per entry, not the sort's 38.
+	tritonSampler bool
 }
 
 // vllmRanges are the releases the profile covers, oldest first; the rules
@@ -100,7 +105,8 @@ var vllmRanges = [...]VersionRange{
 	{Name: "V1 engine", From: Version{n: [3]int32{0, 9, 0}}, Until: Version{n: [3]int32{0, 10, 0}}, ReadAt: "vLLM 0.9 (V1 engine)"},
 	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 10, 0}}, Until: Version{n: [3]int32{0, 11, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
 	{Name: "V1, Qwen3-VL video profile", From: Version{n: [3]int32{0, 11, 0}}, Until: Version{n: [3]int32{0, 13, 0}}, ReadAt: "vLLM 0.11 (V1 engine)"},
-	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 13, 0}}, Until: Version{n: [3]int32{0, 21, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
+	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 13, 0}}, Until: Version{n: [3]int32{0, 18, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
+	{Name: "V1, Triton top-k/top-p", From: Version{n: [3]int32{0, 18, 0}}, Until: Version{n: [3]int32{0, 21, 0}}, ReadAt: "vLLM 0.18 (V1 engine)"},
 	{Name: "V1, CUDA graphs in the budget", From: Version{n: [3]int32{0, 21, 0}}, Until: Version{n: [3]int32{0, 22, 0}}, ReadAt: "vLLM 0.21 (V1 engine)"},
 	{Name: "V1 engine", From: Version{n: [3]int32{0, 22, 0}}, ReadAt: VLLMVersion},
 }
@@ -112,8 +118,9 @@ var vllmBands = [len(vllmRanges)]vllmRules{
 	{utilization: 0.9, notA100: true, hybrid: true},
 	{utilization: 0.9, notA100: true, hybrid: true, videoTimestamps: true},
 	{utilization: 0.9, notA100: true, hybrid: true},
-	{utilization: 0.9, notA100: true, hybrid: true, graphsInBudget: true},
-	{utilization: 0.92, notA100: true, hybrid: true, graphsInBudget: true},
+	{utilization: 0.9, notA100: true, hybrid: true, tritonSampler: true},
+	{utilization: 0.9, notA100: true, hybrid: true, graphsInBudget: true, tritonSampler: true},
+	{utilization: 0.92, notA100: true, hybrid: true, graphsInBudget: true, tritonSampler: true},
 }
 
 // vllmRulesOf returns the rules of in's vLLM release. It is not inlined:
@@ -496,8 +503,9 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 			return "activation peak (torch)", c.linef("estimated: V0's profile run over max_num_batched_tokens %d: tokens × (3 × intermediate + 3 × hidden) × 2 B, or its sampler's min(max_num_seqs %d, tokens) × vocab × 38 B + tokens × hidden × 2 B when more",
 				int64(in.Limits.MaxPrefillTokens), int64(l.batch))
 		}
-		return "activation peak (torch)", c.join(c.linefs("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × %d B (%s sampler) + tokens × hidden × 4 B",
-			vllmSamplerPath(in), int64(l.batch), int64(l.prefill), vllmSamplerEntry(in)), vllmEncoderDetail(in, c, l))
+		entry := vllmSamplerEntry(in, int64(min(l.batch, l.prefill)))
+		return "activation peak (torch)", c.join(c.linefs("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × %d B (%s) + tokens × hidden × 4 B",
+			vllmSamplerPath(in, entry), int64(l.batch), int64(l.prefill), entry), vllmEncoderDetail(in, c, l))
 	case keyNonTorch:
 		if in.Serving.VLLM.NonTorchBytes > 0 {
 			return "non-torch memory", "as reported"

@@ -9,9 +9,22 @@ package planner
 // vllmSamplerBytes is the sampler's warm-up over rows rows of logits:
 // vllmSamplerEntry bytes per row and vocabulary entry. V1's dummy run and
 // V0's profile run both sample with top-k and top-p over the whole
-// vocabulary.
+// vocabulary. On the Triton path the kernel adds buf rows of float32
+// vocabulary, a buffer apply_top_k_top_p_triton allocates once and
+// caches: one row per program, min(rows, SMs) programs rounded up to a
+// power of two and at most the SM count; a calibration without an SM
+// count is charged none.
 func vllmSamplerBytes(in *Input, rows int64) Bytes {
-	return satMul3(rows, int64(in.Model.VocabSize), vllmSamplerEntry(in))
+	v, e := int64(in.Model.VocabSize), vllmSamplerEntry(in, rows)
+	sm, buf := int64(in.Calibration.SMCount), int64(0)
+	if e < 38 && sm > 0 && !in.Serving.VLLM.FlashInferSampler {
+		buf = 1
+		for buf < min(rows, sm) {
+			buf *= 2
+		}
+		buf = min(buf, sm)
+	}
+	return satMul(v, rows*e+buf*4) // rows ≤ limits.max_batch (2^20), buf ≤ 2 × rows
 }
 
 // VLLMFlashInferSampler is the line vLLM V1 logs when TopKTopPSampler
@@ -40,17 +53,28 @@ const VLLMFlashInferSampler = "Using FlashInfer for top-p & top-k sampling."
 // only on VLLM_USE_FLASHINFER_SAMPLER=1 from 0.11.1 (PR #26859); the pip
 // wheel installs flashinfer only from 0.11.1 (PR #26443; both releases by
 // the PRs' dates), the Docker image always. So the native path is the default and the log decides.
-func vllmSamplerEntry(in *Input) int64 {
-	if in.Serving.VLLM.FlashInferSampler {
+//
+// From 0.18 (vllmRules.tritonSampler) the native path hands a batch of 8
+// rows or more to the Triton kernel (vllm/v1/sample/ops/topk_topp_sampler.py,
+// apply_top_k_top_p: `if HAS_TRITON and logits.shape[0] >= 8`), which masks
+// the float32 logits in place (vllm/v1/sample/ops/topk_topp_triton.py,
+// apply_top_k_top_p_triton), so the warm-up holds what FlashInfer's does,
+// the logits, their float32 copy, the softmax and the noise: 14 B, beside
+// the kernel's buffer (vllmSamplerBytes).
+func vllmSamplerEntry(in *Input, rows int64) int64 {
+	if in.Serving.VLLM.FlashInferSampler || rows >= 8 && vllmRulesOf(in).tritonSampler {
 		return 14
 	}
 	return 38
 }
 
 // vllmSamplerPath names the top-k/top-p path the warm-up is charged for.
-func vllmSamplerPath(in *Input) string {
+func vllmSamplerPath(in *Input, entry int64) string {
 	if in.Serving.VLLM.FlashInferSampler {
-		return "FlashInfer"
+		return "FlashInfer sampler"
 	}
-	return "torch-native"
+	if entry < 38 {
+		return "Triton sampler + per-SM buffer"
+	}
+	return "torch-native sampler"
 }

@@ -32,114 +32,114 @@ var residualKinds = [...]string{
 
 // residualTable is every class's runs and least and greatest residual, per mille.
 var residualTable = [...]residualRow{
-	{0, 1, 1, 0, 4, -73, -1},      // SGLang 0.4, dense, one GPU: kv_tokens
-	{0, 1, 0, 0, 5, -73, -1},      // SGLang 0.4, dense, one GPU or several: kv_tokens
-	{0, 0, 1, 0, 4, -73, -1},      // SGLang 0.4, every model kind, one GPU: kv_tokens
-	{0, 0, 0, 0, 6, -73, -1},      // SGLang 0.4, every model kind, one GPU or several: kv_tokens
-	{1, 1, 1, 0, 7, -73, 10},      // SGLang, every release, dense, one GPU: kv_tokens
-	{1, 1, 0, 0, 10, -73, 24},     // SGLang, every release, dense, one GPU or several: kv_tokens
-	{1, 0, 0, 0, 11, -73, 24},     // SGLang, every release, every model kind, one GPU or several: kv_tokens
-	{2, 0, 0, 0, 11, -73, 24},     // SGLang, every model kind, one GPU or several: kv_tokens
-	{0, 1, 1, 1, 4, 3, 54},        // SGLang 0.4, dense, one GPU: weights
-	{0, 1, 0, 1, 5, 3, 54},        // SGLang 0.4, dense, one GPU or several: weights
-	{0, 0, 1, 1, 4, 3, 54},        // SGLang 0.4, every model kind, one GPU: weights
-	{0, 0, 0, 1, 5, 3, 54},        // SGLang 0.4, every model kind, one GPU or several: weights
-	{1, 1, 1, 1, 7, -16, 54},      // SGLang, every release, dense, one GPU: weights
-	{1, 1, 0, 1, 9, -16, 54},      // SGLang, every release, dense, one GPU or several: weights
-	{1, 0, 0, 1, 9, -16, 54},      // SGLang, every release, every model kind, one GPU or several: weights
-	{2, 0, 0, 1, 9, -16, 54},      // SGLang, every model kind, one GPU or several: weights
-	{0, 1, 2, 0, 1, -15, -15},     // SGLang 0.4, dense, more than one GPU: kv_tokens
-	{1, 1, 2, 0, 3, -15, 24},      // SGLang, every release, dense, more than one GPU: kv_tokens
-	{0, 1, 2, 1, 1, 3, 3},         // SGLang 0.4, dense, more than one GPU: weights
-	{3, 1, 1, 0, 2, -24, -1},      // SGLang 0.5, dense, one GPU: kv_tokens
-	{3, 1, 0, 0, 3, -24, 4},       // SGLang 0.5, dense, one GPU or several: kv_tokens
-	{3, 0, 0, 0, 3, -24, 4},       // SGLang 0.5, every model kind, one GPU or several: kv_tokens
-	{3, 1, 1, 1, 2, 2, 10},        // SGLang 0.5, dense, one GPU: weights
-	{4, 1, 2, 0, 1, 24, 24},       // SGLang main (a source build), dense, more than one GPU: kv_tokens
-	{4, 1, 2, 1, 1, 1, 1},         // SGLang main (a source build), dense, more than one GPU: weights
-	{0, 2, 2, 0, 1, -64, -64},     // SGLang 0.4, moe, more than one GPU: kv_tokens
-	{3, 1, 2, 0, 1, 4, 4},         // SGLang 0.5, dense, more than one GPU: kv_tokens
-	{5, 1, 1, 0, 1, 10, 10},       // SGLang, release not known, dense, one GPU: kv_tokens
-	{5, 1, 1, 1, 1, -16, -16},     // SGLang, release not known, dense, one GPU: weights
-	{6, 3, 2, 0, 1, -9, -9},       // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
-	{6, 0, 2, 0, 7, -9, 61},       // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
-	{6, 0, 0, 0, 14, -13, 61},     // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 44, -243, 1240},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 48, -711, 1240},  // vLLM, every model kind, one GPU or several: kv_tokens
-	{6, 3, 2, 1, 1, 133, 133},     // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
-	{6, 0, 2, 1, 6, 4, 133},       // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
-	{6, 0, 0, 1, 13, 0, 133},      // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
-	{7, 0, 0, 1, 33, 0, 133},      // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
-	{8, 0, 0, 1, 39, -1, 133},     // vLLM, every model kind, one GPU or several: weights
-	{6, 1, 2, 0, 3, 12, 30},       // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
-	{6, 1, 0, 0, 9, -10, 46},      // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
-	{7, 1, 2, 0, 4, 12, 30},       // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
-	{7, 1, 0, 0, 31, -122, 1240},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
-	{6, 1, 2, 1, 3, 4, 4},         // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
-	{6, 1, 0, 1, 9, 0, 5},         // vLLM 0.10–0.11 (V1), dense, one GPU or several: weights
-	{7, 1, 2, 1, 4, 2, 4},         // vLLM V1 (0.8 and later), dense, more than one GPU: weights
-	{7, 1, 0, 1, 23, 0, 16},       // vLLM V1 (0.8 and later), dense, one GPU or several: weights
-	{6, 1, 1, 0, 6, -10, 46},      // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
-	{6, 0, 1, 0, 7, -13, 46},      // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
-	{7, 1, 1, 0, 27, -122, 1240},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
-	{6, 1, 1, 1, 6, 0, 5},         // vLLM 0.10–0.11 (V1), dense, one GPU: weights
-	{6, 0, 1, 1, 7, 0, 9},         // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
-	{7, 1, 1, 1, 19, 0, 16},       // vLLM V1 (0.8 and later), dense, one GPU: weights
-	{6, 4, 1, 0, 1, -13, -13},     // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
-	{6, 4, 1, 1, 1, 9, 9},         // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
-	{6, 2, 2, 0, 2, 5, 25},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
-	{7, 2, 2, 0, 5, -61, 25},      // vLLM V1 (0.8 and later), moe, more than one GPU: kv_tokens
-	{7, 2, 0, 0, 7, -243, 25},     // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
-	{6, 2, 2, 1, 1, 4, 4},         // vLLM 0.10–0.11 (V1), moe, more than one GPU: weights
-	{7, 2, 0, 1, 4, 0, 4},         // vLLM V1 (0.8 and later), moe, one GPU or several: weights
-	{6, 5, 2, 0, 1, 61, 61},       // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: kv_tokens
-	{7, 5, 0, 0, 3, -15, 61},      // vLLM V1 (0.8 and later), moe+vision, one GPU or several: kv_tokens
-	{6, 5, 2, 1, 1, 19, 19},       // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: weights
-	{7, 5, 0, 1, 3, 6, 19},        // vLLM V1 (0.8 and later), moe+vision, one GPU or several: weights
-	{9, 2, 1, 0, 2, -243, -1},     // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
-	{9, 0, 1, 0, 10, -243, 43},    // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
-	{9, 0, 0, 0, 12, -243, 43},    // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
-	{9, 2, 1, 1, 2, 0, 1},         // vLLM 0.12–0.20 (V1), moe, one GPU: weights
-	{9, 0, 1, 1, 11, 0, 71},       // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
-	{9, 0, 0, 1, 13, 0, 71},       // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
-	{9, 5, 2, 0, 1, -15, -15},     // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
-	{9, 5, 2, 1, 1, 12, 12},       // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: weights
-	{9, 1, 1, 0, 7, -21, 43},      // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
-	{9, 1, 0, 0, 8, -21, 43},      // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
-	{9, 1, 1, 1, 7, 0, 9},         // vLLM 0.12–0.20 (V1), dense, one GPU: weights
-	{9, 1, 0, 1, 8, 0, 9},         // vLLM 0.12–0.20 (V1), dense, one GPU or several: weights
-	{9, 5, 1, 0, 1, -4, -4},       // vLLM 0.12–0.20 (V1), moe+vision, one GPU: kv_tokens
-	{9, 5, 1, 1, 1, 6, 6},         // vLLM 0.12–0.20 (V1), moe+vision, one GPU: weights
-	{9, 1, 2, 0, 1, 21, 21},       // vLLM 0.12–0.20 (V1), dense, more than one GPU: kv_tokens
-	{9, 1, 2, 1, 1, 2, 2},         // vLLM 0.12–0.20 (V1), dense, more than one GPU: weights
-	{9, 3, 1, 1, 1, 71, 71},       // vLLM 0.12–0.20 (V1), moe+swa, one GPU: weights
-	{10, 1, 1, 0, 14, -122, 1240}, // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
-	{10, 1, 0, 0, 14, -122, 1240}, // vLLM 0.21 and later (V1), dense, one GPU or several: kv_tokens
-	{10, 0, 1, 0, 14, -122, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU: kv_tokens
-	{10, 0, 0, 0, 16, -122, 1240}, // vLLM 0.21 and later (V1), every model kind, one GPU or several: kv_tokens
-	{10, 2, 2, 0, 2, -50, 25},     // vLLM 0.21 and later (V1), moe, more than one GPU: kv_tokens
-	{10, 1, 1, 1, 6, 0, 16},       // vLLM 0.21 and later (V1), dense, one GPU: weights
-	{10, 1, 0, 1, 6, 0, 16},       // vLLM 0.21 and later (V1), dense, one GPU or several: weights
-	{10, 0, 1, 1, 6, 0, 16},       // vLLM 0.21 and later (V1), every model kind, one GPU: weights
-	{10, 0, 0, 1, 7, 0, 16},       // vLLM 0.21 and later (V1), every model kind, one GPU or several: weights
-	{10, 2, 2, 1, 1, 2, 2},        // vLLM 0.21 and later (V1), moe, more than one GPU: weights
-	{11, 1, 1, 1, 4, 0, 8},        // vLLM 0.6–0.7 (V0), dense, one GPU: weights
-	{11, 1, 0, 1, 5, 0, 8},        // vLLM 0.6–0.7 (V0), dense, one GPU or several: weights
-	{11, 0, 1, 1, 5, -1, 8},       // vLLM 0.6–0.7 (V0), every model kind, one GPU: weights
-	{11, 0, 0, 1, 6, -1, 8},       // vLLM 0.6–0.7 (V0), every model kind, one GPU or several: weights
-	{12, 1, 1, 1, 4, 0, 8},        // vLLM V0 (0.2–0.7), dense, one GPU: weights
-	{12, 1, 0, 1, 5, 0, 8},        // vLLM V0 (0.2–0.7), dense, one GPU or several: weights
-	{12, 0, 0, 1, 6, -1, 8},       // vLLM V0 (0.2–0.7), every model kind, one GPU or several: weights
-	{11, 4, 1, 0, 1, -711, -711},  // vLLM 0.6–0.7 (V0), dense+vision, one GPU: kv_tokens
-	{11, 0, 1, 0, 3, -711, 26},    // vLLM 0.6–0.7 (V0), every model kind, one GPU: kv_tokens
-	{11, 0, 0, 0, 4, -711, 28},    // vLLM 0.6–0.7 (V0), every model kind, one GPU or several: kv_tokens
-	{12, 0, 0, 0, 4, -711, 28},    // vLLM V0 (0.2–0.7), every model kind, one GPU or several: kv_tokens
-	{11, 4, 1, 1, 1, -1, -1},      // vLLM 0.6–0.7 (V0), dense+vision, one GPU: weights
-	{11, 1, 1, 0, 2, -1, 26},      // vLLM 0.6–0.7 (V0), dense, one GPU: kv_tokens
-	{11, 1, 0, 0, 3, -1, 28},      // vLLM 0.6–0.7 (V0), dense, one GPU or several: kv_tokens
-	{12, 1, 0, 0, 3, -1, 28},      // vLLM V0 (0.2–0.7), dense, one GPU or several: kv_tokens
-	{11, 1, 2, 0, 1, 28, 28},      // vLLM 0.6–0.7 (V0), dense, more than one GPU: kv_tokens
-	{11, 1, 2, 1, 1, 6, 6},        // vLLM 0.6–0.7 (V0), dense, more than one GPU: weights
-	{13, 6, 2, 0, 1, 34, 34},      // vLLM V1, release not known, moe+mla, more than one GPU: kv_tokens
-	{13, 2, 2, 0, 1, -61, -61},    // vLLM V1, release not known, moe, more than one GPU: kv_tokens
+	{0, 1, 1, 0, 4, -73, -1},     // SGLang 0.4, dense, one GPU: kv_tokens
+	{0, 1, 0, 0, 5, -73, -1},     // SGLang 0.4, dense, one GPU or several: kv_tokens
+	{0, 0, 1, 0, 4, -73, -1},     // SGLang 0.4, every model kind, one GPU: kv_tokens
+	{0, 0, 0, 0, 6, -73, -1},     // SGLang 0.4, every model kind, one GPU or several: kv_tokens
+	{1, 1, 1, 0, 7, -73, 10},     // SGLang, every release, dense, one GPU: kv_tokens
+	{1, 1, 0, 0, 10, -73, 24},    // SGLang, every release, dense, one GPU or several: kv_tokens
+	{1, 0, 0, 0, 11, -73, 24},    // SGLang, every release, every model kind, one GPU or several: kv_tokens
+	{2, 0, 0, 0, 11, -73, 24},    // SGLang, every model kind, one GPU or several: kv_tokens
+	{0, 1, 1, 1, 4, 3, 54},       // SGLang 0.4, dense, one GPU: weights
+	{0, 1, 0, 1, 5, 3, 54},       // SGLang 0.4, dense, one GPU or several: weights
+	{0, 0, 1, 1, 4, 3, 54},       // SGLang 0.4, every model kind, one GPU: weights
+	{0, 0, 0, 1, 5, 3, 54},       // SGLang 0.4, every model kind, one GPU or several: weights
+	{1, 1, 1, 1, 7, -16, 54},     // SGLang, every release, dense, one GPU: weights
+	{1, 1, 0, 1, 9, -16, 54},     // SGLang, every release, dense, one GPU or several: weights
+	{1, 0, 0, 1, 9, -16, 54},     // SGLang, every release, every model kind, one GPU or several: weights
+	{2, 0, 0, 1, 9, -16, 54},     // SGLang, every model kind, one GPU or several: weights
+	{0, 1, 2, 0, 1, -15, -15},    // SGLang 0.4, dense, more than one GPU: kv_tokens
+	{1, 1, 2, 0, 3, -15, 24},     // SGLang, every release, dense, more than one GPU: kv_tokens
+	{0, 1, 2, 1, 1, 3, 3},        // SGLang 0.4, dense, more than one GPU: weights
+	{3, 1, 1, 0, 2, -24, -1},     // SGLang 0.5, dense, one GPU: kv_tokens
+	{3, 1, 0, 0, 3, -24, 4},      // SGLang 0.5, dense, one GPU or several: kv_tokens
+	{3, 0, 0, 0, 3, -24, 4},      // SGLang 0.5, every model kind, one GPU or several: kv_tokens
+	{3, 1, 1, 1, 2, 2, 10},       // SGLang 0.5, dense, one GPU: weights
+	{4, 1, 2, 0, 1, 24, 24},      // SGLang main (a source build), dense, more than one GPU: kv_tokens
+	{4, 1, 2, 1, 1, 1, 1},        // SGLang main (a source build), dense, more than one GPU: weights
+	{0, 2, 2, 0, 1, -64, -64},    // SGLang 0.4, moe, more than one GPU: kv_tokens
+	{3, 1, 2, 0, 1, 4, 4},        // SGLang 0.5, dense, more than one GPU: kv_tokens
+	{5, 1, 1, 0, 1, 10, 10},      // SGLang, release not known, dense, one GPU: kv_tokens
+	{5, 1, 1, 1, 1, -16, -16},    // SGLang, release not known, dense, one GPU: weights
+	{6, 3, 2, 0, 1, -9, -9},      // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
+	{6, 0, 2, 0, 7, -9, 61},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
+	{6, 0, 0, 0, 14, -13, 61},    // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 44, -329, 223},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 48, -711, 223},  // vLLM, every model kind, one GPU or several: kv_tokens
+	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
+	{6, 0, 2, 1, 6, 4, 133},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
+	{6, 0, 0, 1, 13, 0, 133},     // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
+	{7, 0, 0, 1, 33, 0, 133},     // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
+	{8, 0, 0, 1, 39, -1, 133},    // vLLM, every model kind, one GPU or several: weights
+	{6, 1, 2, 0, 3, 12, 30},      // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
+	{6, 1, 0, 0, 9, -10, 46},     // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
+	{7, 1, 2, 0, 4, 12, 30},      // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
+	{7, 1, 0, 0, 31, -181, 223},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
+	{6, 1, 2, 1, 3, 4, 4},        // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
+	{6, 1, 0, 1, 9, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU or several: weights
+	{7, 1, 2, 1, 4, 2, 4},        // vLLM V1 (0.8 and later), dense, more than one GPU: weights
+	{7, 1, 0, 1, 23, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU or several: weights
+	{6, 1, 1, 0, 6, -10, 46},     // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
+	{6, 0, 1, 0, 7, -13, 46},     // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
+	{7, 1, 1, 0, 27, -181, 223},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
+	{6, 1, 1, 1, 6, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU: weights
+	{6, 0, 1, 1, 7, 0, 9},        // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
+	{7, 1, 1, 1, 19, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU: weights
+	{6, 4, 1, 0, 1, -13, -13},    // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
+	{6, 4, 1, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
+	{6, 2, 2, 0, 2, 5, 25},       // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
+	{7, 2, 2, 0, 5, -329, 25},    // vLLM V1 (0.8 and later), moe, more than one GPU: kv_tokens
+	{7, 2, 0, 0, 7, -329, 25},    // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
+	{6, 2, 2, 1, 1, 4, 4},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: weights
+	{7, 2, 0, 1, 4, 0, 4},        // vLLM V1 (0.8 and later), moe, one GPU or several: weights
+	{6, 5, 2, 0, 1, 61, 61},      // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: kv_tokens
+	{7, 5, 0, 0, 3, -15, 61},     // vLLM V1 (0.8 and later), moe+vision, one GPU or several: kv_tokens
+	{6, 5, 2, 1, 1, 19, 19},      // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: weights
+	{7, 5, 0, 1, 3, 6, 19},       // vLLM V1 (0.8 and later), moe+vision, one GPU or several: weights
+	{9, 2, 1, 0, 2, -243, -1},    // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
+	{9, 0, 1, 0, 10, -243, 12},   // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
+	{9, 0, 0, 0, 12, -243, 21},   // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
+	{9, 2, 1, 1, 2, 0, 1},        // vLLM 0.12–0.20 (V1), moe, one GPU: weights
+	{9, 0, 1, 1, 11, 0, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
+	{9, 0, 0, 1, 13, 0, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
+	{9, 5, 2, 0, 1, -15, -15},    // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
+	{9, 5, 2, 1, 1, 12, 12},      // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: weights
+	{9, 1, 1, 0, 7, -21, 12},     // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
+	{9, 1, 0, 0, 8, -21, 21},     // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
+	{9, 1, 1, 1, 7, 0, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU: weights
+	{9, 1, 0, 1, 8, 0, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU or several: weights
+	{9, 5, 1, 0, 1, -4, -4},      // vLLM 0.12–0.20 (V1), moe+vision, one GPU: kv_tokens
+	{9, 5, 1, 1, 1, 6, 6},        // vLLM 0.12–0.20 (V1), moe+vision, one GPU: weights
+	{9, 1, 2, 0, 1, 21, 21},      // vLLM 0.12–0.20 (V1), dense, more than one GPU: kv_tokens
+	{9, 1, 2, 1, 1, 2, 2},        // vLLM 0.12–0.20 (V1), dense, more than one GPU: weights
+	{9, 3, 1, 1, 1, 71, 71},      // vLLM 0.12–0.20 (V1), moe+swa, one GPU: weights
+	{10, 1, 1, 0, 14, -181, 223}, // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
+	{10, 1, 0, 0, 14, -181, 223}, // vLLM 0.21 and later (V1), dense, one GPU or several: kv_tokens
+	{10, 0, 1, 0, 14, -181, 223}, // vLLM 0.21 and later (V1), every model kind, one GPU: kv_tokens
+	{10, 0, 0, 0, 16, -181, 223}, // vLLM 0.21 and later (V1), every model kind, one GPU or several: kv_tokens
+	{10, 2, 2, 0, 2, -53, -9},    // vLLM 0.21 and later (V1), moe, more than one GPU: kv_tokens
+	{10, 1, 1, 1, 6, 0, 16},      // vLLM 0.21 and later (V1), dense, one GPU: weights
+	{10, 1, 0, 1, 6, 0, 16},      // vLLM 0.21 and later (V1), dense, one GPU or several: weights
+	{10, 0, 1, 1, 6, 0, 16},      // vLLM 0.21 and later (V1), every model kind, one GPU: weights
+	{10, 0, 0, 1, 7, 0, 16},      // vLLM 0.21 and later (V1), every model kind, one GPU or several: weights
+	{10, 2, 2, 1, 1, 2, 2},       // vLLM 0.21 and later (V1), moe, more than one GPU: weights
+	{11, 1, 1, 1, 4, 0, 8},       // vLLM 0.6–0.7 (V0), dense, one GPU: weights
+	{11, 1, 0, 1, 5, 0, 8},       // vLLM 0.6–0.7 (V0), dense, one GPU or several: weights
+	{11, 0, 1, 1, 5, -1, 8},      // vLLM 0.6–0.7 (V0), every model kind, one GPU: weights
+	{11, 0, 0, 1, 6, -1, 8},      // vLLM 0.6–0.7 (V0), every model kind, one GPU or several: weights
+	{12, 1, 1, 1, 4, 0, 8},       // vLLM V0 (0.2–0.7), dense, one GPU: weights
+	{12, 1, 0, 1, 5, 0, 8},       // vLLM V0 (0.2–0.7), dense, one GPU or several: weights
+	{12, 0, 0, 1, 6, -1, 8},      // vLLM V0 (0.2–0.7), every model kind, one GPU or several: weights
+	{11, 4, 1, 0, 1, -711, -711}, // vLLM 0.6–0.7 (V0), dense+vision, one GPU: kv_tokens
+	{11, 0, 1, 0, 3, -711, 26},   // vLLM 0.6–0.7 (V0), every model kind, one GPU: kv_tokens
+	{11, 0, 0, 0, 4, -711, 28},   // vLLM 0.6–0.7 (V0), every model kind, one GPU or several: kv_tokens
+	{12, 0, 0, 0, 4, -711, 28},   // vLLM V0 (0.2–0.7), every model kind, one GPU or several: kv_tokens
+	{11, 4, 1, 1, 1, -1, -1},     // vLLM 0.6–0.7 (V0), dense+vision, one GPU: weights
+	{11, 1, 1, 0, 2, -1, 26},     // vLLM 0.6–0.7 (V0), dense, one GPU: kv_tokens
+	{11, 1, 0, 0, 3, -1, 28},     // vLLM 0.6–0.7 (V0), dense, one GPU or several: kv_tokens
+	{12, 1, 0, 0, 3, -1, 28},     // vLLM V0 (0.2–0.7), dense, one GPU or several: kv_tokens
+	{11, 1, 2, 0, 1, 28, 28},     // vLLM 0.6–0.7 (V0), dense, more than one GPU: kv_tokens
+	{11, 1, 2, 1, 1, 6, 6},       // vLLM 0.6–0.7 (V0), dense, more than one GPU: weights
+	{13, 6, 2, 0, 1, 34, 34},     // vLLM V1, release not known, moe+mla, more than one GPU: kv_tokens
+	{13, 2, 2, 0, 1, -329, -329}, // vLLM V1, release not known, moe, more than one GPU: kv_tokens
 }

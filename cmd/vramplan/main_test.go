@@ -146,7 +146,7 @@ func TestEngineFlags(t *testing.T) {
 		// Issue 27: the 70B in FP8 on two H100s keeps --quantization fp8, and no length passes --max-model-len.
 		{[]string{"plan", "--gpu", "est-h100-sxm-linux", "--from-flags", "vllm serve meta-llama/Llama-3.3-70B-Instruct --tensor-parallel-size 2 --quantization fp8 --max-model-len 16384"}, 0,
 			[]string{"launch: vllm serve meta-llama/Llama-3.3-70B-Instruct --max-model-len 16384 --max-num-seqs 1024 --max-num-batched-tokens 8192 --block-size 16 --gpu-memory-utilization 0.92 --kv-cache-dtype auto --quantization fp8 --tensor-parallel-size 2",
-				"capacity: 12 sequences of 16384 tokens; 192 tokens at batch 1024", "longest request 16384 tokens"}},
+				"capacity: 14 sequences of 16384 tokens; 224 tokens at batch 1024", "longest request 16384 tokens"}},
 		{[]string{"plan", "--gpu", "h200", "--from-flags", "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32K"}, 0,
 			[]string{"planned as vLLM", "launch: vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768 --max-num-seqs 1024"}},
 		{[]string{"plan", "--gpu", "h200", "--from-flags", "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 32768"}, 0,
