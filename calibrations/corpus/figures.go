@@ -58,7 +58,7 @@ var figures = []figure{
 	{FigureWeights, EngineVLLM, []string{"Model loading took ", "Loading model weights took ", "model weights take"}, false},
 	{FigureWeights, EngineSGLang, []string{"Load weight end. …mem usage="}, false},
 	{FigureKVTokens, EngineVLLM, []string{"GPU KV cache size: ", "maximum number of tokens that can be stored in KV cache ("}, true},
-	{FigureKVTokens, EngineSGLang, []string{"KV Cache is allocated. #tokens: ", "max_total_num_tokens="}, true},
+	{FigureKVTokens, EngineSGLang, []string{"KV Cache is allocated. #tokens: ", "KV Cache is allocated. dtype: …#tokens: ", "max_total_num_tokens="}, true},
 	{FigureGPUBlocks, EngineVLLM, []string{"# GPU blocks: ", "# CUDA blocks: ", "num_gpu_blocks is: "}, true},
 	{FigureKVMemory, EngineVLLM, []string{"Available KV cache memory: ", "available KV cache memory (", "kv_cache_size=",
 		"available_kv_cache_memory", "the rest of the memory reserved for KV Cache is "}, false},
