@@ -38,31 +38,33 @@ var residualTable = [...]residualRow{
 	{0, 0, 0, 0, 6, -73, -1},     // SGLang 0.4, every model kind, one GPU or several: kv_tokens
 	{1, 1, 1, 0, 8, -73, 10},     // SGLang, every release, dense, one GPU: kv_tokens
 	{1, 1, 0, 0, 11, -73, 24},    // SGLang, every release, dense, one GPU or several: kv_tokens
-	{1, 0, 0, 0, 12, -73, 24},    // SGLang, every release, every model kind, one GPU or several: kv_tokens
-	{2, 0, 0, 0, 12, -73, 24},    // SGLang, every model kind, one GPU or several: kv_tokens
+	{1, 0, 0, 0, 13, -73, 24},    // SGLang, every release, every model kind, one GPU or several: kv_tokens
+	{2, 0, 0, 0, 13, -73, 24},    // SGLang, every model kind, one GPU or several: kv_tokens
 	{0, 1, 1, 1, 4, 3, 54},       // SGLang 0.4, dense, one GPU: weights
 	{0, 1, 0, 1, 5, 3, 54},       // SGLang 0.4, dense, one GPU or several: weights
 	{0, 0, 1, 1, 4, 3, 54},       // SGLang 0.4, every model kind, one GPU: weights
 	{0, 0, 0, 1, 5, 3, 54},       // SGLang 0.4, every model kind, one GPU or several: weights
 	{1, 1, 1, 1, 8, -16, 54},     // SGLang, every release, dense, one GPU: weights
 	{1, 1, 0, 1, 10, -16, 54},    // SGLang, every release, dense, one GPU or several: weights
-	{1, 0, 0, 1, 10, -16, 54},    // SGLang, every release, every model kind, one GPU or several: weights
-	{2, 0, 0, 1, 10, -16, 54},    // SGLang, every model kind, one GPU or several: weights
+	{1, 0, 0, 1, 11, -16, 54},    // SGLang, every release, every model kind, one GPU or several: weights
+	{2, 0, 0, 1, 11, -16, 54},    // SGLang, every model kind, one GPU or several: weights
 	{0, 1, 2, 0, 1, -15, -15},    // SGLang 0.4, dense, more than one GPU: kv_tokens
 	{1, 1, 2, 0, 3, -15, 24},     // SGLang, every release, dense, more than one GPU: kv_tokens
 	{0, 1, 2, 1, 1, 3, 3},        // SGLang 0.4, dense, more than one GPU: weights
 	{3, 1, 1, 0, 3, -24, -1},     // SGLang 0.5, dense, one GPU: kv_tokens
 	{3, 1, 0, 0, 4, -24, 4},      // SGLang 0.5, dense, one GPU or several: kv_tokens
-	{3, 0, 1, 0, 3, -24, -1},     // SGLang 0.5, every model kind, one GPU: kv_tokens
-	{3, 0, 0, 0, 4, -24, 4},      // SGLang 0.5, every model kind, one GPU or several: kv_tokens
+	{3, 0, 1, 0, 4, -24, 0},      // SGLang 0.5, every model kind, one GPU: kv_tokens
+	{3, 0, 0, 0, 5, -24, 4},      // SGLang 0.5, every model kind, one GPU or several: kv_tokens
 	{3, 1, 1, 1, 3, -5, 10},      // SGLang 0.5, dense, one GPU: weights
 	{3, 1, 0, 1, 3, -5, 10},      // SGLang 0.5, dense, one GPU or several: weights
-	{3, 0, 1, 1, 3, -5, 10},      // SGLang 0.5, every model kind, one GPU: weights
-	{3, 0, 0, 1, 3, -5, 10},      // SGLang 0.5, every model kind, one GPU or several: weights
+	{3, 0, 1, 1, 4, -5, 10},      // SGLang 0.5, every model kind, one GPU: weights
+	{3, 0, 0, 1, 4, -5, 10},      // SGLang 0.5, every model kind, one GPU or several: weights
 	{4, 1, 2, 0, 1, 24, 24},      // SGLang main (a source build), dense, more than one GPU: kv_tokens
 	{4, 1, 2, 1, 1, 1, 1},        // SGLang main (a source build), dense, more than one GPU: weights
 	{0, 2, 2, 0, 1, -64, -64},    // SGLang 0.4, moe, more than one GPU: kv_tokens
 	{3, 1, 2, 0, 1, 4, 4},        // SGLang 0.5, dense, more than one GPU: kv_tokens
+	{3, 2, 1, 0, 1, 0, 0},        // SGLang 0.5, moe, one GPU: kv_tokens
+	{3, 2, 1, 1, 1, -1, -1},      // SGLang 0.5, moe, one GPU: weights
 	{5, 1, 1, 0, 1, 10, 10},      // SGLang, release not known, dense, one GPU: kv_tokens
 	{5, 1, 1, 1, 1, -16, -16},    // SGLang, release not known, dense, one GPU: weights
 	{6, 3, 2, 0, 1, -9, -9},      // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
