@@ -64,27 +64,27 @@ var residualTable = [...]residualRow{
 	{6, 3, 2, 0, 1, -9, -9},      // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
 	{6, 0, 2, 0, 7, -9, 61},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
 	{6, 0, 0, 0, 14, -13, 61},    // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 48, -326, 336},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 52, -711, 336},  // vLLM, every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 49, -326, 336},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 53, -711, 336},  // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
 	{6, 0, 2, 1, 6, 4, 133},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
 	{6, 0, 0, 1, 13, 0, 133},     // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
-	{7, 0, 0, 1, 37, 0, 133},     // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
-	{8, 0, 0, 1, 43, -1, 133},    // vLLM, every model kind, one GPU or several: weights
+	{7, 0, 0, 1, 38, 0, 133},     // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
+	{8, 0, 0, 1, 44, -1, 133},    // vLLM, every model kind, one GPU or several: weights
 	{6, 1, 2, 0, 3, 12, 30},      // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
 	{6, 1, 0, 0, 9, -10, 46},     // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
 	{7, 1, 2, 0, 7, 12, 336},     // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
-	{7, 1, 0, 0, 35, -180, 336},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
+	{7, 1, 0, 0, 36, -180, 336},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
 	{6, 1, 2, 1, 3, 4, 4},        // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
 	{6, 1, 0, 1, 9, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU or several: weights
 	{7, 1, 2, 1, 7, 0, 4},        // vLLM V1 (0.8 and later), dense, more than one GPU: weights
-	{7, 1, 0, 1, 27, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU or several: weights
+	{7, 1, 0, 1, 28, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU or several: weights
 	{6, 1, 1, 0, 6, -10, 46},     // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
 	{6, 0, 1, 0, 7, -13, 46},     // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
-	{7, 1, 1, 0, 28, -180, 223},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
+	{7, 1, 1, 0, 29, -180, 223},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
 	{6, 1, 1, 1, 6, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU: weights
 	{6, 0, 1, 1, 7, 0, 9},        // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
-	{7, 1, 1, 1, 20, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU: weights
+	{7, 1, 1, 1, 21, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU: weights
 	{6, 4, 1, 0, 1, -13, -13},    // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
 	{6, 4, 1, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
 	{6, 2, 2, 0, 2, 5, 25},       // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
@@ -97,19 +97,19 @@ var residualTable = [...]residualRow{
 	{6, 5, 2, 1, 1, 19, 19},      // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: weights
 	{7, 5, 0, 1, 3, 6, 19},       // vLLM V1 (0.8 and later), moe+vision, one GPU or several: weights
 	{9, 2, 1, 0, 2, -243, -1},    // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
-	{9, 0, 1, 0, 10, -243, 12},   // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
-	{9, 0, 0, 0, 13, -243, 37},   // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
+	{9, 0, 1, 0, 11, -243, 12},   // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
+	{9, 0, 0, 0, 14, -243, 37},   // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
 	{9, 2, 1, 1, 2, 0, 1},        // vLLM 0.12–0.20 (V1), moe, one GPU: weights
-	{9, 0, 1, 1, 11, 0, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
-	{9, 0, 0, 1, 14, 0, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
+	{9, 0, 1, 1, 12, 0, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
+	{9, 0, 0, 1, 15, 0, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
 	{9, 5, 2, 0, 1, -15, -15},    // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
 	{9, 0, 2, 0, 3, -15, 37},     // vLLM 0.12–0.20 (V1), every model kind, more than one GPU: kv_tokens
 	{9, 5, 2, 1, 1, 12, 12},      // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: weights
 	{9, 0, 2, 1, 3, 2, 12},       // vLLM 0.12–0.20 (V1), every model kind, more than one GPU: weights
-	{9, 1, 1, 0, 7, -21, 12},     // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
-	{9, 1, 0, 0, 9, -21, 37},     // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
-	{9, 1, 1, 1, 7, 0, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU: weights
-	{9, 1, 0, 1, 9, 0, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU or several: weights
+	{9, 1, 1, 0, 8, -21, 12},     // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
+	{9, 1, 0, 0, 10, -21, 37},    // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
+	{9, 1, 1, 1, 8, 0, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU: weights
+	{9, 1, 0, 1, 10, 0, 9},       // vLLM 0.12–0.20 (V1), dense, one GPU or several: weights
 	{9, 5, 1, 0, 1, -4, -4},      // vLLM 0.12–0.20 (V1), moe+vision, one GPU: kv_tokens
 	{9, 5, 1, 1, 1, 6, 6},        // vLLM 0.12–0.20 (V1), moe+vision, one GPU: weights
 	{9, 1, 2, 0, 2, 21, 37},      // vLLM 0.12–0.20 (V1), dense, more than one GPU: kv_tokens
