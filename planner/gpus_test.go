@@ -253,10 +253,10 @@ func ExampleGPUs() {
 		fmt.Printf("%s: %d × %s (%s), %d KV tokens, %d at once\n", f.Calibration, f.GPUs, f.Parallel, f.Label, f.KVTokens, f.Concurrency)
 	}
 	// Output:
-	// est-b200-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 304592 KV tokens, 9 at once
-	// h200-linux-cuda13.0: 1 × tensor_parallel 1 × pipeline_parallel 1 (measured), 188400 KV tokens, 5 at once
-	// est-gb10-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 133424 KV tokens, 4 at once
-	// est-h100-nvl-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 47312 KV tokens, 1 at once
+	// est-b200-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 304544 KV tokens, 9 at once
+	// h200-linux-cuda13.0: 1 × tensor_parallel 1 × pipeline_parallel 1 (measured), 188352 KV tokens, 5 at once
+	// est-gb10-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 133376 KV tokens, 4 at once
+	// est-h100-nvl-linux: 1 × tensor_parallel 1 × pipeline_parallel 1 (estimated), 47264 KV tokens, 1 at once
 }
 
 // TestGPUsPoolHeadroom checks which rows have a headroom worth showing:

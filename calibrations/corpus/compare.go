@@ -88,8 +88,8 @@ func compareWith(e *Entry, root string, tweak func(in *planner.Input)) Row {
 	return r
 }
 
-// plan reads the plan's figures: the weights of the first rank and the
-// fewest KV tokens of any rank (vLLM and SGLang both size every rank's
+// plan reads the plan's figures: the weights of the first rank, the
+// fewest KV tokens of any rank and that rank's activation (vLLM and SGLang both size every rank's
 // cache to the smallest).
 func (r *Row) plan(p *planner.Plan) {
 	ranks := []*planner.Plan{p}
@@ -100,12 +100,15 @@ func (r *Row) plan(p *planner.Plan) {
 		}
 	}
 	r.Weights.Plan = gib(ranks[0].LoadedWeights())
-	r.Activation.Plan = gib(itemBytes(ranks[0], "activation_peak"))
 	r.NonTorch.Plan = gib(itemBytes(ranks[0], "non_torch"))
 	r.Graphs.Plan = gib(itemBytes(ranks[0], "cuda_graphs"))
 	r.KVTokens.Plan, r.KVGiB.Plan = math.Inf(1), math.Inf(1)
+	binding := ranks[0]
 	for _, rp := range ranks {
 		if a := rp.Engine; a != nil && a.Pool != nil {
+			if float64(a.Pool.Tokens) < r.KVTokens.Plan {
+				binding = rp
+			}
 			r.KVTokens.Plan = min(r.KVTokens.Plan, float64(a.Pool.Tokens))
 			r.KVGiB.Plan = min(r.KVGiB.Plan, gib(a.Pool.PoolBytes))
 			r.block = a.Pool.BlockTokens
@@ -114,6 +117,10 @@ func (r *Row) plan(p *planner.Plan) {
 	if math.IsInf(r.KVTokens.Plan, 1) {
 		r.KVTokens.Plan, r.KVGiB.Plan = 0, 0
 	}
+	// The activation is the binding rank's: a pipeline's last stage warms
+	// the sampler up and its first does not, and the rank with the fewest
+	// tokens sizes every rank's cache.
+	r.Activation.Plan = gib(itemBytes(binding, "activation_peak"))
 }
 
 // itemBytes is the bytes of p's items of key.
