@@ -1,6 +1,7 @@
 // End-to-end test of the log paste box with vLLM and SGLang start-up logs
 // that users posted in public threads (planner/enginelog/testdata/logs,
-// cited in logs_test.go): one V0, one V1, one SGLang and a TP 4 V1 log,
+// cited in logs_test.go): one V0, one V1, one SGLang and a TP 4 V1 log, and a
+// corpus V1 log that names its model checked against another one,
 // each pasted into the page with a catalog model and GPU picked, shows what
 // `vramplan check --log --json` gives for the same log, model and GPU: the
 // rows, the KV pool, the figures read that no plan line is set against,
@@ -27,6 +28,8 @@ for (const c of [
   { name: 'V0', log: 'vllm-v0-rtx3090-llama31-8b.log', model: 'llama-3.1-8b-instruct-bf16', gpu: 'est-rtx3090-linux', engine: 'vllm', decides: [] }, // planned by V0's rules (planner.VLLMV0Release), which decides nothing
   { name: 'V1', log: 'vllm-v1-l40s-llama31-8b.log', model: 'llama-3.1-8b-instruct-bf16', gpu: 'est-l40s-linux', engine: 'vllm', decides: ['utilization'] },
   { name: 'SGLang', log: 'sglang-0.4-gemma3-4b-h200.log', model: 'gemma-3-4b-it-bf16', gpu: 'h200-linux-cuda13.0', engine: 'sglang', decides: ['utilization'] },
+  // A corpus log that names its model (Qwen3-30B-A3B AWQ), checked with a model of about its weights picked: the name decides the comparison.
+  { name: 'V1, another model picked', log: '../../../testdata/engines/corpus/vllm/vllm-0.10.0-qwen3-30b-a3b-awq-rtx-3090.log', model: 'llama-3.1-8b-instruct-bf16', gpu: 'est-rtx3090-linux', engine: 'vllm', decides: ['model'] },
   // The TP 4 log names no model: the test picks one that fits four RTX 3090s, to hold the layout to the CLI's.
   { name: 'V1 TP 4', log: 'vllm-v1-0.21-tp4-rtx3090.log', model: 'llama-3.3-70b-instruct-fp8', gpu: 'est-rtx3090-linux', engine: 'vllm', decides: [] },
 ]) {

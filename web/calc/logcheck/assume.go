@@ -233,14 +233,44 @@ func lengthAssumption(l *enginelog.Log, m *planner.Model) (Assumption, bool) {
 }
 
 // modelAssumption: a log that names no model is checked against the one
-// selected (a log of another model is a contradiction, Conflicts).
+// selected; a vLLM or SGLang log whose model's name is not the selected
+// model's (neither name holds the other, sameModel) decides the comparison,
+// since the weights alone tell two models of one size apart only by a tenth.
 func modelAssumption(l *enginelog.Log, m *planner.Model) (Assumption, bool) {
-	if l.LlamaCpp != nil && l.LlamaCpp.Model != "" || l.Settings != nil && l.Settings.Model != "" {
-		return Assumption{}, false
-	}
 	name := cmp.Or(m.Name, m.ID)
-	return Assumption{Fact: "model", Planned: cmp.Or(m.ID, m.Name), Flag: FlagModel,
-		Text: printf.Sprintf("The log names no model: checked against %s.", name)}, true
+	a := Assumption{Fact: "model", Planned: cmp.Or(m.ID, m.Name), Flag: FlagModel}
+	switch {
+	case l.LlamaCpp != nil && l.LlamaCpp.Model != "":
+		return a, false
+	case l.Settings == nil || l.Settings.Model == "":
+		a.Text = printf.Sprintf("The log names no model: checked against %s.", name)
+	case sameModel(l.Settings.Model, m):
+		return a, false
+	default:
+		a.Decides = true
+		a.Text = printf.Sprintf("The log loaded %s, and the model checked is %s, whose name is not the log's: if the log is of another model, give --model as the one it loaded.",
+			l.Settings.Model, name)
+	}
+	return a, true
+}
+
+// sameModel reports whether the model a vLLM or SGLang log names (a
+// repository id or a local path) may be m: the last part of its path and
+// m's repository's name, ID or name, lowercased, one holding the other
+// ("Qwen3-8B-AWQ" is Qwen/Qwen3-8B's; "Qwen2-0.5B" is not Qwen2.5-0.5B's).
+func sameModel(logged string, m *planner.Model) bool {
+	base := func(s string) string {
+		s = strings.ToLower(strings.TrimRight(s, `/\`))
+		return s[strings.LastIndexAny(s, `/\`)+1:]
+	}
+	got := base(logged)
+	repo, _ := planner.CatalogRepo(m)
+	for _, n := range []string{base(repo), strings.ToLower(m.ID), strings.ToLower(m.Name)} {
+		if n != "" && got != "" && (strings.Contains(got, n) || strings.Contains(n, got)) {
+			return true
+		}
+	}
+	return got == ""
 }
 
 // gpuAssumption: a vLLM or SGLang log names no GPU (llama.cpp's names its

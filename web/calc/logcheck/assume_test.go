@@ -177,3 +177,35 @@ func TestSamplerAssumption(t *testing.T) {
 		t.Error("samplerAssumption(an SGLang log) lists the sampler")
 	}
 }
+
+// TestModelNamed: a vLLM or SGLang log that names a model other than the
+// one checked says so first, asking for --model; a name that holds the
+// checked model's (a quantized repository of it) or that it holds does not.
+func TestModelNamed(t *testing.T) {
+	m, err := catalog.Lookup("qwen3-8b-bf16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		logged string
+		same   bool
+	}{
+		{"Qwen/Qwen3-8B", true},
+		{"Qwen/Qwen3-8B-AWQ", true},
+		{"/models/Qwen3-8B/", true},
+		{"qwen3", true},
+		{"cpatonn/Qwen3-30B-A3B-Thinking-2507-AWQ-4bit", false},
+		{"meta-llama/Llama-3.1-8B-Instruct", false},
+		{`C:\models\Qwen2-0.5B`, false},
+	} {
+		l := enginelog.Log{Engine: planner.EngineVLLM, Settings: &enginelog.Settings{Model: c.logged}}
+		a, ok := modelAssumption(&l, &m)
+		if ok == c.same || !c.same && (!a.Decides || !strings.Contains(a.Text, c.logged) || !strings.Contains(a.Text, "--model")) {
+			t.Errorf("a log of %q checked as %s: %+v, %v; want the same model: %v", c.logged, m.ID, a, ok, c.same)
+		}
+	}
+	l := enginelog.Log{Engine: planner.EngineVLLM}
+	if a, ok := modelAssumption(&l, &m); !ok || a.Decides || !strings.Contains(a.Text, "names no model") {
+		t.Errorf("a log that names no model: %+v, %v", a, ok)
+	}
+}
