@@ -168,10 +168,7 @@ func memFractionStatic(in *Input) float64 {
 		return f
 	}
 	if sglangRulesOf(in).byTP {
-		tp := 1
-		if r := in.Rank; r != nil {
-			tp = r.Layout.tp()
-		}
+		tp := rankTP(in)
 		for _, t := range sglangByTP {
 			if tp >= t.tp {
 				return t.frac

@@ -503,9 +503,9 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 			return "activation peak (torch)", c.linef("estimated: V0's profile run over max_num_batched_tokens %d: tokens × (3 × intermediate + 3 × hidden) × 2 B, or its sampler's min(max_num_seqs %d, tokens) × vocab × 38 B + tokens × hidden × 2 B when more",
 				int64(in.Limits.MaxPrefillTokens), int64(l.batch))
 		}
-		entry := vllmSamplerEntry(in, int64(min(l.batch, l.prefill)))
+		rows := int64(min(l.batch, l.prefill))
 		return "activation peak (torch)", c.join(c.linefs("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × %d B (%s) + tokens × hidden × 4 B",
-			vllmSamplerPath(in, entry), int64(l.batch), int64(l.prefill), entry), vllmEncoderDetail(in, c, l))
+			vllmSamplerPath(in, rows), int64(l.batch), int64(l.prefill), vllmSamplerEntry(in, rows)), vllmEncoderDetail(in, c, l))
 	case keyNonTorch:
 		if in.Serving.VLLM.NonTorchBytes > 0 {
 			return "non-torch memory", "as reported"

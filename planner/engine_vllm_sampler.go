@@ -17,7 +17,7 @@ package planner
 func vllmSamplerBytes(in *Input, rows int64) Bytes {
 	v, e := int64(in.Model.VocabSize), vllmSamplerEntry(in, rows)
 	sm, buf := int64(in.Calibration.SMCount), int64(0)
-	if e < 38 && sm > 0 && !in.Serving.VLLM.FlashInferSampler {
+	if sm > 0 && vllmTritonSampler(in, rows) {
 		buf = 1
 		for buf < min(rows, sm) {
 			buf *= 2
@@ -62,18 +62,25 @@ const VLLMFlashInferSampler = "Using FlashInfer for top-p & top-k sampling."
 // the logits, their float32 copy, the softmax and the noise: 14 B, beside
 // the kernel's buffer (vllmSamplerBytes).
 func vllmSamplerEntry(in *Input, rows int64) int64 {
-	if in.Serving.VLLM.FlashInferSampler || rows >= 8 && vllmRulesOf(in).tritonSampler {
+	if in.Serving.VLLM.FlashInferSampler || vllmTritonSampler(in, rows) {
 		return 14
 	}
 	return 38
 }
 
+// vllmTritonSampler reports whether the warm-up over rows rows takes the
+// native path's Triton kernel: from 0.18, for 8 rows or more, when
+// FlashInfer's sampler is not the one (vllmSamplerEntry).
+func vllmTritonSampler(in *Input, rows int64) bool {
+	return !in.Serving.VLLM.FlashInferSampler && rows >= 8 && vllmRulesOf(in).tritonSampler
+}
+
 // vllmSamplerPath names the top-k/top-p path the warm-up is charged for.
-func vllmSamplerPath(in *Input, entry int64) string {
+func vllmSamplerPath(in *Input, rows int64) string {
 	if in.Serving.VLLM.FlashInferSampler {
 		return "FlashInfer sampler"
 	}
-	if entry < 38 {
+	if vllmTritonSampler(in, rows) {
 		return "Triton sampler + per-SM buffer"
 	}
 	return "torch-native sampler"

@@ -92,7 +92,7 @@ func vllmEncoderItems(it vllmItem, l limits) int64 {
 
 // vllmPatchBytes is what one patch holds at the encoder's peak.
 func vllmPatchBytes(in *Input, e *VisionEncoder) int64 {
-	tp := vllmTP(in)
+	tp := int64(rankTP(in))
 	mlps := int64(2)
 	if e.QuickGELU && !in.Serving.VLLM.EnforceEager {
 		mlps = 3
@@ -130,21 +130,13 @@ func vllmEncoderDetail(in *Input, c *charges, l limits) string {
 // position table, norms, biases) whole.
 func vllmTowerBytes(in *Input, v *Vision) Bytes {
 	split := min(max(v.SplitBytes, 0), v.Bytes)
-	return v.Bytes - split + Bytes(ceilDiv(int64(split), vllmTP(in)))
-}
-
-// vllmTP is the tensor-parallel size of in's rank, 1 for a single GPU.
-func vllmTP(in *Input) int64 {
-	if r := in.Rank; r != nil {
-		return int64(r.Layout.tp())
-	}
-	return 1
+	return v.Bytes - split + Bytes(ceilDiv(int64(split), int64(rankTP(in))))
 }
 
 // vllmTowerDetail describes the tower's charge: whole, or its projections
 // split over the ranks.
 func vllmTowerDetail(in *Input, c *charges) string {
-	if tp := vllmTP(in); tp > 1 && in.Model.Vision.SplitBytes > 0 {
+	if tp := int64(rankTP(in)); tp > 1 && in.Model.Vision.SplitBytes > 0 {
 		return c.linef("vision tensors, the projections' %B split over TP %d", int64(in.Model.Vision.SplitBytes), tp)
 	}
 	return "vision tensors"

@@ -82,6 +82,15 @@ func (p *Parallel) pp() int { return max(p.Pipeline, 1) }
 func (p *Parallel) ep() int { return max(p.Expert, 1) }
 func (p *Parallel) dp() int { return max(p.Data, 1) }
 
+// rankTP is the tensor-parallel size of the layout in's rank belongs to, 1
+// for a single GPU.
+func rankTP(in *Input) int {
+	if r := in.Rank; r != nil {
+		return r.Layout.tp()
+	}
+	return 1
+}
+
 // GPUs reports how many GPUs the layout uses.
 func (p *Parallel) GPUs() int { return p.tp() * p.pp() * p.dp() }
 

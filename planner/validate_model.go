@@ -200,25 +200,17 @@ func validEncoder(e *VisionEncoder) error {
 	if e == nil {
 		return nil
 	}
+	// Whole field names, so that a plan that validates builds no string.
 	for _, d := range []struct {
-		name  string
-		v, hi int
-	}{{"width", e.Width, 1 << 16}, {"mlp", e.MLP, 1 << 16}, {"heads", e.Heads, 1 << 16},
-		{"patch", e.Patch, 1 << 16}, {"temporal", e.Temporal, 1 << 16}, {"channels", e.Channels, 1 << 16},
-		{"merge", e.Merge, 1 << 16}, {"item_tokens", e.ItemTokens, 1 << 24}, {"out_width", e.OutWidth, 1 << 30}} {
-		if d.v >= 1 && d.v <= d.hi {
-			continue // the field's name is built only for its error: a plan does not allocate it
-		}
-		if err := inRange("model.vision.encoder."+d.name, d.v, 1, d.hi); err != nil {
-			return err
-		}
-	}
-	for _, d := range []struct {
-		name  string
-		v, hi int
-	}{{"model.vision.encoder.depth", e.Depth, 1 << 12}, {"model.vision.encoder.video_pixels", e.VideoPixels, 1 << 36},
-		{"model.vision.encoder.video_frames", e.VideoFrames, 1 << 16}} {
-		if err := inRange(d.name, d.v, 0, d.hi); err != nil {
+		name      string
+		v, lo, hi int
+	}{{"model.vision.encoder.width", e.Width, 1, 1 << 16}, {"model.vision.encoder.mlp", e.MLP, 1, 1 << 16},
+		{"model.vision.encoder.heads", e.Heads, 1, 1 << 16}, {"model.vision.encoder.patch", e.Patch, 1, 1 << 16},
+		{"model.vision.encoder.temporal", e.Temporal, 1, 1 << 16}, {"model.vision.encoder.channels", e.Channels, 1, 1 << 16},
+		{"model.vision.encoder.merge", e.Merge, 1, 1 << 16}, {"model.vision.encoder.item_tokens", e.ItemTokens, 1, 1 << 24},
+		{"model.vision.encoder.out_width", e.OutWidth, 1, 1 << 30}, {"model.vision.encoder.depth", e.Depth, 0, 1 << 12},
+		{"model.vision.encoder.video_pixels", e.VideoPixels, 0, 1 << 36}, {"model.vision.encoder.video_frames", e.VideoFrames, 0, 1 << 16}} {
+		if err := inRange(d.name, d.v, d.lo, d.hi); err != nil {
 			return err
 		}
 	}

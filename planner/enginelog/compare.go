@@ -23,11 +23,13 @@ func (l *Log) Input(m planner.Model, cal planner.Calibration) (planner.Input, er
 // (the profile's newest) otherwise. logcheck's assumptions say which.
 func (l *Log) release() string {
 	p := l.Engine.Profile()
-	if p == nil || l.Version == "" && !l.v0() {
+	switch {
+	case p == nil:
 		return ""
-	}
-	if l.Version == "" {
+	case l.Version == "" && l.v0():
 		return planner.VLLMV0Release
+	case l.Version == "":
+		return ""
 	}
 	v, err := planner.ParseVersion(l.Version)
 	if err != nil {

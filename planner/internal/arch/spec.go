@@ -157,9 +157,12 @@ func (d *decoder) check(f *fields) error {
 // 0: every GEMM weight but the patch embedding, a replicated convolution;
 // biases, norms and position tables stay whole.
 func splitBytes(v *Vision, sc Scheme) planner.Bytes {
+	if !v.TPSplit {
+		return 0
+	}
 	var b int64
 	for i := range v.Tensors {
-		if t := &v.Tensors[i]; v.TPSplit && t.Kind == KindMatrix && !t.Bias && t.Role != "v.patch_embd" {
+		if t := &v.Tensors[i]; t.Kind == KindMatrix && !t.Bias && t.Role != "v.patch_embd" {
 			b += satMul(int64(max(t.Experts, 1)), sc.Format(t).Bytes(t.N, t.K))
 		}
 	}
