@@ -26,7 +26,7 @@ func (l *Log) release() string {
 	switch {
 	case p == nil:
 		return ""
-	case l.Version == "" && l.v0():
+	case l.Version == "" && l.V0():
 		return planner.VLLMV0Release
 	case l.Version == "":
 		return ""
@@ -41,8 +41,8 @@ func (l *Log) release() string {
 	return l.Version
 }
 
-// v0 reports whether l is a log of vLLM's V0 engine.
-func (l *Log) v0() bool { return l.Engine == planner.EngineVLLM && l.Settings != nil && l.Settings.V0 }
+// V0 reports whether l is a log of vLLM's V0 engine (Settings.V0).
+func (l *Log) V0() bool { return l.Engine == planner.EngineVLLM && l.Settings != nil && l.Settings.V0 }
 
 // poolInput is a pool engine's configuration: the request length the log
 // states (max_model_len or context_length, else the length of vLLM's

@@ -118,7 +118,7 @@ func label(e planner.EngineName) string {
 // another release's rules with it, which decides the comparison.
 func versionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 	a := Assumption{Fact: "engine_version", Planned: pl.Version, Flag: FlagEngineVersion}
-	if l.Version == "" && l.Settings != nil && l.Settings.V0 {
+	if l.Version == "" && l.V0() {
 		a.Text = printf.Sprintf("The log states no vLLM release, and its lines are the V0 engine's (the default before 0.8): planned as vLLM %s by the rules read at %s, which every V0 release shares; --engine-version gives the release.",
 			planner.VLLMV0Release, pl.Version)
 		return a, true
