@@ -51,7 +51,8 @@ import (
 // in every layer; before 0.18 the sampler's warm-up sorts (from 0.18 the
 // native path is a Triton kernel, vllmSamplerEntry); before 0.21 the
 // CUDA-graph estimate is outside the budget; before 0.22 the
-// utilization's default is 0.9.
+// utilization's default is 0.9. A start whose log names Model Runner V2
+// has that runner's profile and sampler state (engine_vllm_mrv2.go).
 
 // EngineVLLM is vLLM.
 const EngineVLLM EngineName = "vllm"
