@@ -30,6 +30,7 @@ const (
 	keyCUDAPool      // llama.cpp's CUDA pool at the first decode
 	keyActivation    // vLLM's profiled activation peak
 	keyNonTorch      // vLLM's memory outside torch
+	keySamplerState  // vLLM Model Runner V2's per-request sampler state
 	keyGraphEstimate // vLLM's CUDA-graph estimate
 	keyVisionStaging
 	keyMeasuredT2

@@ -51,7 +51,8 @@ import (
 // in every layer; before 0.18 the sampler's warm-up sorts (from 0.18 the
 // native path is a Triton kernel, vllmSamplerEntry); before 0.21 the
 // CUDA-graph estimate is outside the budget; before 0.22 the
-// utilization's default is 0.9.
+// utilization's default is 0.9. A start whose log names Model Runner V2
+// has that runner's profile and sampler state (engine_vllm_mrv2.go).
 
 // EngineVLLM is vLLM.
 const EngineVLLM EngineName = "vllm"
@@ -149,6 +150,11 @@ type VLLMOptions struct {
 	// kernel, which the log says (VLLMFlashInferSampler): its warm-up
 	// takes less memory than the torch-native path, the default.
 	FlashInferSampler bool `json:"flashinfer_sampler,omitempty"`
+	// ModelRunnerV2 is V1 running Model Runner V2, which the log says
+	// (VLLMModelRunnerV2, or its runner's file name): its profile samples
+	// without top-k and top-p, and its sampler keeps per-request state
+	// (engine_vllm_mrv2.go).
+	ModelRunnerV2 bool `json:"model_runner_v2,omitempty"`
 	// ActivationBytes and NonTorchBytes replace the estimates with what a
 	// vLLM start-up log reported.
 	ActivationBytes Bytes `json:"activation_bytes,omitempty"`
@@ -179,6 +185,9 @@ func (vllm) validate(in *Input) error {
 		if f.v < 0 || f.v > maxBudget {
 			return bad("serving.vllm."+f.name, "%d is out of range [0, 1 PiB]", f.v)
 		}
+	}
+	if o.ModelRunnerV2 && vllmRulesOf(in).v0 {
+		return bad("serving.vllm.model_runner_v2", "Model Runner V2 is a V1 runner (vLLM 0.8 and later) only")
 	}
 	if o.FlashInferSampler && vllmRulesOf(in).v0 {
 		return bad("serving.vllm.flashinfer_sampler", "V0's sampler is not modelled with FlashInfer; V1 (vLLM 0.8 and later) only")
@@ -379,6 +388,9 @@ func (vllm) charge(in *Input, s *shape, l limits, c *charges) {
 	r := vllmRulesOf(in)
 	c.set(keyActivation, orDefault(o.ActivationBytes, vllmActivation(in, r, l)))
 	c.set(keyNonTorch, vllmNonTorch(in))
+	if vllmMRV2(in, r) {
+		c.set(keySamplerState, vllmMRV2State(in, l))
+	}
 	if r.graphsInBudget && !o.EnforceEager {
 		var b Bytes
 		c.graphs, b = vllmGraphCharge(in, l)
@@ -419,6 +431,9 @@ func vllmActivation(in *Input, r *vllmRules, l limits) Bytes {
 	rows := int64(min(l.batch, l.prefill))
 	if r.v0 {
 		return max(vllmV0Forward(in), vllmV0Sampler(in, rows))
+	}
+	if vllmMRV2(in, r) {
+		return vllmMRV2Activation(in, l)
 	}
 	text := satMul3(int64(l.prefill), int64(m.HiddenSize), 4)
 	if lastStage(in) {
@@ -504,6 +519,10 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 				int64(in.Limits.MaxPrefillTokens), int64(l.batch))
 		}
 		rows := int64(min(l.batch, l.prefill))
+		if vllmMRV2(in, vllmRulesOf(in)) {
+			return "activation peak (torch)", c.join(c.linef("estimated (Model Runner V2): the larger of max_num_batched_tokens %d × (3 × intermediate + 3 × hidden) × 2 B and min(max_num_seqs %d, tokens) × vocab × %d B (no top-k/top-p) + tokens × hidden × 4 B",
+				int64(l.prefill), int64(l.batch), int64(vllmMRV2SamplerEntry)), vllmEncoderDetail(in, c, l))
+		}
 		return "activation peak (torch)", c.join(c.linefs("estimated: min(max_num_seqs %d, max_num_batched_tokens %d) × vocab × %d B (%s) + tokens × hidden × 4 B",
 			vllmSamplerPath(in, rows), int64(l.batch), int64(l.prefill), vllmSamplerEntry(in, rows)), vllmEncoderDetail(in, c, l))
 	case keyNonTorch:
@@ -511,6 +530,8 @@ func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 			return "non-torch memory", "as reported"
 		}
 		return "non-torch memory", vllmNonTorchDetail(in, c)
+	case keySamplerState:
+		return "sampler state (Model Runner V2)", c.linef("max_num_seqs %d × (vocab + 2 × ⌈vocab ÷ 32⌉) × 4 B: the penalties' output-token counts and two bit masks", int64(l.batch))
 	case keyGraphEstimate:
 		if in.Calibration.GraphExec == 0 {
 			return c.linef("CUDA graphs (%d graphs, estimated)", c.graphs),

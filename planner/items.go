@@ -31,6 +31,7 @@ var itemSpecs = [numKeys]itemSpec{
 	keyCUDAPool:       {"cuda_pool", TierScratch, SourceEstimated},
 	keyActivation:     {"activation_peak", TierScratch, SourceEstimated},
 	keyNonTorch:       {"non_torch", TierDriver, SourceEstimated},
+	keySamplerState:   {"sampler_state", TierEnginePersistent, SourceFormula},
 	keyGraphEstimate:  {"cuda_graphs", TierEnginePersistent, SourceCalibrated},
 	keyVisionStaging:  {"vision_staging", TierEnginePersistent, SourceFormula},
 	keyMeasuredT2:     {"engine_persistent", TierEnginePersistent, SourceCalibrated},

@@ -56,7 +56,7 @@ func Input(e *Entry, root string) (planner.Input, string, error) {
 		return in, "", err
 	}
 	in.Features.Vision = slices.Contains(strings.Split(e.Model.Family, "+"), "vision")
-	if in.Serving.VLLM.FlashInferSampler, err = flashInferSampler(e); err != nil {
+	if in.Serving.VLLM.FlashInferSampler, in.Serving.VLLM.ModelRunnerV2, err = vllmLogFacts(e); err != nil {
 		return in, "", err
 	}
 	in.Serving.Version = Release(e)
@@ -65,19 +65,20 @@ func Input(e *Entry, root string) (planner.Input, string, error) {
 	return in, cal.ID, err
 }
 
-// flashInferSampler reports whether e's log says vLLM V1 samples top-k
-// and top-p with FlashInfer, as enginelog, the one reader of start-up
-// logs, reads it for `vramplan check --log` (enginelog.Log.FlashInferSampler),
-// from a log that may report no memory figures.
-func flashInferSampler(e *Entry) (bool, error) {
+// vllmLogFacts reports whether e's log says vLLM V1 samples top-k and
+// top-p with FlashInfer and whether it says Model Runner V2 ran, as
+// enginelog, the one reader of start-up logs, reads them for `vramplan
+// check --log` (enginelog.Log.FlashInferSampler, ModelRunnerV2), from a
+// log that may report no memory figures.
+func vllmLogFacts(e *Entry) (flashInfer, mrv2 bool, err error) {
 	if e.Engine != EngineVLLM {
-		return false, nil
+		return false, false, nil
 	}
 	l, err := enginelog.Read([]byte(e.Log)) // a failed start reports no figures
 	if err != nil {
-		return false, fmt.Errorf("log: %w", err)
+		return false, false, fmt.Errorf("log: %w", err)
 	}
-	return l.FlashInferSampler(), nil
+	return l.FlashInferSampler(), l.ModelRunnerV2(), nil
 }
 
 // Release returns the engine release e is planned under, as the planner

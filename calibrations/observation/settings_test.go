@@ -206,6 +206,7 @@ func TestSettingsEncoding(t *testing.T) {
 	st := &enginelog.Settings{Model: "m", Dtype: "auto", Ranks: 4, V0: true, GPUTotal: planner.GiB, Given: []string{"max_len"}}
 	st.TensorParallel, st.PipelineParallel, st.MaxLen, st.MemFractionStatic = 2, 3, 8192, 0.5
 	st.MaxNumSeqs, st.MaxBatchedTokens, st.EnforceEager, st.FlashInferSampler, st.KVDtype = 16, 2048, true, true, "fp8_e4m3"
+	st.ModelRunnerV2 = true
 	l := &enginelog.Log{Engine: planner.EngineVLLM, Settings: st, Pool: &enginelog.PoolFigures{Tokens: 1000}}
 	o := observation.FromLog(l, m, observation.GPU{Name: cal.GPU, TotalMiB: 143155}, "0.11.0", "2026-11-30", "")
 	ch, err := observation.Check(observation.Format(&o))
@@ -221,7 +222,8 @@ func TestSettingsEncoding(t *testing.T) {
   "max_num_batched_tokens": 2048,
   "enforce_eager": true,
   "flashinfer_sampler": true,
-  "kv_cache_dtype": "fp8_e4m3"
+  "kv_cache_dtype": "fp8_e4m3",
+  "model_runner_v2": true
  },
 `
 	if !strings.Contains(string(ch.Document), want) {

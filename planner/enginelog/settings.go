@@ -67,6 +67,10 @@ type Launch struct {
 	FlashInferSampler bool `json:"flashinfer_sampler,omitempty"`
 	// KVDtype is kv_cache_dtype as printed ("auto", "fp8_e4m3").
 	KVDtype string `json:"kv_cache_dtype,omitempty"`
+	// ModelRunnerV2 reports whether vLLM V1 logged that it runs Model
+	// Runner V2 (planner.VLLMModelRunnerV2, or a line that runner's
+	// model_runner.py printed).
+	ModelRunnerV2 bool `json:"model_runner_v2,omitempty"`
 }
 
 // setting is one key of an argument list and where its value goes.

@@ -17,7 +17,7 @@ var vllmLog = logReader{engine: planner.EngineVLLM,
 	// The lines that print a size hold "B" (GiB, GB); the others are named
 	// by a part that starts with a byte a server's request lines seldom hold.
 	markers: []string{"B", "KV cache size:", "Maximum concurrency", "-memory-utilization", "blocks:",
-		"-default args", "LLM engine (v", "API server version", "Using max model len", "top-p & top-k", "top-p/top-k"},
+		"-default args", "LLM engine (v", "API server version", "Using max model len", "top-p & top-k", "top-p/top-k", "V2 Model Runner"},
 	claims: func(s string) bool {
 		for _, m := range vllmMarkers {
 			if strings.Contains(s, m) {
@@ -38,7 +38,14 @@ var vllmMarkers = []string{"Model loading took", "Loading model weights took", "
 	"Available KV cache memory:", "GPU KV cache size:", "Maximum concurrency for", "gpu_memory_utilization (",
 	"GPU blocks:", "CUDA blocks:", "cuda blocks:", "Estimated CUDA graph memory:", "Graph capturing finished",
 	"--gpu-memory-utilization", "non-default args: {", "LLM engine (v", "vLLM API server version", "Using max model len",
-	planner.VLLMFlashInferSampler, vllmNativeFallback, vllmSamplerUnavailable, vllmSamplerDisabled}
+	planner.VLLMFlashInferSampler, vllmNativeFallback, vllmSamplerUnavailable, vllmSamplerDisabled, planner.VLLMModelRunnerV2}
+
+// vllmMRV2File is the source tag of a line Model Runner V2's
+// vllm/v1/worker/gpu/model_runner.py prints ("[model_runner.py:329] Model
+// loading took …", "Graph capturing finished …"); V1's runner prints from
+// gpu_model_runner.py, and V0's model_runner.py printed "Loading model
+// weights took", which marks a V0 log.
+const vllmMRV2File = "[model_runner.py:"
 
 // vllmNativeSampler are what the lines hold that V1 logs when
 // TopKTopPSampler takes the torch-native path for want of FlashInfer's:
@@ -83,7 +90,7 @@ func (r *reader) vllmLine(s string) bool {
 		}
 	}
 	for _, part := range []func(*reader, string) bool{(*reader).vllmV0Profile, (*reader).vllmPool, (*reader).vllmUtilization,
-		(*reader).vllmConfig, (*reader).vllmSampler} {
+		(*reader).vllmConfig, (*reader).vllmSampler, (*reader).vllmRunner} {
 		if part(r, s) {
 			read = true
 		}
@@ -260,6 +267,26 @@ func (r *reader) vllmSampler(s string) bool {
 	return false
 }
 
+// vllmRunner reads whether V1 ran Model Runner V2: the worker's
+// planner.VLLMModelRunnerV2 line, or a line of that runner's own file
+// beside a V1 figure.
+func (r *reader) vllmRunner(s string) bool {
+	mrv2 := strings.Contains(s, planner.VLLMModelRunnerV2) ||
+		strings.Contains(s, vllmMRV2File) && (strings.Contains(s, "Model loading took") || strings.Contains(s, "Graph capturing finished"))
+	if mrv2 {
+		r.settings.ModelRunnerV2, r.stated = true, true
+	}
+	return mrv2
+}
+
+// ModelRunnerV2 reports whether l is a vLLM V1 log that says Model Runner
+// V2 ran (planner.VLLMModelRunnerV2): the runner whose profile and sampler
+// state the plan charges by their own rules.
+func (l *Log) ModelRunnerV2() bool {
+	st := l.Settings
+	return l.Engine == planner.EngineVLLM && st != nil && st.ModelRunnerV2 && !st.V0
+}
+
 // SamplerStated reports whether l says which top-k and top-p sampler vLLM
 // V1 warmed up with, FlashInfer's or the torch-native one.
 func (l *Log) SamplerStated() bool {
@@ -291,6 +318,7 @@ func vllmInput(l *Log, in *planner.Input) error {
 		in.Limits.MaxBatch, in.Limits.MaxPrefillTokens = st.MaxNumSeqs, st.MaxBatchedTokens
 		in.Serving.VLLM.EnforceEager = st.EnforceEager
 		in.Serving.VLLM.FlashInferSampler = l.FlashInferSampler()
+		in.Serving.VLLM.ModelRunnerV2 = l.ModelRunnerV2()
 		if strings.HasPrefix(st.KVDtype, "fp8") {
 			in.Limits.KVDtype = planner.KVDtypeFP8
 		}

@@ -3,8 +3,8 @@ package logcheck
 // This file says what a check had to assume: every fact of the setup that
 // the plan needs and the log does not state — the engine's release, the
 // tensor-parallel size, the utilization or memory fraction, the request
-// length, the model, the GPU, a unified-memory host's share and vLLM's
-// top-k/top-p sampler path. An assumption that decides the
+// length, the model, the GPU, a unified-memory host's share, vLLM's
+// top-k/top-p sampler path and its model runner. An assumption that decides the
 // comparison (a TP 4 log planned on one GPU, a KV pool sized at a
 // utilization the run did not use) is said first, with the flag that
 // states it, by `vramplan check` and the page's log box alike.
@@ -35,7 +35,7 @@ const (
 // Assumption is a fact a check planned with that the log did not state.
 type Assumption struct {
 	// Fact names it: "engine_version", "tensor_parallel", "utilization",
-	// "max_len", "model", "gpu", "host_memory", "sampler".
+	// "max_len", "model", "gpu", "host_memory", "sampler", "runner".
 	Fact string `json:"fact"`
 	// Planned is what the check planned with.
 	Planned string `json:"planned"`
@@ -95,6 +95,7 @@ func Assumptions(l *enginelog.Log, pl *Planned, m *planner.Model, c *planner.Cal
 	add(gpuAssumption(l, c))
 	add(hostAssumption(l, c))
 	add(samplerAssumption(l))
+	add(runnerAssumption(l))
 	var first, rest []Assumption
 	for _, a := range out {
 		if a.Decides {
@@ -313,11 +314,10 @@ func hostAssumption(l *enginelog.Log, c *planner.Calibration) (Assumption, bool)
 // top-p over the whole vocabulary, and its peak depends on the sampler path
 // (planner.VLLMFlashInferSampler). A V1 log that says neither FlashInfer's
 // path nor the native fallback, and every V0 log, is planned with the
-// torch-native path, the larger warm-up; Model Runner V2, which the plan
-// does not model, profiles without top-k and top-p (docs/engine-results.md,
-// the MRV2 pass).
+// torch-native path, the larger warm-up; a log of Model Runner V2, whose
+// profile runs neither (planner.VLLMModelRunnerV2), assumes nothing of it.
 func samplerAssumption(l *enginelog.Log) (Assumption, bool) {
-	if l.Engine != planner.EngineVLLM || l.SamplerStated() {
+	if l.Engine != planner.EngineVLLM || l.SamplerStated() || l.ModelRunnerV2() {
 		return Assumption{}, false
 	}
 	a := Assumption{Fact: "sampler", Planned: "native top-k/top-p",
@@ -329,6 +329,29 @@ func samplerAssumption(l *enginelog.Log) (Assumption, bool) {
 			"checked with the torch-native one, as V0 is planned."
 	}
 	return a, true
+}
+
+// vllmMRV2From is the first release in which Model Runner V2 is the
+// default for some models (dense ones "in 0.25.1", by vLLM PR #49233's
+// description; every family from 0.29.0, docs/engine-results.md).
+var vllmMRV2From, _ = planner.ParseVersion("0.25")
+
+// runnerAssumption: a V1 log of a release that may have run Model Runner
+// V2 by default and that names neither runner is planned with V1's
+// (planner.VLLMModelRunnerV2 says what differs).
+func runnerAssumption(l *enginelog.Log) (Assumption, bool) {
+	if l.Engine != planner.EngineVLLM || l.ModelRunnerV2() || l.V0() {
+		return Assumption{}, false
+	}
+	v, err := planner.ParseVersion(l.Version)
+	if err != nil || v.Compare(vllmMRV2From) < 0 {
+		return Assumption{}, false
+	}
+	return Assumption{Fact: "runner", Planned: "Model Runner V1",
+		Text: "The log does not say which model runner vLLM ran (Model Runner V2 logs \"" + planner.VLLMModelRunnerV2 +
+			"\" and prints from model_runner.py, V1 from gpu_model_runner.py): checked with V1's, whose profile warms the sampler up with " +
+			"top-k and top-p; from 0.25 V2 is the default for more model families (for all from 0.29), and its profile skips them " +
+			"and keeps max_num_seqs × vocab of sampler state (serving.vllm.model_runner_v2 plans it)."}, true
 }
 
 func given(st *enginelog.Settings, name string) bool {

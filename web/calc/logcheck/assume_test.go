@@ -176,6 +176,43 @@ func TestSamplerAssumption(t *testing.T) {
 	if _, ok := samplerAssumption(&enginelog.Log{Engine: planner.EngineSGLang}); ok {
 		t.Error("samplerAssumption(an SGLang log) lists the sampler")
 	}
+	l, err := enginelog.Parse([]byte(v1 + "(EngineCore_0 pid=1) INFO 09-04 01:02:55 [gpu_worker.py:283] Using V2 Model Runner\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := samplerAssumption(&l); ok {
+		t.Errorf("samplerAssumption(a Model Runner V2 log) = %+v, want none: its profile runs no top-k/top-p", a)
+	}
+}
+
+// TestRunnerAssumption: a V1 log of 0.25 or later that names neither model
+// runner lists the runner as assumed; one that says Model Runner V2 ran, an
+// earlier release's and one that states no release do not.
+func TestRunnerAssumption(t *testing.T) {
+	head := func(v string) string {
+		return "(EngineCore pid=1) INFO 09-04 01:02:54 [core.py:74] Initializing a V1 LLM engine (v" + v + ") with config: model='m'\n" +
+			"(EngineCore pid=1) INFO 09-04 01:04:29 [gpu_worker.py:276] Available KV cache memory: 5.01 GiB\n"
+	}
+	const mrv2 = "(EngineCore pid=1) INFO 09-04 01:02:55 [gpu_worker.py:283] Using V2 Model Runner\n"
+	for _, c := range []struct {
+		log  string
+		want bool
+	}{
+		{head("0.28.0"), true},
+		{head("0.25.1"), true},
+		{head("0.29.0") + mrv2, false},
+		{head("0.20.2"), false},
+		{"(EngineCore pid=1) INFO 09-04 01:04:29 [gpu_worker.py:276] Available KV cache memory: 5.01 GiB\n", false},
+	} {
+		l, err := enginelog.Parse([]byte(c.log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, ok := runnerAssumption(&l)
+		if ok != c.want || ok && (a.Fact != "runner" || a.Decides || !strings.Contains(a.Text, planner.VLLMModelRunnerV2)) {
+			t.Errorf("runnerAssumption(%q) = %+v, %v; want %v", c.log, a, ok, c.want)
+		}
+	}
 }
 
 // TestModelNamed: a vLLM or SGLang log that names a model other than the
