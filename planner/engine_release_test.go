@@ -211,12 +211,12 @@ func TestReleaseDefaults(t *testing.T) {
 }
 
 // TestVLLMHybridManager: a model that mixes sliding-window and full
-// attention keeps its window under the hybrid KV-cache manager (0.10 on)
-// and is charged full-length blocks in every layer before it.
+// attention keeps its window under the hybrid KV-cache manager (0.9.1 on,
+// vLLM PR #17996) and is charged full-length blocks in every layer before it.
 func TestVLLMHybridManager(t *testing.T) {
 	m := catalogModel(t, "gemma-3-4b-it-bf16")
 	conc := map[string]float64{}
-	for _, v := range []string{"0.6.3", "0.9.2", "0.10.0"} {
+	for _, v := range []string{"0.6.3", "0.9.0", "0.9.1"} {
 		in := Input{Model: m, Calibration: h100(79.18), Limits: Limits{MaxSeqLen: 32768},
 			Serving: Serving{Engine: EngineVLLM, Version: v, VLLM: VLLMOptions{GPUMemoryUtilization: 0.9}}}
 		p, err := Report(in)
@@ -224,12 +224,12 @@ func TestVLLMHybridManager(t *testing.T) {
 			t.Fatal(err)
 		}
 		conc[v] = p.Engine.Pool.MaxConcurrency
-		if windows := len(vllmGeometry(&p.Input, 16).windows) > 0; windows != (v == "0.10.0") {
-			t.Errorf("vLLM %s: sliding-window groups %v, want them from 0.10 only", v, windows)
+		if windows := len(vllmGeometry(&p.Input, 16).windows) > 0; windows != (v == "0.9.1") {
+			t.Errorf("vLLM %s: sliding-window groups %v, want them from 0.9.1 only", v, windows)
 		}
 	}
-	if !(conc["0.10.0"] > 2*conc["0.9.2"]) {
-		t.Errorf("concurrency at 32k by release = %v: want 0.10's windows to hold far more than 0.9's full-length layers", conc)
+	if !(conc["0.9.1"] > 2*conc["0.9.0"]) {
+		t.Errorf("concurrency at 32k by release = %v: want 0.9.1's windows to hold far more than 0.9.0's full-length layers", conc)
 	}
 }
 

@@ -46,10 +46,11 @@ import (
 // max_num_batched_tokens (max(max_model_len, 2048) without chunked
 // prefill) and then V1's sampler warm-up, defaults gpu_memory_utilization to 0.9 and captures CUDA
 // graphs after sizing the KV cache; V1 before 0.9 gives an A100 the big
-// GPU's batch defaults; before 0.10 (the hybrid KV-cache manager) a model
+// GPU's batch defaults; before 0.9.1 (the hybrid KV-cache manager) a model
 // mixing sliding-window and full attention is charged full-length blocks
-// in every layer; before 0.18 the sampler's warm-up sorts (from 0.18 the
-// native path is a Triton kernel, vllmSamplerEntry); before 0.21 the
+// in every layer; 0.11 and 0.12 profile Qwen3-VL on a video
+// (engine_vllm_video.go); before 0.17 the sampler's warm-up sorts (from
+// 0.17 the native path is a Triton kernel, vllmSamplerEntry); before 0.21 the
 // CUDA-graph estimate is outside the budget; before 0.22 the
 // utilization's default is 0.9.
 
@@ -97,16 +98,17 @@ type vllmRules struct {
 
 // vllmRanges are the releases the profile covers, oldest first; the rules
 // of each are vllmBands' entry at its index (docs/architecture.md, "Engine
-// releases", says where each was read). Both are static data: a profile
+// releases", says where each was read and pins each boundary to the
+// upstream commit that made it and the first release cut after it). Both are static data: a profile
 // built by code at start would cost the WebAssembly module its init code.
 var vllmRanges = [...]VersionRange{
 	{Name: "V0 engine", From: Version{n: [3]int32{0, 4, 0}}, Until: Version{n: [3]int32{0, 8, 0}}, ReadAt: "vLLM 0.6 (V0 engine)"},
 	{Name: "V1 engine", From: Version{n: [3]int32{0, 8, 0}}, Until: Version{n: [3]int32{0, 9, 0}}, ReadAt: "vLLM 0.8 (V1 engine)"},
-	{Name: "V1 engine", From: Version{n: [3]int32{0, 9, 0}}, Until: Version{n: [3]int32{0, 10, 0}}, ReadAt: "vLLM 0.9 (V1 engine)"},
-	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 10, 0}}, Until: Version{n: [3]int32{0, 11, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
+	{Name: "V1 engine", From: Version{n: [3]int32{0, 9, 0}}, Until: Version{n: [3]int32{0, 9, 1}}, ReadAt: "vLLM 0.9 (V1 engine)"},
+	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 9, 1}}, Until: Version{n: [3]int32{0, 11, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
 	{Name: "V1, Qwen3-VL video profile", From: Version{n: [3]int32{0, 11, 0}}, Until: Version{n: [3]int32{0, 13, 0}}, ReadAt: "vLLM 0.11 (V1 engine)"},
-	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 13, 0}}, Until: Version{n: [3]int32{0, 18, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
-	{Name: "V1, Triton top-k/top-p", From: Version{n: [3]int32{0, 18, 0}}, Until: Version{n: [3]int32{0, 21, 0}}, ReadAt: "vLLM 0.18 (V1 engine)"},
+	{Name: "V1, encoder budget in embeddings", From: Version{n: [3]int32{0, 13, 0}}, Until: Version{n: [3]int32{0, 17, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
+	{Name: "V1, Triton top-k/top-p", From: Version{n: [3]int32{0, 17, 0}}, Until: Version{n: [3]int32{0, 21, 0}}, ReadAt: "vLLM 0.18 (V1 engine)"},
 	{Name: "V1, CUDA graphs in the budget", From: Version{n: [3]int32{0, 21, 0}}, Until: Version{n: [3]int32{0, 22, 0}}, ReadAt: "vLLM 0.21 (V1 engine)"},
 	{Name: "V1 engine", From: Version{n: [3]int32{0, 22, 0}}, ReadAt: VLLMVersion},
 }
