@@ -148,6 +148,7 @@ func TestSGLang044Run(t *testing.T) {
 // prefill past 32k, SGLang 0.4's fraction by TP and 0.4.8's by GPU memory.
 func TestReleaseDefaults(t *testing.T) {
 	a100 := Calibration{Schema: CalibrationSchema, ID: "a100", GPU: "NVIDIA A100-SXM4-80GB", DeviceTotal: 80 * GiB}
+	b200 := Calibration{Schema: CalibrationSchema, ID: "b200", GPU: "NVIDIA B200", DeviceTotal: 178 * GiB}
 	for _, tc := range []struct {
 		version      string
 		llm          bool
@@ -158,6 +159,12 @@ func TestReleaseDefaults(t *testing.T) {
 	}{
 		{"0.6.3", false, a100, 8192, 256, 8192, 0.9},
 		{"0.6.3", false, a100, 65536, 256, 2048, 0.9},
+		// Before 0.8.5 (PR #17073) the larger defaults go to an H100 or H200 by name.
+		{"0.8.4", false, a100, 8192, 256, 2048, 0.9},
+		{"0.8.4", true, a100, 8192, 256, 8192, 0.9},
+		{"0.8.4", false, h100(79.18), 8192, 1024, 8192, 0.9},
+		{"0.8.4", false, b200, 8192, 256, 2048, 0.9},
+		{"0.8.5", false, b200, 8192, 1024, 8192, 0.9},
 		{"0.8.5", false, a100, 8192, 1024, 8192, 0.9},
 		{"0.8.5", true, a100, 8192, 1024, 16384, 0.9},
 		{"0.9.2", false, a100, 8192, 256, 2048, 0.9},
