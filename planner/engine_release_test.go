@@ -148,6 +148,7 @@ func TestSGLang044Run(t *testing.T) {
 // prefill past 32k, SGLang 0.4's fraction by TP and 0.4.8's by GPU memory.
 func TestReleaseDefaults(t *testing.T) {
 	a100 := Calibration{Schema: CalibrationSchema, ID: "a100", GPU: "NVIDIA A100-SXM4-80GB", DeviceTotal: 80 * GiB}
+	b200 := Calibration{Schema: CalibrationSchema, ID: "b200", GPU: "NVIDIA B200", DeviceTotal: 178 * GiB}
 	for _, tc := range []struct {
 		version      string
 		llm          bool
@@ -158,6 +159,12 @@ func TestReleaseDefaults(t *testing.T) {
 	}{
 		{"0.6.3", false, a100, 8192, 256, 8192, 0.9},
 		{"0.6.3", false, a100, 65536, 256, 2048, 0.9},
+		// Before 0.8.5 (PR #17073) the larger defaults go to an H100 or H200 by name.
+		{"0.8.4", false, a100, 8192, 256, 2048, 0.9},
+		{"0.8.4", true, a100, 8192, 256, 8192, 0.9},
+		{"0.8.4", false, h100(79.18), 8192, 1024, 8192, 0.9},
+		{"0.8.4", false, b200, 8192, 256, 2048, 0.9},
+		{"0.8.5", false, b200, 8192, 1024, 8192, 0.9},
 		{"0.8.5", false, a100, 8192, 1024, 8192, 0.9},
 		{"0.8.5", true, a100, 8192, 1024, 16384, 0.9},
 		{"0.9.2", false, a100, 8192, 256, 2048, 0.9},
@@ -211,12 +218,12 @@ func TestReleaseDefaults(t *testing.T) {
 }
 
 // TestVLLMHybridManager: a model that mixes sliding-window and full
-// attention keeps its window under the hybrid KV-cache manager (0.10 on)
-// and is charged full-length blocks in every layer before it.
+// attention keeps its window under the hybrid KV-cache manager (0.9.1 on,
+// vLLM PR #17996) and is charged full-length blocks in every layer before it.
 func TestVLLMHybridManager(t *testing.T) {
 	m := catalogModel(t, "gemma-3-4b-it-bf16")
 	conc := map[string]float64{}
-	for _, v := range []string{"0.6.3", "0.9.2", "0.10.0"} {
+	for _, v := range []string{"0.6.3", "0.9.0", "0.9.1"} {
 		in := Input{Model: m, Calibration: h100(79.18), Limits: Limits{MaxSeqLen: 32768},
 			Serving: Serving{Engine: EngineVLLM, Version: v, VLLM: VLLMOptions{GPUMemoryUtilization: 0.9}}}
 		p, err := Report(in)
@@ -224,12 +231,12 @@ func TestVLLMHybridManager(t *testing.T) {
 			t.Fatal(err)
 		}
 		conc[v] = p.Engine.Pool.MaxConcurrency
-		if windows := len(vllmGeometry(&p.Input, 16).windows) > 0; windows != (v == "0.10.0") {
-			t.Errorf("vLLM %s: sliding-window groups %v, want them from 0.10 only", v, windows)
+		if windows := len(vllmGeometry(&p.Input, 16).windows) > 0; windows != (v == "0.9.1") {
+			t.Errorf("vLLM %s: sliding-window groups %v, want them from 0.9.1 only", v, windows)
 		}
 	}
-	if !(conc["0.10.0"] > 2*conc["0.9.2"]) {
-		t.Errorf("concurrency at 32k by release = %v: want 0.10's windows to hold far more than 0.9's full-length layers", conc)
+	if !(conc["0.9.1"] > 2*conc["0.9.0"]) {
+		t.Errorf("concurrency at 32k by release = %v: want 0.9.1's windows to hold far more than 0.9.0's full-length layers", conc)
 	}
 }
 

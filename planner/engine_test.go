@@ -46,10 +46,10 @@ func TestVLLMPublished(t *testing.T) {
 		// llm-d config_explorer/empirical-vllm-memory-results.md: util 0.9, block 128, max-model-len 16000.
 		// The page names no release; one before 0.21: its KV cache is the budget less the weights, the
 		// activation and the non-torch memory to the hundredth, so no CUDA-graph estimate came out of it.
-		// And one before 0.18: its activation is the sort's 38 B an entry over 1,024 rows, which the
-		// Triton path of 0.18 and later does not take (vllmSamplerEntry).
-		{"llm-d Llama-3.1-8B, reported", h100(79.18), llama31, 16000, 128, 4.76, 0.13, 14.99, 51.38, "0.17.0"},
-		{"llm-d Llama-3.1-8B, estimated", h100(79.18), llama31, 16000, 128, 0, 0, 0, 51.38, "0.17.0"},
+		// And one before 0.17: its activation is the sort's 38 B an entry over 1,024 rows, which the
+		// Triton path of 0.17 and later does not take (vllmSamplerEntry).
+		{"llm-d Llama-3.1-8B, reported", h100(79.18), llama31, 16000, 128, 4.76, 0.13, 14.99, 51.38, "0.16.0"},
+		{"llm-d Llama-3.1-8B, estimated", h100(79.18), llama31, 16000, 128, 0, 0, 0, 51.38, "0.16.0"},
 		// vLLM PR #10511 (December 2024, V0's "Memory profiling results"): util 0.9, Meta-Llama-3-8B
 		// (the same shape), TP 1.
 		{"PR 10511 Llama-3-8B, reported", h100(79.22), llama31, 8192, 16, 1.26, 1.79, 14.96, 53.29, "0.6.4"},
@@ -75,7 +75,7 @@ func TestVLLMPublished(t *testing.T) {
 // TestVLLMActivation: the activation estimate against llm-d's H100
 // figures, which also show it follows max_num_batched_tokens, not
 // max_model_len (Qwen3-0.6B: 5.56 GiB at 16k and at 32k); planned as a
-// release before 0.18, whose warm-up sorts (TestVLLMPublished).
+// release before 0.17, whose warm-up sorts (TestVLLMPublished).
 func TestVLLMActivation(t *testing.T) {
 	for _, tc := range []struct {
 		id   string
@@ -88,7 +88,7 @@ func TestVLLMActivation(t *testing.T) {
 	} {
 		for _, n := range tc.lens {
 			in := Input{Model: catalogModel(t, tc.id), Calibration: h100(79.18), Limits: Limits{MaxSeqLen: n},
-				Serving: Serving{Engine: EngineVLLM, Version: "0.17.0", VLLM: VLLMOptions{GPUMemoryUtilization: 0.9}}}
+				Serving: Serving{Engine: EngineVLLM, Version: "0.16.0", VLLM: VLLMOptions{GPUMemoryUtilization: 0.9}}}
 			p, err := PlanMemory(in)
 			if err != nil {
 				t.Fatalf("%s: %v", tc.id, err)
@@ -229,7 +229,7 @@ func checkEngineMonotone(t *testing.T, i int, in Input) {
 	more := in
 	more.Limits.MaxBatch++
 	// vLLM's warm-up sorts 7 rows (38 B an entry) and hands 8 to the
-	// Triton kernel (14 B) from 0.18 (vllmSamplerEntry): the one step
+	// Triton kernel (14 B) from 0.17 (vllmSamplerEntry): the one step
 	// where a larger batch is planned smaller, as vLLM measures it.
 	triton := in.Serving.Engine == EngineVLLM && in.Limits.MaxBatch == 7 && vllmRulesOf(&in).tritonSampler
 	if got := total(t, more); got < base && !triton {

@@ -46,10 +46,12 @@ import (
 // max_num_batched_tokens (max(max_model_len, 2048) without chunked
 // prefill) and then V1's sampler warm-up, defaults gpu_memory_utilization to 0.9 and captures CUDA
 // graphs after sizing the KV cache; V1 before 0.9 gives an A100 the big
-// GPU's batch defaults; before 0.10 (the hybrid KV-cache manager) a model
+// GPU's batch defaults (and before 0.8.5 gives them to an H100 or H200 by
+// name, not to every GPU of 70 GiB); before 0.9.1 (the hybrid KV-cache manager) a model
 // mixing sliding-window and full attention is charged full-length blocks
-// in every layer; before 0.18 the sampler's warm-up sorts (from 0.18 the
-// native path is a Triton kernel, vllmSamplerEntry); before 0.21 the
+// in every layer; 0.11 and 0.12 profile Qwen3-VL on a video
+// (engine_vllm_video.go); before 0.17 the sampler's warm-up sorts (from
+// 0.17 the native path is a Triton kernel, vllmSamplerEntry); before 0.21 the
 // CUDA-graph estimate is outside the budget; before 0.22 the
 // utilization's default is 0.9. A start whose log names Model Runner V2
 // has that runner's profile and sampler state (engine_vllm_mrv2.go).
@@ -79,6 +81,9 @@ type vllmRules struct {
 	// max_num_batched_tokens tokens, its batch defaults are V0's, and it
 	// captures CUDA graphs after sizing the KV cache, outside the budget.
 	v0 bool
+	// bigByName gives V1's larger batch defaults to a GPU whose name holds
+	// H100 or H200, whatever its memory; from 0.8.5 they go by memory.
+	bigByName bool
 	// notA100 keeps an A100 on the small V1 batch defaults at 80 GB.
 	notA100 bool
 	// hybrid is the hybrid KV-cache manager: sliding-window layers get
@@ -98,22 +103,25 @@ type vllmRules struct {
 
 // vllmRanges are the releases the profile covers, oldest first; the rules
 // of each are vllmBands' entry at its index (docs/architecture.md, "Engine
-// releases", says where each was read). Both are static data: a profile
+// releases", says where each was read and pins each boundary to the
+// upstream commit that made it and the first release cut after it). Both are static data: a profile
 // built by code at start would cost the WebAssembly module its init code.
 var vllmRanges = [...]VersionRange{
 	{Name: "V0 engine", From: Version{n: [3]int32{0, 4, 0}}, Until: Version{n: [3]int32{0, 8, 0}}, ReadAt: "vLLM 0.6 (V0 engine)"},
-	{Name: "V1 engine", From: Version{n: [3]int32{0, 8, 0}}, Until: Version{n: [3]int32{0, 9, 0}}, ReadAt: "vLLM 0.8 (V1 engine)"},
-	{Name: "V1 engine", From: Version{n: [3]int32{0, 9, 0}}, Until: Version{n: [3]int32{0, 10, 0}}, ReadAt: "vLLM 0.9 (V1 engine)"},
-	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 10, 0}}, Until: Version{n: [3]int32{0, 11, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
+	{Name: "V1 engine", From: Version{n: [3]int32{0, 8, 0}}, Until: Version{n: [3]int32{0, 8, 5}}, ReadAt: "vLLM 0.8 (V1 engine)"},
+	{Name: "V1, batch defaults by memory", From: Version{n: [3]int32{0, 8, 5}}, Until: Version{n: [3]int32{0, 9, 0}}, ReadAt: "vLLM 0.8 (V1 engine)"},
+	{Name: "V1 engine", From: Version{n: [3]int32{0, 9, 0}}, Until: Version{n: [3]int32{0, 9, 1}}, ReadAt: "vLLM 0.9 (V1 engine)"},
+	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 9, 1}}, Until: Version{n: [3]int32{0, 11, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
 	{Name: "V1, Qwen3-VL video profile", From: Version{n: [3]int32{0, 11, 0}}, Until: Version{n: [3]int32{0, 13, 0}}, ReadAt: "vLLM 0.11 (V1 engine)"},
-	{Name: "V1, hybrid KV-cache manager", From: Version{n: [3]int32{0, 13, 0}}, Until: Version{n: [3]int32{0, 18, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
-	{Name: "V1, Triton top-k/top-p", From: Version{n: [3]int32{0, 18, 0}}, Until: Version{n: [3]int32{0, 21, 0}}, ReadAt: "vLLM 0.18 (V1 engine)"},
+	{Name: "V1, encoder budget in embeddings", From: Version{n: [3]int32{0, 13, 0}}, Until: Version{n: [3]int32{0, 17, 0}}, ReadAt: "vLLM 0.10 (V1 engine)"},
+	{Name: "V1, Triton top-k/top-p", From: Version{n: [3]int32{0, 17, 0}}, Until: Version{n: [3]int32{0, 21, 0}}, ReadAt: "vLLM 0.18 (V1 engine)"},
 	{Name: "V1, CUDA graphs in the budget", From: Version{n: [3]int32{0, 21, 0}}, Until: Version{n: [3]int32{0, 22, 0}}, ReadAt: "vLLM 0.21 (V1 engine)"},
 	{Name: "V1 engine", From: Version{n: [3]int32{0, 22, 0}}, ReadAt: VLLMVersion},
 }
 
 var vllmBands = [len(vllmRanges)]vllmRules{
 	{utilization: 0.9, v0: true},
+	{utilization: 0.9, bigByName: true},
 	{utilization: 0.9},
 	{utilization: 0.9, notA100: true},
 	{utilization: 0.9, notA100: true, hybrid: true},
@@ -221,10 +229,14 @@ func (vllm) budget(in *Input) Bytes {
 	return fraction(seedBudget(in), utilization(in))
 }
 
-// bigGPU reports whether vLLM's larger batch defaults apply: 70 GiB or
-// more as NVML reports it, so never a GPU whose memory is the host's
-// (engine_vllm_uma.go), and from 0.9 not an A100.
+// bigGPU reports whether vLLM's larger batch defaults apply: before 0.8.5
+// to an H100 or H200 by its name; then 70 GiB or more as NVML reports it,
+// so never a GPU whose memory is the host's (engine_vllm_uma.go), and from
+// 0.9 not an A100.
 func bigGPU(in *Input, r *vllmRules) bool {
+	if gpu := in.Calibration.GPU; r.bigByName {
+		return strings.Contains(gpu, "H100") || strings.Contains(gpu, "H200")
+	}
 	return in.Calibration.DeviceTotal >= 70*GiB && !vllmUMA(in) && !(r.notA100 && strings.Contains(in.Calibration.GPU, "A100"))
 }
 

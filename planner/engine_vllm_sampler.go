@@ -47,14 +47,16 @@ const VLLMFlashInferSampler = "Using FlashInfer for top-p & top-k sampling."
 // its softmax: 14.0 B, its Python wrapper's tensors (the kernels' own
 // workspace, if any, was not measured; the four corpus runs that log
 // FlashInfer then land at −2.9 … −0.5 % in KV tokens). V1 takes FlashInfer's path where flashinfer is
-// installed from 0.9 (PR #15777 adapted to its 0.2.3 API, merged about
-// 2025-05-21: 0.9.0 or 0.9.1, not pinned; 0.8 falls back to the native path
-// for flashinfer 0.2.3 and later, PR #14815) to 0.11.0, and
-// only on VLLM_USE_FLASHINFER_SAMPLER=1 from 0.11.1 (PR #26859); the pip
-// wheel installs flashinfer only from 0.11.1 (PR #26443; both releases by
-// the PRs' dates), the Docker image always. So the native path is the default and the log decides.
+// installed from 0.9.0.1 (PR #15777 adapted to its 0.2.3 API, 2025-05-16,
+// after 0.9.0's cut; 0.8 falls back to the native path for flashinfer 0.2.3
+// and later, PR #14815) to 0.11.0, and only on VLLM_USE_FLASHINFER_SAMPLER=1
+// from 0.11.1 (PR #26859); the pip wheel installs flashinfer only from
+// 0.11.1 (PR #26443), the Docker image always (docs/architecture.md,
+// "Engine releases", pins each to its release). So the native path is the
+// default and the log decides.
 //
-// From 0.18 (vllmRules.tritonSampler) the native path hands a batch of 8
+// From 0.17 (vllmRules.tritonSampler; PR #33538, 2026-02-17, which brought
+// the kernel and its 8-row gate together) the native path hands a batch of 8
 // rows or more to the Triton kernel (vllm/v1/sample/ops/topk_topp_sampler.py,
 // apply_top_k_top_p: `if HAS_TRITON and logits.shape[0] >= 8`), which masks
 // the float32 logits in place (vllm/v1/sample/ops/topk_topp_triton.py,
@@ -69,7 +71,7 @@ func vllmSamplerEntry(in *Input, rows int64) int64 {
 }
 
 // vllmTritonSampler reports whether the warm-up over rows rows takes the
-// native path's Triton kernel: from 0.18, for 8 rows or more, when
+// native path's Triton kernel: from 0.17, for 8 rows or more, when
 // FlashInfer's sampler is not the one (vllmSamplerEntry).
 func vllmTritonSampler(in *Input, rows int64) bool {
 	return !in.Serving.VLLM.FlashInferSampler && rows >= 8 && vllmRulesOf(in).tritonSampler

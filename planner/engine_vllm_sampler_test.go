@@ -30,11 +30,11 @@ func TestVLLMSamplerPath(t *testing.T) {
 	}
 }
 
-// TestVLLMTritonSampler: from 0.18 the torch-native path masks top-k/top-p
+// TestVLLMTritonSampler: from 0.17 the torch-native path masks top-k/top-p
 // with the Triton kernel once the warm-up has 8 rows or more, so it is
 // charged 14 B per row and vocabulary entry and the kernel's float32
 // buffer of min(rows, SMs) rows, rounded up to a power of two and at most
-// the SM count; 0.17, 7 rows and FlashInfer's path keep their charges.
+// the SM count; 0.16, 7 rows and FlashInfer's path keep their charges.
 func TestVLLMTritonSampler(t *testing.T) {
 	m := catalogModel(t, "qwen3-0.6b-bf16")
 	v := int64(m.VocabSize)
@@ -56,8 +56,8 @@ func TestVLLMTritonSampler(t *testing.T) {
 		flashinfer bool
 		want       Bytes
 	}{
-		{"0.17.1", 256, 132, false, Bytes(256 * v * 38)},
-		{"0.18.0", 256, 132, false, Bytes(256*v*14 + 132*v*4)},
+		{"0.16.0", 256, 132, false, Bytes(256 * v * 38)},
+		{"0.17.0", 256, 132, false, Bytes(256*v*14 + 132*v*4)},
 		{"0.22.0", 256, 132, false, Bytes(256*v*14 + 132*v*4)},
 		{"0.22.0", 100, 132, false, Bytes(100*v*14 + 128*v*4)},
 		{"0.22.0", 20, 132, false, Bytes(20*v*14 + 32*v*4)},

@@ -21,6 +21,10 @@ import "math"
 // the image's 16,384, and the 0.13.0 log profiles an image at a
 // max_model_len of 8,192, where the 0.12 form would have profiled a video
 // of 151,250 tokens: the rule is 0.11–0.12's (vllmRules.videoTimestamps).
+// Upstream, the × 12.5 came with PR #25557 (2025-09-28) and went with
+// PR #30475 (2025-12-16), each just after the cut of 0.11.0 and 0.13.0 on
+// main and each in that release by a cherry-pick (docs/architecture.md,
+// "Engine releases").
 //
 //   - the video's frames: get_num_frames_with_most_features, the most
 //     frames n (from 2) whose tokens stay within max_model_len, counted

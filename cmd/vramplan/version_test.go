@@ -20,7 +20,7 @@ func TestEngineVersionFlag(t *testing.T) {
 	}{
 		{append(v0, "0.6.3"), 0, "planned as vLLM 0.6.3, by the rules read at vLLM 0.6 (V0 engine)"},
 		{append(v0, "0.6.3"), 0, "--max-num-batched-tokens 20000"}, // V0 without chunked prefill: max(max_model_len, 2048)
-		{append(v0, "0.9.2"), 0, "planned as vLLM 0.9.2, by the rules read at vLLM 0.9 (V1 engine)"},
+		{append(v0, "0.9.0"), 0, "planned as vLLM 0.9.0, by the rules read at vLLM 0.9 (V1 engine)"},
 		{append(v0, "0.3.3"), 2, "--engine-version: vLLM 0.3.3 is outside the releases the profile covers (0.4 up to 0.8 (V0 engine);"},
 		{append(v0, "latest"), 2, `--engine-version: "latest" is not a release`},
 		{[]string{"plan", "--engine", "sglang", "--model", "gemma-3-4b-it-bf16", "--gpu", "h200", "--max-seq-len", "8192",

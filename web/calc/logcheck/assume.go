@@ -322,7 +322,7 @@ func samplerAssumption(l *enginelog.Log) (Assumption, bool) {
 	}
 	a := Assumption{Fact: "sampler", Planned: "native top-k/top-p",
 		Text: "The log does not say which top-k/top-p sampler vLLM's profile run warmed up with: checked with the native path " +
-			"(a sort before 0.18, a Triton kernel from it; serving.vllm.flashinfer_sampler plans FlashInfer's), so an activation peak below the plan's " +
+			"(a sort before 0.17, a Triton kernel from it; serving.vllm.flashinfer_sampler plans FlashInfer's), so an activation peak below the plan's " +
 			"may be FlashInfer's, or Model Runner V2's, whose profile skips top-k and top-p."}
 	if st := l.Settings; st != nil && st.V0 {
 		a.Text = "The log is the V0 engine's, which does not say which top-k/top-p sampler its profile run used: " +
