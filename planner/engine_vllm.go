@@ -151,6 +151,13 @@ type VLLMOptions struct {
 	// skips the profiled budget.
 	KVCacheMemoryBytes Bytes `json:"kv_cache_memory_bytes,omitempty"`
 	EnforceEager       bool  `json:"enforce_eager,omitempty"` // --enforce-eager: no CUDA graphs
+	// MaxCaptureSize is --max-cudagraph-capture-size, the largest batch
+	// captured as a CUDA graph (0: min(2 × max_num_seqs, 512)), and
+	// CaptureSizes --cudagraph-capture-sizes, the sizes themselves (none:
+	// vLLM's pattern up to the largest); VLLMGraphs. A pointer keeps the
+	// options comparable.
+	MaxCaptureSize int    `json:"max_cudagraph_capture_size,omitempty"`
+	CaptureSizes   *[]int `json:"cudagraph_capture_sizes,omitempty"`
 	// LLMClass is vLLM started as the Python LLM class rather than by
 	// `vllm serve`: from the V1 engine on, its batch defaults are larger.
 	LLMClass bool `json:"llm_class,omitempty"`
@@ -193,6 +200,9 @@ func (vllm) validate(in *Input) error {
 		if f.v < 0 || f.v > maxBudget {
 			return bad("serving.vllm."+f.name, "%d is out of range [0, 1 PiB]", f.v)
 		}
+	}
+	if err := validCaptureSizes(o); err != nil {
+		return err
 	}
 	if o.ModelRunnerV2 && vllmRulesOf(in).v0 {
 		return bad("serving.vllm.model_runner_v2", "Model Runner V2 is a V1 runner (vLLM 0.8 and later) only")
@@ -494,28 +504,6 @@ func vllmV0Forward(in *Input) Bytes {
 	return satMul(tokens, 2*(3*int64(m.IntermediateSize)+3*int64(m.HiddenSize)))
 }
 
-// captureSizes counts vLLM's CUDA-graph capture sizes up to
-// min(2 × max_num_seqs, 512).
-func captureSizes(seqs int) int { return captureSizesTo(min(2*seqs, 512)) }
-
-// captureSizesTo counts vLLM's CUDA-graph capture sizes up to top: 1, 2,
-// 4, then every 8 to 256, then every 16.
-func captureSizesTo(top int) int {
-	n := 0
-	for _, s := range []int{1, 2, 4} {
-		if s <= top {
-			n++
-		}
-	}
-	for s := 8; s < 256 && s <= top; s += 8 {
-		n++
-	}
-	for s := 256; s <= top; s += 16 {
-		n++
-	}
-	return n
-}
-
 func (vllm) describe(k key, in *Input, c *charges, l limits) (string, string) {
 	switch k {
 	case keyWeights:
@@ -650,6 +638,15 @@ func vllmLaunch(in *Input, l limits) string {
 	}
 	if o.EnforceEager {
 		b.WriteString(" --enforce-eager")
+	}
+	if o.MaxCaptureSize > 0 {
+		b.WriteString(" --max-cudagraph-capture-size " + itoa(o.MaxCaptureSize))
+	}
+	if o.CaptureSizes != nil {
+		b.WriteString(" --cudagraph-capture-sizes")
+		for _, n := range *o.CaptureSizes {
+			b.WriteString(" " + itoa(n))
+		}
 	}
 	b.WriteString(convertFlag(in.Model.Weights.Converted))
 	return b.String()

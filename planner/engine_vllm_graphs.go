@@ -1,5 +1,7 @@
 package planner
 
+import "slices"
+
 // This file is vLLM's CUDA-graph estimate from 0.21 on, where the
 // calibration has no measured graph size: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS
 // defaults to 1 ("Enabled by default as of v0.21.0", vllm/envs.py), and
@@ -32,16 +34,95 @@ const (
 	VLLMGraphLayerHigh = 796 * KiB
 )
 
-// VLLMGraphs counts the CUDA graphs vLLM captures by default
-// (FULL_AND_PIECEWISE): a PIECEWISE graph at every capture size up to
-// min(2 × max_num_seqs, 512, max_num_batched_tokens)
-// (VllmConfig._set_cudagraph_sizes, vllm/config/vllm.py) and a FULL decode
-// graph at those up to max_num_seqs
+// VLLMGraphs counts the CUDA graphs vLLM captures (FULL_AND_PIECEWISE,
+// the default mode) for o's capture options at max_num_seqs seqs and
+// max_num_batched_tokens batched: a PIECEWISE graph at every capture size
+// and a FULL decode graph at those up to max_num_seqs
 // (CudagraphDispatcher.initialize_cudagraph_keys,
-// vllm/v1/cudagraph_dispatcher.py).
-func VLLMGraphs(seqs, batched int) int64 {
-	top := min(2*seqs, 512, batched)
+// vllm/v1/cudagraph_dispatcher.py). The sizes are
+// VllmConfig._set_cudagraph_sizes' (vllm/config/vllm.py, v0.20.0's base,
+// upstream 579602aa4): --cudagraph-capture-sizes less those over
+// max_num_batched_tokens, or else 1, 2, 4, every 8 below 256 and every 16
+// from 256, up to --max-cudagraph-capture-size (default min(2 ×
+// max_num_seqs, 512)) and max_num_batched_tokens.
+func VLLMGraphs(o *VLLMOptions, seqs, batched int) int64 {
+	if o.CaptureSizes != nil {
+		s := *o.CaptureSizes
+		return int64(countSizes(s, batched) + countSizes(s, min(seqs, batched)))
+	}
+	top := min(defaultSize(o.MaxCaptureSize, min(2*seqs, 512)), batched)
 	return int64(captureSizesTo(top) + captureSizesTo(min(seqs, top)))
+}
+
+// vllmPiecewiseGraphs counts the PIECEWISE graphs alone, the capture
+// sizes, which a calibration's measured graph size is per.
+func vllmPiecewiseGraphs(o *VLLMOptions, seqs, batched int) int64 {
+	if o.CaptureSizes != nil {
+		return int64(countSizes(*o.CaptureSizes, batched))
+	}
+	return int64(captureSizesTo(min(defaultSize(o.MaxCaptureSize, min(2*seqs, 512)), batched)))
+}
+
+// defaultSize is n, or def when n is 0.
+func defaultSize(n, def int) int {
+	if n == 0 {
+		return def
+	}
+	return n
+}
+
+// countSizes counts the distinct sizes of s no larger than top, without
+// allocating (s holds at most maxCaptureSizes).
+func countSizes(s []int, top int) int {
+	n := 0
+	for i, v := range s {
+		if v <= top && !slices.Contains(s[:i], v) {
+			n++
+		}
+	}
+	return n
+}
+
+// maxCaptureSizes bounds --cudagraph-capture-sizes: vLLM's own pattern has
+// 51 sizes up to 512.
+const maxCaptureSizes = 512
+
+// validCaptureSizes checks o's capture options.
+func validCaptureSizes(o *VLLMOptions) error {
+	if err := inRange("serving.vllm.max_cudagraph_capture_size", o.MaxCaptureSize, 0, maxBatchLimit); err != nil {
+		return err
+	}
+	if o.CaptureSizes == nil {
+		return nil
+	}
+	s := *o.CaptureSizes
+	if len(s) == 0 || len(s) > maxCaptureSizes {
+		return bad("serving.vllm.cudagraph_capture_sizes", "%d sizes: give 1 to %d", len(s), maxCaptureSizes)
+	}
+	for _, v := range s {
+		if err := inRange("serving.vllm.cudagraph_capture_sizes", v, 1, maxBatchLimit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// captureSizesTo counts vLLM's CUDA-graph capture sizes up to top: 1, 2,
+// 4, then every 8 to 256, then every 16.
+func captureSizesTo(top int) int {
+	n := 0
+	for _, s := range []int{1, 2, 4} {
+		if s <= top {
+			n++
+		}
+	}
+	for s := 8; s < 256 && s <= top; s += 8 {
+		n++
+	}
+	for s := 256; s <= top; s += 16 {
+		n++
+	}
+	return n
 }
 
 // vllmGraphCharge is the CUDA-graph memory 0.21 and later take out before
@@ -49,7 +130,7 @@ func VLLMGraphs(seqs, batched int) int64 {
 // size at every capture size where it has one, else the estimate.
 func vllmGraphCharge(in *Input, l limits) (graphs int64, b Bytes) {
 	if g := in.Calibration.GraphExec; g > 0 {
-		graphs = int64(captureSizes(l.batch))
+		graphs = vllmPiecewiseGraphs(&in.Serving.VLLM, l.batch, l.prefill)
 		return graphs, satMul(graphs, int64(g))
 	}
 	return vllmGraphEstimate(in, l)
@@ -59,6 +140,6 @@ func vllmGraphCharge(in *Input, l limits) (graphs int64, b Bytes) {
 // (a rank's input holds its stage's share), with no measured graph size
 // to go by.
 func vllmGraphEstimate(in *Input, l limits) (graphs int64, b Bytes) {
-	graphs = VLLMGraphs(l.batch, l.prefill)
+	graphs = VLLMGraphs(&in.Serving.VLLM, l.batch, l.prefill)
 	return graphs, satMul3(graphs, int64(in.Model.NumLayers()), int64(VLLMGraphLayerBytes))
 }

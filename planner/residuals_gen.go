@@ -70,8 +70,8 @@ var residualTable = [...]residualRow{
 	{6, 3, 2, 0, 1, -9, -9},      // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
 	{6, 0, 2, 0, 7, -9, 61},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
 	{6, 0, 0, 0, 14, -13, 61},    // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 55, -328, 526},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 60, -711, 526},  // vLLM, every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 55, -328, 223},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{8, 0, 0, 0, 60, -711, 223},  // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
 	{6, 0, 2, 1, 6, 4, 133},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
 	{6, 0, 0, 1, 13, 0, 133},     // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
@@ -80,14 +80,14 @@ var residualTable = [...]residualRow{
 	{6, 1, 2, 0, 3, 12, 30},      // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
 	{6, 1, 0, 0, 9, -10, 46},     // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
 	{7, 1, 2, 0, 7, -2, 209},     // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
-	{7, 1, 0, 0, 42, -181, 526},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
+	{7, 1, 0, 0, 42, -269, 223},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
 	{6, 1, 2, 1, 3, 4, 4},        // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
 	{6, 1, 0, 1, 9, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU or several: weights
 	{7, 1, 2, 1, 7, 0, 4},        // vLLM V1 (0.8 and later), dense, more than one GPU: weights
 	{7, 1, 0, 1, 33, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU or several: weights
 	{6, 1, 1, 0, 6, -10, 46},     // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
 	{6, 0, 1, 0, 7, -13, 46},     // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
-	{7, 1, 1, 0, 35, -181, 526},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
+	{7, 1, 1, 0, 35, -269, 223},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
 	{6, 1, 1, 1, 6, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU: weights
 	{6, 0, 1, 1, 7, 0, 9},        // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
 	{7, 1, 1, 1, 26, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU: weights
@@ -121,10 +121,10 @@ var residualTable = [...]residualRow{
 	{9, 1, 2, 0, 2, 21, 37},      // vLLM 0.12–0.20 (V1), dense, more than one GPU: kv_tokens
 	{9, 1, 2, 1, 2, 2, 4},        // vLLM 0.12–0.20 (V1), dense, more than one GPU: weights
 	{9, 3, 1, 1, 1, 71, 71},      // vLLM 0.12–0.20 (V1), moe+swa, one GPU: weights
-	{10, 1, 1, 0, 20, -181, 526}, // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
-	{10, 1, 0, 0, 22, -181, 526}, // vLLM 0.21 and later (V1), dense, one GPU or several: kv_tokens
-	{10, 0, 1, 0, 20, -181, 526}, // vLLM 0.21 and later (V1), every model kind, one GPU: kv_tokens
-	{10, 0, 0, 0, 24, -181, 526}, // vLLM 0.21 and later (V1), every model kind, one GPU or several: kv_tokens
+	{10, 1, 1, 0, 20, -269, 223}, // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
+	{10, 1, 0, 0, 22, -269, 223}, // vLLM 0.21 and later (V1), dense, one GPU or several: kv_tokens
+	{10, 0, 1, 0, 20, -269, 223}, // vLLM 0.21 and later (V1), every model kind, one GPU: kv_tokens
+	{10, 0, 0, 0, 24, -269, 223}, // vLLM 0.21 and later (V1), every model kind, one GPU or several: kv_tokens
 	{10, 2, 2, 0, 2, -53, -9},    // vLLM 0.21 and later (V1), moe, more than one GPU: kv_tokens
 	{10, 0, 2, 0, 4, -53, 209},   // vLLM 0.21 and later (V1), every model kind, more than one GPU: kv_tokens
 	{10, 1, 1, 1, 11, 0, 16},     // vLLM 0.21 and later (V1), dense, one GPU: weights

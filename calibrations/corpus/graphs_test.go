@@ -108,7 +108,7 @@ func graphLayerBytes(t *testing.T, e *corpus.Entry) (float64, bool) {
 	if err != nil {
 		t.Fatalf("%s: the plan's launch %q: %v", e.ID, p.Engine.Launch, err)
 	}
-	graphs := planner.VLLMGraphs(limits.Limits.MaxBatch, limits.Limits.MaxPrefillTokens)
+	graphs := planner.VLLMGraphs(&limits.Serving.VLLM, limits.Limits.MaxBatch, limits.Limits.MaxPrefillTokens)
 	return est * float64(planner.GiB) / float64(graphs*int64(in.Model.NumLayers())), true
 }
 

@@ -16,9 +16,10 @@ const (
 	kindBool
 	kindString
 	kindObject
+	kindList
 )
 
-var kindNames = [...]string{kindInt: "a whole number", kindFloat: "a number", kindBool: "true or false", kindString: "a string", kindObject: "an object"}
+var kindNames = [...]string{kindInt: "a whole number", kindFloat: "a number", kindBool: "true or false", kindString: "a string", kindObject: "an object", kindList: "a list of whole numbers"}
 
 // configKeys are the launch-configuration keys each engine's entries may
 // state, by the engine's own argument names (vllm/engine/arg_utils.py,
@@ -31,6 +32,7 @@ var configKeys = map[string]map[string]kind{
 		"enable_chunked_prefill": kindBool, "block_size": kindInt, "kv_cache_dtype": kindString, "enforce_eager": kindBool,
 		"enable_prefix_caching": kindBool, "cpu_offload_gb": kindFloat, "kv_cache_memory_bytes": kindInt,
 		"limit_mm_per_prompt": kindObject, "speculative_config": kindObject,
+		"cudagraph_capture_sizes": kindList, "max_cudagraph_capture_size": kindInt,
 	},
 	EngineSGLang: {
 		"dtype": kindString, "quantization": kindString, "context_length": kindInt, "mem_fraction_static": kindFloat,
@@ -51,7 +53,7 @@ func checkValue(raw json.RawMessage, k kind) error {
 		return nil
 	}
 	targets := [...]any{kindInt: new(int64), kindFloat: new(float64), kindBool: new(bool), kindString: new(string),
-		kindObject: new(map[string]json.RawMessage)}
+		kindObject: new(map[string]json.RawMessage), kindList: new([]int64)}
 	ok := json.Unmarshal(raw, targets[k]) == nil && (k != kindObject || strings.HasPrefix(s, "{"))
 	if !ok {
 		return fmt.Errorf("%s is not %s", cut(s, 40), kindNames[k])

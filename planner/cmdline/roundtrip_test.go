@@ -73,6 +73,8 @@ func TestLaunchRoundTrip(t *testing.T) {
 		{Model: bf16, Limits: planner.Limits{MaxSeqLen: 32768, MaxBatch: 64, MaxPrefillTokens: 4096, BlockTokens: 32, KVDtype: planner.KVDtypeFP8},
 			Serving: vllm(planner.VLLMOptions{GPUMemoryUtilization: 0.85, EnforceEager: true})},
 		{Model: f16, Limits: planner.Limits{MaxSeqLen: 8192}, Serving: vllm(planner.VLLMOptions{KVCacheMemoryBytes: 20 * planner.GiB})},
+		{Model: bf16, Limits: planner.Limits{MaxSeqLen: 8192}, Serving: vllm(planner.VLLMOptions{MaxCaptureSize: 64})},
+		{Model: bf16, Limits: planner.Limits{MaxSeqLen: 8192}, Serving: vllm(planner.VLLMOptions{CaptureSizes: &[]int{1, 2, 4, 8, 16, 32, 64}})},
 		{Model: awq, Limits: planner.Limits{MaxSeqLen: 8192}, Parallel: planner.Parallel{Pipeline: 2, Data: 2}, Serving: vllm(planner.VLLMOptions{})},
 		{Model: moe, Limits: planner.Limits{MaxSeqLen: 8192}, Parallel: planner.Parallel{Tensor: 2, Expert: 2}, Serving: vllm(planner.VLLMOptions{})},
 		{Model: bf16, Limits: planner.Limits{MaxSeqLen: 32768}, Serving: sglang(planner.SGLangOptions{})},

@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/vramplan/vramplan/planner"
 )
@@ -28,6 +29,8 @@ var vllmDialect = dialect{engine: planner.EngineVLLM,
 		flag{names: names("--kv-cache-memory-bytes", "--kv-cache-memory"), read: kvBytes},
 		flag{names: names("--kv-cache-dtype"), read: poolKVType},
 		flag{names: names("--enforce-eager"), read: boolFlag(func(c *Command) { c.Serving.VLLM.EnforceEager = true }), boolean: true},
+		flag{names: names("--max-cudagraph-capture-size"), read: intFlag(func(c *Command, n int) { c.Serving.VLLM.MaxCaptureSize = n })},
+		flag{names: names("--cudagraph-capture-sizes"), read: captureSizes},
 		flag{names: names("--dtype"), read: weightDtype},
 		flag{names: names("--quantization", "-q"), read: quantization}),
 	unmodelled: vllmUnmodelled,
@@ -49,6 +52,49 @@ func maxModelLen(c *Command, flag string, t *tokens) error {
 	}
 	c.Limits.MaxSeqLen = n
 	return nil
+}
+
+// captureSizes reads --cudagraph-capture-sizes: the sizes as arguments of
+// their own (argparse's nargs="+", vllm/engine/arg_utils.py), or in one
+// argument, separated by commas, bracketed or not.
+func captureSizes(c *Command, flag string, t *tokens) error {
+	v, err := t.value(flag)
+	if err != nil {
+		return err
+	}
+	var sizes []int
+	for {
+		if sizes, err = appendSizes(sizes, flag, v); err != nil {
+			return err
+		}
+		if t.has || len(t.args) == 0 || !isSize(t.args[0]) {
+			break
+		}
+		v = t.next()
+	}
+	c.Serving.VLLM.CaptureSizes = &sizes
+	return nil
+}
+
+// appendSizes appends the comma-separated sizes of v to s.
+func appendSizes(s []int, flag, v string) ([]int, error) {
+	for _, f := range strings.Split(strings.Trim(v, "[] "), ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := ParseCount(f)
+		if err != nil || n < 1 {
+			return nil, &Error{flag, CountText(v, err, "a list of batch sizes")}
+		}
+		s = append(s, n)
+	}
+	return s, nil
+}
+
+// isSize reports whether a, the next argument, is more of a size list.
+func isSize(a string) bool {
+	_, err := appendSizes(nil, "", a)
+	return err == nil && !strings.HasPrefix(a, "-")
 }
 
 func kvBytes(c *Command, flag string, t *tokens) error {
