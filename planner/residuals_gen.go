@@ -17,7 +17,7 @@ var residualGroups = [...]string{
 	"vLLM 0.21 and later (V1)",
 	"vLLM 0.6–0.7 (V0)",
 	"vLLM V0 (0.2–0.7)",
-	"vLLM V1, release not known",
+	"vLLM 0.8–0.9 (V1)",
 }
 
 // residualKinds are the model kinds that classes name.
@@ -68,9 +68,9 @@ var residualTable = [...]residualRow{
 	{5, 1, 1, 0, 1, 10, 10},      // SGLang, release not known, dense, one GPU: kv_tokens
 	{5, 1, 1, 1, 1, -16, -16},    // SGLang, release not known, dense, one GPU: weights
 	{6, 3, 2, 0, 1, -9, -9},      // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
-	{6, 0, 2, 0, 7, -9, 61},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
-	{6, 0, 0, 0, 14, -13, 61},    // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 55, -328, 223},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
+	{6, 0, 2, 0, 8, -9, 61},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
+	{6, 0, 0, 0, 15, -13, 61},    // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
+	{7, 0, 0, 0, 55, -269, 223},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
 	{8, 0, 0, 0, 60, -711, 223},  // vLLM, every model kind, one GPU or several: kv_tokens
 	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
 	{6, 0, 2, 1, 6, 4, 133},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
@@ -94,8 +94,8 @@ var residualTable = [...]residualRow{
 	{6, 4, 1, 0, 1, -13, -13},    // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
 	{6, 4, 1, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
 	{6, 2, 2, 0, 2, 5, 25},       // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
-	{7, 2, 2, 0, 5, -328, 25},    // vLLM V1 (0.8 and later), moe, more than one GPU: kv_tokens
-	{7, 2, 0, 0, 7, -328, 25},    // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
+	{7, 2, 2, 0, 5, -201, 25},    // vLLM V1 (0.8 and later), moe, more than one GPU: kv_tokens
+	{7, 2, 0, 0, 7, -243, 25},    // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
 	{6, 2, 2, 1, 1, 4, 4},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: weights
 	{7, 2, 0, 1, 4, 0, 4},        // vLLM V1 (0.8 and later), moe, one GPU or several: weights
 	{6, 5, 2, 0, 1, 61, 61},      // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: kv_tokens
@@ -153,6 +153,6 @@ var residualTable = [...]residualRow{
 	{11, 4, 1, 1, 1, -1, -1},     // vLLM 0.6–0.7 (V0), dense+vision, one GPU: weights
 	{11, 1, 2, 0, 1, 28, 28},     // vLLM 0.6–0.7 (V0), dense, more than one GPU: kv_tokens
 	{11, 1, 2, 1, 1, 6, 6},       // vLLM 0.6–0.7 (V0), dense, more than one GPU: weights
-	{13, 6, 2, 0, 1, 34, 34},     // vLLM V1, release not known, moe+mla, more than one GPU: kv_tokens
-	{13, 2, 2, 0, 1, -328, -328}, // vLLM V1, release not known, moe, more than one GPU: kv_tokens
+	{6, 6, 2, 0, 1, 34, 34},      // vLLM 0.10–0.11 (V1), moe+mla, more than one GPU: kv_tokens
+	{13, 2, 2, 0, 1, -201, -201}, // vLLM 0.8–0.9 (V1), moe, more than one GPU: kv_tokens
 }
