@@ -81,8 +81,8 @@ func layoutModel() Model {
 	return Model{ID: "llama-like", HiddenSize: 4096, VocabSize: 128256, IntermediateSize: 14336, QueryHeads: 32,
 		Layers: []LayerGroup{{Count: 32, Layer: Layer{Kind: LayerFull, KVHeads: 8, KeyDim: 128, ValueDim: 128}}},
 		Weights: Weights{Bytes: 16060522496, Source: SourceExact, Dtype: "bf16", Classes: []WeightClass{
-			{"embedding", 1050673152, 525336576}, {"attention", 2684354560, 1342177280}, {"ffn", 11274289152, 5637144576},
-			{"norm", 532480, 266240}, {"output", 1050673152, 525336576}}}}
+			{Class: "embedding", Bytes: 1050673152, Params: 525336576}, {Class: "attention", Bytes: 2684354560, Params: 1342177280}, {Class: "ffn", Bytes: 11274289152, Params: 5637144576},
+			{Class: "norm", Bytes: 532480, Params: 266240}, {Class: "output", Bytes: 1050673152, Params: 525336576}}}}
 }
 
 func layoutInput(p Parallel) Input {
@@ -349,4 +349,46 @@ func budgetAndLayoutOnly(ls []Lever) bool {
 		}
 	}
 	return true
+}
+
+// TestPipelineClassLayers: a pipeline stage holds a class's share of the
+// layers of the class's progression it runs, not of all its layers.
+func TestPipelineClassLayers(t *testing.T) {
+	in := layoutInput(Parallel{Pipeline: 2})
+	w := &in.Model.Weights
+	const experts = 31 << 30 // 1 GiB a layer over layers 1–31
+	w.Classes = append(w.Classes, WeightClass{Class: "experts", Bytes: experts, Params: experts / 2, From: 1, Until: 32, Step: 1})
+	w.Bytes += experts
+	p, err := PlanMemory(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := p.Layout.Ranks[0].Plan, p.Layout.Ranks[1].Plan
+	if got := classBytes(&first.Input.Model, "experts"); got != 15<<30 {
+		t.Errorf("stage 0 (layers 0–15) holds %v of experts, want 15 GiB (layers 1–15)", got)
+	}
+	if got := classBytes(&last.Input.Model, "experts"); got != 16<<30 {
+		t.Errorf("stage 1 (layers 16–31) holds %v of experts, want 16 GiB", got)
+	}
+}
+
+func TestProgression(t *testing.T) {
+	c := WeightClass{From: 1, Until: 27, Step: 2} // 1, 3, …, 25
+	for _, tc := range []struct{ lo, hi, want int }{{0, 27, 13}, {0, 14, 7}, {14, 27, 6}, {1, 2, 1}, {2, 3, 0}, {26, 40, 0}, {5, 5, 0}} {
+		if got := progression(&c, tc.lo, tc.hi); got != int64(tc.want) {
+			t.Errorf("progression(1..27 by 2, [%d, %d)) = %d, want %d", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
+
+// TestClassLayersBounds: a class's layers are a progression or none.
+func TestClassLayersBounds(t *testing.T) {
+	for _, c := range []WeightClass{{From: 3}, {From: 2, Until: 2, Step: 1}, {Until: maxLayers + 1, Step: 1}, {From: -1, Until: 4, Step: 1}, {Until: 4, Step: -1}} {
+		in := layoutInput(Parallel{})
+		c.Class = "experts"
+		in.Model.Weights.Classes = append(in.Model.Weights.Classes, c)
+		if _, err := PlanMemory(in); err == nil || !strings.Contains(err.Error(), "model.weights.classes[5]") {
+			t.Errorf("class layers %+v: %v, want an error naming model.weights.classes[5]", c, err)
+		}
+	}
 }

@@ -98,6 +98,14 @@ type WeightClass struct {
 	Class  string `json:"class"`
 	Bytes  Bytes  `json:"bytes"`
 	Params int64  `json:"params"`
+	// From, Until and Step are the decoder layers that hold the class,
+	// alike, when not every layer does: From, From+Step, … below Until
+	// (DeepSeek's routed experts from first_k_dense_replace on). Step 0
+	// spreads the class over every layer alike. A pipeline stage holds the
+	// class's share of the layers it runs.
+	From  int `json:"from,omitempty"`
+	Until int `json:"until,omitempty"`
+	Step  int `json:"step,omitempty"`
 }
 
 // Vision is a vision tower loaded next to the language model (an mmproj

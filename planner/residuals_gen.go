@@ -153,6 +153,6 @@ var residualTable = [...]residualRow{
 	{11, 4, 1, 1, 1, -1, -1},     // vLLM 0.6–0.7 (V0), dense+vision, one GPU: weights
 	{11, 1, 2, 0, 1, 28, 28},     // vLLM 0.6–0.7 (V0), dense, more than one GPU: kv_tokens
 	{11, 1, 2, 1, 1, 6, 6},       // vLLM 0.6–0.7 (V0), dense, more than one GPU: weights
-	{6, 6, 2, 0, 1, 34, 34},      // vLLM 0.10–0.11 (V1), moe+mla, more than one GPU: kv_tokens
+	{6, 6, 2, 0, 1, 16, 16},      // vLLM 0.10–0.11 (V1), moe+mla, more than one GPU: kv_tokens
 	{13, 2, 2, 0, 1, -201, -201}, // vLLM 0.8–0.9 (V1), moe, more than one GPU: kv_tokens
 }

@@ -114,6 +114,30 @@ func (s *split) stageShare(x int64) int64 {
 	return mulDiv(x, int64(s.end), int64(s.n)) - mulDiv(x, int64(s.start), int64(s.n))
 }
 
+// classShare is the stage's share of x, a quantity of weight class c: by
+// the layers of c's progression the stage runs, or, for a class every
+// layer holds alike, stageShare.
+func (s *split) classShare(c *WeightClass, x int64) int64 {
+	all := progression(c, 0, s.n)
+	if c.Step < 1 || all == 0 {
+		return s.stageShare(x)
+	}
+	return mulDiv(x, progression(c, s.start, s.end), all)
+}
+
+// progression counts the layers of c's progression in [lo, hi).
+func progression(c *WeightClass, lo, hi int) int64 {
+	lo, hi = max(lo, c.From), min(hi, c.Until)
+	if c.Step < 1 || lo >= hi {
+		return 0
+	}
+	first := c.From + (lo-c.From+c.Step-1)/c.Step*c.Step
+	if first >= hi {
+		return 0
+	}
+	return int64((hi-1-first)/c.Step + 1)
+}
+
 // weights is the rank's share of the weights, class by class.
 func (s *split) weights(m *Model, parts *rankParts) Weights {
 	classes := parts.classes[:]
@@ -158,14 +182,14 @@ func (s *split) class(m *Model, c WeightClass) (Bytes, int64) {
 		return Bytes(mulDiv(b, int64(s.vocabRank), int64(s.vocab))), mulDiv(n, int64(s.vocabRank), int64(s.vocab))
 	case "attention":
 		num, den := s.attentionShare(m, n)
-		return Bytes(mulDiv(s.stageShare(b), num, den)), mulDiv(s.stageShare(n), num, den)
+		return Bytes(mulDiv(s.classShare(&c, b), num, den)), mulDiv(s.classShare(&c, n), num, den)
 	case "ffn":
-		return Bytes(s.stageShare(b) / int64(s.tp)), s.stageShare(n) / int64(s.tp)
+		return Bytes(s.classShare(&c, b) / int64(s.tp)), s.classShare(&c, n) / int64(s.tp)
 	case "experts":
 		num, den := s.expertShare(m, n)
-		return Bytes(mulDiv(s.stageShare(b), num, den)), mulDiv(s.stageShare(n), num, den)
+		return Bytes(mulDiv(s.classShare(&c, b), num, den)), mulDiv(s.classShare(&c, n), num, den)
 	}
-	return Bytes(s.stageShare(b)), s.stageShare(n) // norms and the rest: replicated
+	return Bytes(s.classShare(&c, b)), s.classShare(&c, n) // norms and the rest: replicated
 }
 
 // attentionShare is the fraction num/den of the attention class one rank

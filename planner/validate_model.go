@@ -138,6 +138,11 @@ func validateWeights(w *Weights) error {
 	if len(w.Classes) > maxClasses {
 		return bad("model.weights.classes", "%d classes, more than %d", len(w.Classes), maxClasses)
 	}
+	for i := range w.Classes {
+		if err := validClassLayers(i, &w.Classes[i]); err != nil {
+			return err
+		}
+	}
 	for i := range w.Matrices {
 		x := &w.Matrices[i]
 		if inMatrixRange(x.N) && inMatrixRange(x.K) && inMatrixRange(x.Count) {
@@ -151,6 +156,19 @@ func validateWeights(w *Weights) error {
 				return inRange(printf.Sprintf("model.weights.matrices[%d].%s", i, d.key), d.v, 1, 1<<24)
 			}
 		}
+	}
+	return nil
+}
+
+// validClassLayers checks a weight class's layers: none, or a progression
+// within the planner's layer bound.
+func validClassLayers(i int, c *WeightClass) error {
+	if c.Step == 0 && c.From == 0 && c.Until == 0 {
+		return nil
+	}
+	field := printf.Sprintf("model.weights.classes[%d]", i)
+	if c.Step < 1 || c.From < 0 || c.Until <= c.From || c.Until > maxLayers {
+		return bad(field, "layers from %d until %d by %d is not a progression of layers below %d", c.From, c.Until, c.Step, maxLayers)
 	}
 	return nil
 }

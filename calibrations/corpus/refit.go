@@ -108,7 +108,10 @@ func (f *VLLMRefit) add(r *Row, root string) {
 		if o.NonTorchBytes == 0 {
 			o.NonTorchBytes = bytesOf(f.NonTorch.Value)
 		}
-		if o.ActivationBytes == 0 {
+		// One override sets every rank's activation, and a pipeline's
+		// stages differ in it (the last warms the sampler up): a pipeline
+		// keeps the estimate, stage by stage.
+		if o.ActivationBytes == 0 && in.Parallel.Pipeline <= 1 {
 			o.ActivationBytes = bytesOf(r.Activation.Plan * f.ActivationScale.Value)
 		}
 	})

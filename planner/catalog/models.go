@@ -39,7 +39,7 @@ var models = []planner.Model{
 		{Class: "embedding", Bytes: 1853358080, Params: 926679040},
 		{Class: "attention", Bytes: 11416215392, Params: 11413422080},
 		{Class: "ffn", Bytes: 3744330240, Params: 3743416320},
-		{Class: "experts", Bytes: 654281307136, Params: 654015216128},
+		{Class: "experts", Bytes: 654281307136, Params: 654015216128, From: 3, Until: 61, Step: 1},
 		{Class: "norm", Bytes: 2013184, Params: 1006592},
 		{Class: "output", Bytes: 1853358080, Params: 926679040},
 	}, Matrices: []planner.Matrix{

@@ -22,7 +22,7 @@ func weights(tis parser.GGUFTensorInfos) planner.Weights {
 	for i := range tis {
 		ti := &tis[i]
 		role, dtype := roleOf(ti.Name), strings.ToLower(ti.Type.String())
-		tally.Add(arch.RoleClass(role), int64(min(ti.Bytes(), satBytes)), int64(min(ti.Elements(), satBytes)), dtype)
+		tally.Add(arch.RoleClass(role), -1, int64(min(ti.Bytes(), satBytes)), int64(min(ti.Elements(), satBytes)), dtype)
 		if x, n, ok := matrixOf(ti, role, !hasOutput); ok {
 			x.Dtype = dtype
 			tally.AddMatrix(x, n)

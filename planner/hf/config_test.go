@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -315,6 +316,41 @@ func TestFixtureFacts(t *testing.T) {
 		}
 		if cfg[tt.key] != tt.want {
 			t.Errorf("%s: %s = %v, want %v (upstream)", tt.file, tt.key, cfg[tt.key], tt.want)
+		}
+	}
+}
+
+// TestClassLayers: a class that only some layers hold alike says which
+// (DeepSeek's routed experts from first_k_dense_replace on); a class every
+// layer holds alike, or holds unalike (DeepSeek's ffn: layer 0's dense MLP,
+// the shared experts after), says none.
+func TestClassLayers(t *testing.T) {
+	for _, tc := range []struct {
+		config, class     string
+		from, until, step int
+	}{
+		{"deepseek-ai__DeepSeek-V2-Lite-Chat", "experts", 1, 27, 1},
+		{"deepseek-ai__DeepSeek-V2-Lite-Chat", "ffn", 0, 0, 0},
+		{"deepseek-ai__DeepSeek-V2-Lite-Chat", "attention", 0, 0, 0},
+		{"deepseek-ai__DeepSeek-V3", "experts", 3, 61, 1},
+		{"Qwen__Qwen3-30B-A3B", "experts", 0, 0, 0},
+		{"meta-llama__Llama-3.1-8B-Instruct", "ffn", 0, 0, 0},
+	} {
+		data, err := os.ReadFile("testdata/configs/" + tc.config + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ParseConfig(data, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(m.Weights.Classes, func(c planner.WeightClass) bool { return c.Class == tc.class })
+		if i < 0 {
+			t.Fatalf("%s: no %s class", tc.config, tc.class)
+		}
+		c := m.Weights.Classes[i]
+		if c.From != tc.from || c.Until != tc.until || c.Step != tc.step {
+			t.Errorf("%s %s: layers from %d until %d by %d, want %d, %d, %d", tc.config, tc.class, c.From, c.Until, c.Step, tc.from, tc.until, tc.step)
 		}
 	}
 }

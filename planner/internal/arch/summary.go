@@ -17,7 +17,7 @@ func Summarize(ts []Tensor, sc Scheme) planner.Weights {
 	for i := range ts {
 		t := &ts[i]
 		f := sc.Format(t)
-		tally.Add(t.Class(), satMul(int64(max(t.Experts, 1)), f.Bytes(t.N, t.K)), t.Params(), f.Name)
+		tally.Add(t.Class(), t.Layer, satMul(int64(max(t.Experts, 1)), f.Bytes(t.N, t.K)), t.Params(), f.Name)
 		if t.Kind == KindMatrix || (t.Kind == KindEmbed && tied) {
 			name := t.Role
 			if t.Kind == KindEmbed {
@@ -40,15 +40,23 @@ type Tally struct {
 	classes  map[string]*planner.WeightClass
 	mats     map[planner.Matrix]int
 	byFormat map[string]int64
+	// layers holds each class's bytes by decoder layer; unlayered marks a
+	// class with a tensor outside the blocks, or of no known block.
+	layers    map[string]map[int]int64
+	unlayered map[string]bool
+	top       int // one past the highest layer seen
 }
 
 // NewTally returns an empty tally.
 func NewTally() *Tally {
-	return &Tally{classes: map[string]*planner.WeightClass{}, mats: map[planner.Matrix]int{}, byFormat: map[string]int64{}}
+	return &Tally{classes: map[string]*planner.WeightClass{}, mats: map[planner.Matrix]int{}, byFormat: map[string]int64{},
+		layers: map[string]map[int]int64{}, unlayered: map[string]bool{}}
 }
 
-// Add counts a tensor of class stored as format.
-func (t *Tally) Add(class string, bytes, params int64, format string) {
+// Add counts a tensor of class in decoder layer layer (−1: none, or not
+// known) stored as format.
+func (t *Tally) Add(class string, layer int, bytes, params int64, format string) {
+	t.addLayer(class, layer, bytes)
 	t.bytes = satAdd(t.bytes, bytes)
 	t.byFormat[format] = satAdd(t.byFormat[format], bytes)
 	c := t.classes[class]
@@ -58,6 +66,44 @@ func (t *Tally) Add(class string, bytes, params int64, format string) {
 	}
 	c.Bytes = planner.Bytes(satAdd(int64(c.Bytes), bytes))
 	c.Params = satAdd(c.Params, params)
+}
+
+func (t *Tally) addLayer(class string, layer int, bytes int64) {
+	if layer < 0 {
+		t.unlayered[class] = true
+		return
+	}
+	m := t.layers[class]
+	if m == nil {
+		m = map[int]int64{}
+		t.layers[class] = m
+	}
+	m[layer] = satAdd(m[layer], bytes)
+	t.top = max(t.top, layer+1)
+}
+
+// classLayers sets c's layers when its bytes sit alike in a progression
+// of layers that is not every layer: From, From+Step, … below Until.
+func (t *Tally) classLayers(c *planner.WeightClass) {
+	m := t.layers[c.Class]
+	if t.unlayered[c.Class] || len(m) == 0 || len(m) == t.top {
+		return
+	}
+	ls := make([]int, 0, len(m))
+	for l := range m {
+		ls = append(ls, l)
+	}
+	slices.Sort(ls)
+	step := 1
+	if len(ls) > 1 {
+		step = ls[1] - ls[0]
+	}
+	for i, l := range ls {
+		if l != ls[0]+i*step || m[l] != m[ls[0]] {
+			return
+		}
+	}
+	c.From, c.Until, c.Step = ls[0], ls[len(ls)-1]+1, step
 }
 
 // AddMatrix counts n instances of GEMM weight x (its Count is ignored).
@@ -72,6 +118,7 @@ func (t *Tally) Weights() planner.Weights {
 	w := planner.Weights{Bytes: planner.Bytes(t.bytes)}
 	for _, name := range Classes {
 		if c := t.classes[name]; c != nil {
+			t.classLayers(c)
 			w.Classes = append(w.Classes, *c)
 		}
 	}
