@@ -31,6 +31,10 @@ type Figure struct {
 	Bytes planner.Bytes `json:"bytes"`
 	// Resolution is half the unit the engine printed the figure in.
 	Resolution planner.Bytes `json:"resolution_bytes"`
+	// Rank names the rank whose line the figure is ("TP1", "PP1 TP0"),
+	// when that is not rank 0: a figure every rank prints alike that rank
+	// 0's lines lack is the lowest rank's that prints it (reader.otherRank).
+	Rank string `json:"rank,omitempty"`
 }
 
 // Log is an engine start-up log read for planning.
@@ -135,6 +139,10 @@ type logReader struct {
 	// anything of it (a line it skips on purpose, such as a host buffer,
 	// counts as read).
 	read func(r *reader, line string) bool
+	// rankRead, when not nil, reads what of another rank's line is not
+	// that rank's alone: a figure every rank prints alike, a line that
+	// states the release.
+	rankRead func(r *reader, w worker, line string)
 	// The reader's input rule, <stem>Input, writes the configuration the
 	// log states into an input whose model and calibration are set
 	// (inputOf, inputs.go, generated).
@@ -284,6 +292,10 @@ type reader struct {
 	stated   bool
 	version  string
 	reported []Figure
+	// reportedBy is the rank of each of reported.
+	reportedBy []worker
+	// release is what vLLM's lines say of its release (vllmRelease).
+	release releaseMarks
 	// maxRank is one more than the highest tensor-parallel rank whose
 	// prefix a line carried; pids are V0's worker processes, up to maxPids.
 	maxRank    int
@@ -317,16 +329,20 @@ func (r *reader) set(key, name string, b, res planner.Bytes) {
 	r.add(key, name, b, res)
 }
 
-// report records a figure no plan line is set against, replacing any
-// earlier one of its key.
-func (r *reader) report(key, name string, b, res planner.Bytes) {
+// report records a figure no plan line is set against, printed by rank w,
+// replacing any earlier one of its key that a rank after w printed, or w
+// itself: a figure is one rank's, never a mix of two ranks' lines.
+func (r *reader) report(w worker, key, name string, b, res planner.Bytes) {
+	f := Figure{Key: key, Name: name, Bytes: b, Resolution: res, Rank: w.label()}
 	for i := range r.reported {
 		if r.reported[i].Key == key {
-			r.reported[i] = Figure{Key: key, Name: name, Bytes: b, Resolution: res}
+			if !w.after(r.reportedBy[i]) {
+				r.reported[i], r.reportedBy[i] = f, w
+			}
 			return
 		}
 	}
-	r.reported = append(r.reported, Figure{Key: key, Name: name, Bytes: b, Resolution: res})
+	r.reported, r.reportedBy = append(r.reported, f), append(r.reportedBy, w)
 }
 
 func (r *reader) reset(keys ...string) {
@@ -339,8 +355,9 @@ func (r *reader) reset(keys ...string) {
 
 // line gives s to the first reader that claims it. A line another rank
 // printed is that rank's copy: it names the engine and the rank, and its
-// figures are left to rank 0's. A line that looks like a memory line and
-// that nothing read is kept in the unread list.
+// figures are left to rank 0's, but for those the engine's rankRead
+// takes. A line that looks like a memory line and that nothing read is
+// kept in the unread list.
 func (r *reader) line(s string) {
 	read := false
 	for i, lr := range readers {
@@ -354,6 +371,9 @@ func (r *reader) line(s string) {
 		r.readVersion(lr, s)
 		if w := workerOf(s); w.other() {
 			r.otherRank(w)
+			if lr.rankRead != nil {
+				lr.rankRead(r, w, s)
+			}
 			read = true
 		} else {
 			read = lr.read(r, s)
@@ -454,6 +474,9 @@ func (r *reader) log() Log {
 		l.Pool = &p
 	}
 	l.Version, l.Reported, l.Unread, l.UnreadMore = r.version, r.reported, r.unread, r.unreadMore
+	if l.Engine == planner.EngineVLLM && r.version == "" && !r.settings.V0 {
+		r.boundRelease()
+	}
 	if ranks := max(r.maxRank, len(r.pids)+1); ranks > 1 {
 		r.settings.Ranks, r.stated = ranks, true
 	}

@@ -27,6 +27,7 @@ var vllmLog = logReader{engine: planner.EngineVLLM,
 		return false
 	},
 	read:     (*reader).vllmLine,
+	rankRead: (*reader).vllmRankLine,
 	figures:  []string{"weights", "kv", "activation_peak", "non_torch", "cuda_graphs"},
 	settings: settingsPool,
 	versions: []versionLine{{marker: "vLLM API server version "}, {marker: "LLM engine (v"}},
@@ -95,7 +96,29 @@ func (r *reader) vllmLine(s string) bool {
 			read = true
 		}
 	}
-	return read
+	r.vllmReleaseLine(s)
+	return read || r.vllmEstimate(worker{}, s)
+}
+
+// vllmRankLine reads what of another rank's line is not that rank's alone:
+// the CUDA-graph estimate, which every rank prints alike (the corpus's
+// 0.19.0 TP 4 run's ranks print 2.73 GiB each; gpustack/runner PR #251,
+// a log printed 08-14, shows a 0.27.1 TP 2 start whose two ranks print "Estimated
+// CUDA graph memory: 0.36 GiB total", rank 1 first), kept when rank 0's
+// lines lack it, and the lines that bound the release.
+func (r *reader) vllmRankLine(w worker, s string) {
+	r.vllmEstimate(w, s)
+	r.vllmReleaseLine(s)
+}
+
+// vllmEstimate reads V1's CUDA-graph estimate (printed after 0.16.0,
+// release.go) as rank w's.
+func (r *reader) vllmEstimate(w worker, s string) bool {
+	v, res, ok := binarySize(s, vllmEstimateLine)
+	if ok {
+		r.report(w, "cuda_graphs_estimate", "CUDA graphs (vLLM's estimate)", v, res)
+	}
+	return ok
 }
 
 // vllmSize reads a size after marker; after "took" it skips to the number
@@ -165,10 +188,6 @@ func (r *reader) vllmPool(s string) bool {
 			r.settings.V0, r.stated = true, true
 			return true
 		}
-	}
-	if v, res, ok := binarySize(s, "Estimated CUDA graph memory:"); ok {
-		r.report("cuda_graphs_estimate", "CUDA graphs (vLLM's estimate)", v, res)
-		return true
 	}
 	return false
 }
