@@ -77,13 +77,13 @@ func (r *reader) boundRelease() {
 	case m.default21:
 		from, fromBy = vllm21, "'"+vllmDefault21Line+"'"
 	case m.estimate:
-		from, fromBy = vllmEstimateFrom, "'"+vllmEstimateLine+"' (printed after 0.16.0)"
+		from, fromBy = vllmEstimateFrom, "'"+strings.TrimSuffix(vllmEstimateLine, ":")+"' (printed after 0.16.0)"
 	}
 	switch {
 	case m.before21:
 		until, untilBy = vllm21, "'"+vllmBefore21Line+"'"
 	case !m.estimate && !m.default21 && m.capture && m.available:
-		until, untilBy = vllmNoEstimate, "CUDA graphs captured and no '"+vllmEstimateLine+"' (printed from 0.18.1)"
+		until, untilBy = vllmNoEstimate, "CUDA graphs captured and no '"+strings.TrimSuffix(vllmEstimateLine, ":")+"' (printed from 0.18.1)"
 	}
 	if from != "" && until != "" && version(from).Compare(version(until)) >= 0 {
 		return // lines that contradict each other bound nothing

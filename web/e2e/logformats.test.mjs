@@ -66,7 +66,7 @@ for (const c of [
     const texts = (id) => page.locator(`[data-testid="${id}"] li`).allTextContents();
     assert.deepEqual(await texts('log-decides'), want.assumptions.filter((a) => a.decides).map((a) => `Assumed, and it decides the comparison: ${a.text}`));
     assert.deepEqual(await texts('log-assumed'), want.assumptions.filter((a) => !a.decides).map((a) => `Assumed: ${a.text}`));
-    assert.deepEqual(await texts('log-reported'), (want.log.reported ?? []).map((f) => `${f.name}: ${mib(f.bytes)} MiB (read; no plan line)`));
+    assert.deepEqual(await texts('log-reported'), (want.log.reported ?? []).map((f) => `${f.name}: ${mib(f.bytes)} MiB (read; no plan line${f.rank ? `; printed by rank ${f.rank}` : ''})`));
     assert.deepEqual(await texts('log-unread'), want.log.unread ?? []);
     if (c.decides.length) {
       const first = await page.evaluate(() => {

@@ -60,7 +60,17 @@ type Planned struct {
 	Fraction  float64 `json:"fraction,omitempty"`
 	// Launch is the engine's launch command for the plan, "" for vramplan's.
 	Launch string `json:"launch,omitempty"`
+	// KVByRelease is the least and the most KV cache rank 0's plan holds
+	// at the releases a log that states none may be of
+	// (enginelog.ReleaseKV), when they are of more than one range's rules.
+	KVByRelease []enginelog.KVAt `json:"kv_by_release,omitempty"`
 }
+
+// ReleaseTolerance is how far apart, as a share of the larger, the KV
+// caches the releases a log may be of plan can be before the release
+// decides the comparison: the residual the corpus holds a figure to
+// (calibrations/corpus.Tolerance, the issue's 3 %).
+const ReleaseTolerance = 0.03
 
 // PlannedOf returns what a plan whose rows against the log are rows
 // planned with, e its rank 0's engine report (enginelog.RankZero's
@@ -115,8 +125,11 @@ func label(e planner.EngineName) string {
 }
 
 // versionAssumption: a log that states no release is planned by the rules
-// the profile was read at; one outside every range of the profile compares
-// another release's rules with it, which decides the comparison.
+// the profile was read at, or a V1 log by the newest release its lines
+// allow (enginelog.Log.Releases); when the releases it may be of plan its
+// KV cache more than ReleaseTolerance apart, the release decides. One
+// outside every range of the profile compares another release's rules
+// with it, which decides the comparison too.
 func versionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 	a := Assumption{Fact: "engine_version", Planned: pl.Version, Flag: FlagEngineVersion}
 	if l.Version == "" && l.V0() {
@@ -125,7 +138,16 @@ func versionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 		return a, true
 	}
 	if l.Version == "" {
-		a.Text = printf.Sprintf("The log states no %s release: planned by the rules read at %s.", label(l.Engine), pl.Version)
+		as := "as " + pl.PlannedAs
+		if pl.PlannedAs == pl.Version {
+			as = "by the rules read at " + pl.Version
+		}
+		a.Text = printf.Sprintf("The log states no %s release%s: planned %s.", label(l.Engine), bound(l), as)
+		if k := pl.KVByRelease; len(k) == 2 && float64(k[1].KV-k[0].KV) > ReleaseTolerance*float64(k[1].KV) {
+			a.Decides = true
+			a.Text += printf.Sprintf(" The releases it may be of plan its KV cache from %s at %s to %s at %s, more than %g %% apart: give --%s, the release it ran.",
+				size(k[0].KV), releaseName(l, k[0].Release), size(k[1].KV), releaseName(l, k[1].Release), 100*ReleaseTolerance, FlagEngineVersion)
+		}
 		return a, true
 	}
 	p := l.Engine.Profile()
@@ -140,6 +162,31 @@ func versionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 		return a, true
 	}
 	return a, false
+}
+
+// bound says what a V1 log's lines bound its release to, "" when nothing.
+func bound(l *enginelog.Log) string {
+	st := l.Settings
+	if st == nil || st.ReleaseFrom == "" && st.ReleaseUntil == "" {
+		return ""
+	}
+	r := st.ReleaseFrom + " and later"
+	switch {
+	case st.ReleaseFrom == "":
+		r = "before " + st.ReleaseUntil
+	case st.ReleaseUntil != "":
+		r = st.ReleaseFrom + " up to " + st.ReleaseUntil
+	}
+	return printf.Sprintf(", and its lines bound it to %s (%s)", r, strings.Join(st.ReleaseBy, "; "))
+}
+
+// releaseName names release v of l's engine for a person: "" is the
+// profile's newest rules, named by their first release.
+func releaseName(l *enginelog.Log, v string) string {
+	if p := l.Engine.Profile(); v == "" && p != nil && len(p.Versions) > 0 {
+		return p.Versions[len(p.Versions)-1].From.String() + " and later"
+	}
+	return v
 }
 
 // parallelAssumption: a log that states no tensor-parallel size is planned
