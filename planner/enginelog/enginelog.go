@@ -31,9 +31,10 @@ type Figure struct {
 	Bytes planner.Bytes `json:"bytes"`
 	// Resolution is half the unit the engine printed the figure in.
 	Resolution planner.Bytes `json:"resolution_bytes"`
-	// Rank names the rank whose line the figure is ("TP1", "PP1 TP0"),
-	// when that is not rank 0: a figure every rank prints alike that rank
-	// 0's lines lack is the lowest rank's that prints it (reader.otherRank).
+	// Rank names the rank whose line a reported figure is ("TP1", "PP1
+	// TP0"), when that is not rank 0: a figure every rank prints alike
+	// that rank 0's lines lack is the lowest rank's that prints it
+	// (reader.report). Log.FiguresRank names the rank of Figures.
 	Rank string `json:"rank,omitempty"`
 }
 
@@ -50,6 +51,9 @@ type Log struct {
 	Version string `json:"version,omitempty"`
 	// Settings holds the configuration a vLLM or SGLang log states.
 	Settings *Settings `json:"settings,omitempty"`
+	// FiguresRank names the rank whose lines Figures and Pool were read
+	// from ("TP4") when rank 0's lines stated none; "" for rank 0.
+	FiguresRank string `json:"figures_rank,omitempty"`
 	// Reported are figures the log states that no plan line is set
 	// against: the memory left free, an engine's own estimate.
 	Reported []Figure `json:"reported,omitempty"`
@@ -120,7 +124,50 @@ func read(data []byte) *reader {
 		}
 		r.line(string(bytes.TrimSuffix(line, []byte("\r"))))
 	}
+	r.lowestRank()
 	return r
+}
+
+// rankLine is a line another rank printed, kept in case rank 0 prints no
+// figure: the index in readers of its engine's reader, and the line.
+type rankLine struct {
+	w    worker
+	lr   int
+	line string
+}
+
+// maxRankLines bounds the other ranks' lines kept.
+const maxRankLines = 1024
+
+// lowestRank reads, when rank 0's lines state no figure and no pool, the
+// lines of the lowest other rank of the first pipeline stage as rank 0's
+// (a log may hold only other ranks' lines: sglang-npu-dtype-tp16.log), so
+// that its figures are one rank's, named by it (Log.FiguresRank). A
+// tensor- or data-parallel rank of the first stage holds what rank 0
+// holds; a later stage's (PP1) and a V0 worker's, whose rank is unknown,
+// are not read.
+func (r *reader) lowestRank() {
+	if len(r.order) > 0 || r.isPool || r.pool != (PoolFigures{}) {
+		return
+	}
+	var low worker
+	for _, k := range r.rankLines {
+		if k.w.pp == 0 && k.w.pid == 0 && (!low.other() || low.after(k.w)) {
+			low = k.w
+		}
+	}
+	if !low.other() {
+		return
+	}
+	r.as = low
+	for _, k := range r.rankLines {
+		if k.w == low {
+			readers[k.lr].read(r, k.line)
+		}
+	}
+	if len(r.order) > 0 || r.isPool || r.pool != (PoolFigures{}) {
+		r.figuresRank = low.label()
+	}
 }
 
 // logReader is how one engine's start-up log is read. Each engine's is in
@@ -296,6 +343,12 @@ type reader struct {
 	reportedBy []worker
 	// release is what vLLM's lines say of its release (vllmRelease).
 	release releaseMarks
+	// rankLines are the other ranks' lines, up to maxRankLines; as is the
+	// rank whose lines are read as rank 0's, when rank 0 stated no figure
+	// (lowestRank), and figuresRank its label once they stated one.
+	rankLines   []rankLine
+	as          worker
+	figuresRank string
 	// maxRank is one more than the highest tensor-parallel rank whose
 	// prefix a line carried; pids are V0's worker processes, up to maxPids.
 	maxRank    int
@@ -373,6 +426,9 @@ func (r *reader) line(s string) {
 			r.otherRank(w)
 			if lr.rankRead != nil {
 				lr.rankRead(r, w, s)
+			}
+			if len(r.rankLines) < maxRankLines {
+				r.rankLines = append(r.rankLines, rankLine{w, i, s})
 			}
 			read = true
 		} else {
@@ -487,6 +543,7 @@ func (r *reader) log() Log {
 	for _, k := range r.order {
 		l.Figures = append(l.Figures, *r.sums[k])
 	}
+	l.FiguresRank = r.figuresRank
 	return l
 }
 

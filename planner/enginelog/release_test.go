@@ -93,3 +93,29 @@ func TestRankFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestLowestRank: a log whose rank 0 prints no figure is read from the
+// lowest other rank of the first pipeline stage, all of its figures that
+// rank's; a later stage's lines and a rank 0 that prints one are kept out.
+func TestLowestRank(t *testing.T) {
+	const kv = " INFO 05-14 00:04:17 [gpu_worker.py:460] Available KV cache memory: %s GiB\n"
+	line := func(prefix, gib string) string { return prefix + strings.Replace(kv, "%s", gib, 1) }
+	for _, c := range []struct {
+		log, rank string
+		gib       float64
+	}{
+		{line("(Worker_TP3 pid=4)", "3.00") + line("(Worker_TP2 pid=3)", "2.00") + line("(Worker_PP1_TP0 pid=9)", "9.00"), "TP2", 2},
+		{line("(Worker_PP1_TP0 pid=9)", "9.00"), "", 0},
+		{line("(Worker_TP2 pid=3)", "2.00") + line("(EngineCore pid=1)", "1.00"), "", 1},
+		{line("(EngineCore_DP1 pid=2)", "4.00") + line("(Worker_TP1 pid=3)", "5.00"), "TP1", 5},
+	} {
+		l, _ := Read([]byte(c.log))
+		got := 0.0
+		if len(l.Figures) == 1 {
+			got = float64(l.Figures[0].Bytes) / float64(planner.GiB)
+		}
+		if l.FiguresRank != c.rank || !(got > c.gib-0.01 && got < c.gib+0.01) {
+			t.Errorf("Read(%q): figures of rank %q, %.2f GiB; want %q, %.2f", c.log, l.FiguresRank, got, c.rank, c.gib)
+		}
+	}
+}

@@ -97,7 +97,7 @@ func (r *reader) vllmLine(s string) bool {
 		}
 	}
 	r.vllmReleaseLine(s)
-	return read || r.vllmEstimate(worker{}, s)
+	return read || r.vllmEstimate(r.as, s)
 }
 
 // vllmRankLine reads what of another rank's line is not that rank's alone:

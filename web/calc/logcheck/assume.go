@@ -35,7 +35,7 @@ const (
 // Assumption is a fact a check planned with that the log did not state.
 type Assumption struct {
 	// Fact names it: "engine_version", "tensor_parallel", "utilization",
-	// "max_len", "model", "gpu", "host_memory", "sampler", "runner".
+	// "max_len", "model", "gpu", "host_memory", "sampler", "runner", "rank".
 	Fact string `json:"fact"`
 	// Planned is what the check planned with.
 	Planned string `json:"planned"`
@@ -106,6 +106,7 @@ func Assumptions(l *enginelog.Log, pl *Planned, m *planner.Model, c *planner.Cal
 	add(hostAssumption(l, c))
 	add(samplerAssumption(l))
 	add(runnerAssumption(l))
+	add(rankAssumption(l))
 	var first, rest []Assumption
 	for _, a := range out {
 		if a.Decides {
@@ -399,6 +400,18 @@ func runnerAssumption(l *enginelog.Log) (Assumption, bool) {
 			"\" and prints from model_runner.py, V1 from gpu_model_runner.py): checked with V1's, whose profile warms the sampler up with " +
 			"top-k and top-p; from 0.25 V2 is the default for more model families (for all from 0.29), and its profile skips them " +
 			"and keeps max_num_seqs × vocab of sampler state (serving.vllm.model_runner_v2 plans it)."}, true
+}
+
+// rankAssumption: a log whose rank 0 printed no memory figure is read from
+// the lowest other rank of its first pipeline stage that printed any
+// (enginelog.Log.FiguresRank), whose figures are set against rank 0's
+// plan: a tensor- or data-parallel rank of that stage holds what rank 0 does.
+func rankAssumption(l *enginelog.Log) (Assumption, bool) {
+	if l.FiguresRank == "" {
+		return Assumption{}, false
+	}
+	return Assumption{Fact: "rank", Planned: "rank " + l.FiguresRank + " as rank 0",
+		Text: printf.Sprintf("Rank 0's lines state no memory figure: the figures are rank %s's, the lowest rank of the first pipeline stage that printed any, set against rank 0's plan, which a rank of that stage holds alike.", l.FiguresRank)}, true
 }
 
 func given(st *enginelog.Settings, name string) bool {

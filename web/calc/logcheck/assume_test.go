@@ -65,6 +65,8 @@ func TestAssumptions(t *testing.T) {
 			"utilization! engine_version tensor_parallel max_len model gpu"},
 		{"vllm-v0-rtx3090-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "h200", enginelog.Given{},
 			"gpu! engine_version tensor_parallel model sampler"},
+		{"sglang-npu-dtype-tp16.log", "llama-3.3-70b-instruct-fp8", "h200", enginelog.Given{TensorParallel: 16},
+			"utilization! engine_version max_len model gpu rank"},
 		{"vllm-v1-l40s-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-gb10", enginelog.Given{Utilization: 0.9, TensorParallel: 1},
 			"engine_version model gpu host_memory sampler"},
 	} {
