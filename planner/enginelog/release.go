@@ -22,6 +22,10 @@ package enginelog
 //     before 0.21, whose PR #38284 (2026-03-26, "slated for default
 //     enablement in v0.21") made it the default; the corpus's 0.18.1.dev0,
 //     0.18.1rc1, 0.19.0 and 0.19.1 runs print it.
+//   - the start's summary line in the wording "Actual usage is X GiB for
+//     consumed memory (weights + non-torch)" (Worker's memory summary): after
+//     0.19.0, whose summary, like 0.10.2's, reads "X GiB for weight"; the
+//     corpus's 0.26.0 to 0.31.0 runs print the newer wording.
 //   - none of these in a log whose gpu_model_runner.py captured CUDA graphs
 //     ("Graph capturing finished") and printed "Available KV cache memory":
 //     before 0.18.1, the first release whose runs in the corpus print the
@@ -37,7 +41,7 @@ import (
 
 // releaseMarks are the lines of a vLLM log that bound its release.
 type releaseMarks struct {
-	estimate, default21, before21, capture, available bool
+	estimate, default21, before21, consumed, capture, available bool
 }
 
 // The release lines' markers.
@@ -45,6 +49,7 @@ const (
 	vllmEstimateLine  = "Estimated CUDA graph memory:"
 	vllmDefault21Line = "CUDA graph memory profiling is enabled (default since v0.21.0)"
 	vllmBefore21Line  = "In v0.19, CUDA graph memory profiling will be enabled by default"
+	vllmConsumedLine  = "for consumed memory (weights + non-torch)"
 	vllmV1Runner      = "gpu_model_runner.py"
 )
 
@@ -54,6 +59,7 @@ const (
 	vllmV1From       = "0.8"
 	vllmEstimateFrom = "0.16.1"
 	vllmNoEstimate   = "0.18.1"
+	vllmConsumedFrom = "0.19.1"
 	vllm21           = "0.21"
 )
 
@@ -64,6 +70,7 @@ func (r *reader) vllmReleaseLine(s string) {
 	m.estimate = m.estimate || strings.Contains(s, vllmEstimateLine)
 	m.default21 = m.default21 || strings.Contains(s, vllmDefault21Line)
 	m.before21 = m.before21 || strings.Contains(s, vllmBefore21Line)
+	m.consumed = m.consumed || strings.Contains(s, vllmConsumedLine)
 	m.capture = m.capture || strings.Contains(s, "Graph capturing finished") && strings.Contains(s, vllmV1Runner)
 	m.available = m.available || strings.Contains(s, "Available KV cache memory:")
 }
@@ -76,13 +83,15 @@ func (r *reader) boundRelease() {
 	switch {
 	case m.default21:
 		from, fromBy = vllm21, "'"+vllmDefault21Line+"'"
+	case m.consumed:
+		from, fromBy = vllmConsumedFrom, "'"+vllmConsumedLine+"' (printed after 0.19.0)"
 	case m.estimate:
 		from, fromBy = vllmEstimateFrom, "'"+strings.TrimSuffix(vllmEstimateLine, ":")+"' (printed after 0.16.0)"
 	}
 	switch {
 	case m.before21:
 		until, untilBy = vllm21, "'"+vllmBefore21Line+"'"
-	case !m.estimate && !m.default21 && m.capture && m.available:
+	case from == "" && m.capture && m.available: // a line printed outweighs one missing from a pasted excerpt
 		until, untilBy = vllmNoEstimate, "CUDA graphs captured and no '"+strings.TrimSuffix(vllmEstimateLine, ":")+"' (printed from 0.18.1)"
 	}
 	if from != "" && until != "" && version(from).Compare(version(until)) >= 0 {

@@ -39,7 +39,8 @@ var vllmMarkers = []string{"Model loading took", "Loading model weights took", "
 	"Available KV cache memory:", "GPU KV cache size:", "Maximum concurrency for", "gpu_memory_utilization (",
 	"GPU blocks:", "CUDA blocks:", "cuda blocks:", "Estimated CUDA graph memory:", "Graph capturing finished",
 	"--gpu-memory-utilization", "non-default args: {", "LLM engine (v", "vLLM API server version", "Using max model len",
-	planner.VLLMFlashInferSampler, vllmNativeFallback, vllmSamplerUnavailable, vllmSamplerDisabled, planner.VLLMModelRunnerV2}
+	planner.VLLMFlashInferSampler, vllmNativeFallback, vllmSamplerUnavailable, vllmSamplerDisabled, planner.VLLMModelRunnerV2,
+	vllmConsumedLine}
 
 // vllmMRV2File is the source tag of a line Model Runner V2's
 // vllm/v1/worker/gpu/model_runner.py prints ("[model_runner.py:329] Model
