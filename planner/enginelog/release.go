@@ -1,36 +1,40 @@
 package enginelog
 
 // This file bounds the release of a vLLM V1 log that states none, by the
-// lines it prints, and plans the releases left. Since 0.18's Triton
+// lines it prints, and plans the releases left. Since 0.17's Triton
 // sampler and 0.21's CUDA-graph estimate inside the budget, which release
 // a log ran decides its KV cache, so a check plans by the releases its
 // lines allow and says when they plan the KV cache apart.
 //
 // The lines, each printed by every rank alike (a non-zero rank's copy is
-// read too: a TP 4 log may print the estimate on rank 1 only):
+// read too: a TP 4 log may print the estimate on rank 1 only). Source was
+// read in the mystous/vllm_hybrid fork of upstream's first-parent history
+// (docs/architecture.md, "Engine releases", E18) at ebb9cc5f2, vLLM PR
+// #30515's merge (2026-03-07), and at 579602aa4, v0.20.0's cut:
 //
 //   - "Estimated CUDA graph memory: X GiB total" (GPUModelRunner.
-//     profile_cudagraph_memory, vLLM PR #30515, description 2025-12-11):
-//     after 0.16.0. It is printed whether or not the estimate is taken
-//     out of the budget (the corpus's 0.19 logs print it with profiling
-//     off), and 0.16.0's L40S TP 2 run in the corpus captures graphs
-//     without it; the corpus's runs that print it are 0.18.1.dev0 and later.
+//     profile_cudagraph_memory): from 0.18. Worker.determine_available_memory
+//     profiles the graphs whenever the run is not eager, whether or not the
+//     estimate is taken out of the budget; ebb9cc5f2 follows 0.17.0's tag
+//     (097eb544e) and precedes the 0.18.1.dev0 log's bracket.
 //   - "CUDA graph memory profiling is enabled (default since v0.21.0)"
-//     (Worker.determine_available_memory): 0.21 and later, by its own
-//     words; the corpus's 0.21.0, 0.23.1rc1, 0.25.1 and 0.29.0 runs print it.
-//   - "In v0.19, CUDA graph memory profiling will be enabled by default":
-//     before 0.21, whose PR #38284 (2026-03-26, "slated for default
-//     enablement in v0.21") made it the default; the corpus's 0.18.1.dev0,
-//     0.18.1rc1, 0.19.0 and 0.19.1 runs print it.
-//   - the start's summary line in the wording "Actual usage is X GiB for
-//     consumed memory (weights + non-torch)" (Worker's memory summary): after
-//     0.19.0, whose summary, like 0.10.2's, reads "X GiB for weight"; the
-//     corpus's 0.26.0 to 0.31.0 runs print the newer wording.
+//     (determine_available_memory): 0.21 and later, by its own words; the
+//     corpus's 0.21.0, 0.23.1rc1, 0.25.1 and 0.29.0 runs print it.
+//   - "In v0.19, CUDA graph memory profiling will be enabled by default"
+//     (profiling off) and "This will become the default in v0.19" (on):
+//     from ebb9cc5f2 to 579602aa4, before 0.21, whose PR #38284 (2026-03-26,
+//     "slated for default enablement in v0.21") made it the default; the
+//     corpus's 0.18.1.dev0, 0.18.1rc1, 0.19.0 and 0.19.1 runs print the first.
+//   - the start's summary in the wording "Actual usage is X GiB for
+//     consumed memory (weights + non-torch)": after 0.19.0, whose summary,
+//     like 0.10.2's, reads "X GiB for weight"; the corpus's 0.26.0 to 0.31.0
+//     runs print the newer wording (its commit was not found).
 //   - none of these in a log whose gpu_model_runner.py captured CUDA graphs
 //     ("Graph capturing finished") and printed "Available KV cache memory":
-//     before 0.18.1, the first release whose runs in the corpus print the
-//     estimate (every one of the corpus's 0.9–0.16 runs that captures
-//     graphs prints none). Model Runner V2 (model_runner.py) prints no
+//     before 0.18 (every one of the corpus's 0.9–0.16 runs that captures
+//     graphs prints no estimate). A line printed outweighs one missing from
+//     a pasted excerpt: the bound holds only where no line bounds the
+//     release from below. Model Runner V2 (model_runner.py) prints no
 //     estimate on 0.27.1, so its captures bound nothing.
 
 import (
@@ -49,6 +53,7 @@ const (
 	vllmEstimateLine  = "Estimated CUDA graph memory:"
 	vllmDefault21Line = "CUDA graph memory profiling is enabled (default since v0.21.0)"
 	vllmBefore21Line  = "In v0.19, CUDA graph memory profiling will be enabled by default"
+	vllmBefore21On    = "This will become the default in v0.19"
 	vllmConsumedLine  = "for consumed memory (weights + non-torch)"
 	vllmV1Runner      = "gpu_model_runner.py"
 )
@@ -57,8 +62,8 @@ const (
 // range before, planner.VLLMV0Release).
 const (
 	vllmV1From       = "0.8"
-	vllmEstimateFrom = "0.16.1"
-	vllmNoEstimate   = "0.18.1"
+	vllmEstimateFrom = "0.18"
+	vllmNoEstimate   = "0.18"
 	vllmConsumedFrom = "0.19.1"
 	vllm21           = "0.21"
 )
@@ -69,7 +74,7 @@ func (r *reader) vllmReleaseLine(s string) {
 	m := &r.release
 	m.estimate = m.estimate || strings.Contains(s, vllmEstimateLine)
 	m.default21 = m.default21 || strings.Contains(s, vllmDefault21Line)
-	m.before21 = m.before21 || strings.Contains(s, vllmBefore21Line)
+	m.before21 = m.before21 || strings.Contains(s, vllmBefore21Line) || strings.Contains(s, vllmBefore21On)
 	m.consumed = m.consumed || strings.Contains(s, vllmConsumedLine)
 	m.capture = m.capture || strings.Contains(s, "Graph capturing finished") && strings.Contains(s, vllmV1Runner)
 	m.available = m.available || strings.Contains(s, "Available KV cache memory:")
@@ -86,13 +91,13 @@ func (r *reader) boundRelease() {
 	case m.consumed:
 		from, fromBy = vllmConsumedFrom, "'"+vllmConsumedLine+"' (printed after 0.19.0)"
 	case m.estimate:
-		from, fromBy = vllmEstimateFrom, "'"+strings.TrimSuffix(vllmEstimateLine, ":")+"' (printed after 0.16.0)"
+		from, fromBy = vllmEstimateFrom, "'"+strings.TrimSuffix(vllmEstimateLine, ":")+"' (printed from 0.18)"
 	}
 	switch {
 	case m.before21:
 		until, untilBy = vllm21, "'"+vllmBefore21Line+"'"
 	case from == "" && m.capture && m.available: // a line printed outweighs one missing from a pasted excerpt
-		until, untilBy = vllmNoEstimate, "CUDA graphs captured and no '"+strings.TrimSuffix(vllmEstimateLine, ":")+"' (printed from 0.18.1)"
+		until, untilBy = vllmNoEstimate, "CUDA graphs captured and no '"+strings.TrimSuffix(vllmEstimateLine, ":")+"' (printed from 0.18)"
 	}
 	if from != "" && until != "" && version(from).Compare(version(until)) >= 0 {
 		return // lines that contradict each other bound nothing

@@ -53,9 +53,10 @@ func TestReleases(t *testing.T) {
 		want        []string
 	}{
 		{"0.21", "", []string{"", "0.21"}},
-		{"0.16.1", "0.21", []string{"0.18", "0.16.1"}},
-		{"", "0.18.1", []string{"0.18", "0.13", "0.11", "0.10", "0.9", "0.8"}},
-		{"", "", []string{"", "0.21", "0.18", "0.13", "0.11", "0.10", "0.9", "0.8"}},
+		{"0.18", "0.21", []string{"0.18"}},
+		{"0.16.1", "0.21", []string{"0.17", "0.16.1"}},
+		{"", "0.18", []string{"0.17", "0.13", "0.11", "0.9.1", "0.9", "0.8.5", "0.8"}},
+		{"", "", []string{"", "0.21", "0.17", "0.13", "0.11", "0.9.1", "0.9", "0.8.5", "0.8"}},
 	} {
 		l := Log{Engine: planner.EngineVLLM, Settings: &Settings{ReleaseFrom: c.from, ReleaseUntil: c.until}}
 		if got := l.Releases(); !slices.Equal(got, c.want) {

@@ -112,7 +112,7 @@ func (r *reader) vllmRankLine(w worker, s string) {
 	r.vllmReleaseLine(s)
 }
 
-// vllmEstimate reads V1's CUDA-graph estimate (printed after 0.16.0,
+// vllmEstimate reads V1's CUDA-graph estimate (printed from 0.18,
 // release.go) as rank w's.
 func (r *reader) vllmEstimate(w worker, s string) bool {
 	v, res, ok := binarySize(s, vllmEstimateLine)

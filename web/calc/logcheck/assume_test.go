@@ -255,15 +255,15 @@ func TestModelNamed(t *testing.T) {
 // bound it to, and the release decides the comparison when the releases
 // it may be of plan its KV cache more than ReleaseTolerance apart.
 func TestReleaseDecides(t *testing.T) {
-	l := enginelog.Log{Engine: planner.EngineVLLM, Settings: &enginelog.Settings{ReleaseUntil: "0.18.1", ReleaseBy: []string{"no estimate"}}}
+	l := enginelog.Log{Engine: planner.EngineVLLM, Settings: &enginelog.Settings{ReleaseUntil: "0.18", ReleaseBy: []string{"no estimate"}}}
 	for _, c := range []struct {
 		lo, hi  planner.Bytes
 		decides bool
 	}{{97, 100, false}, {96, 100, true}, {0, 0, false}} {
-		pl := Planned{Version: "vLLM 0.18 (V1 engine)", PlannedAs: "vLLM 0.18, by the rules read at vLLM 0.18 (V1 engine)",
+		pl := Planned{Version: "vLLM 0.18 (V1 engine)", PlannedAs: "vLLM 0.17, by the rules read at vLLM 0.18 (V1 engine)",
 			KVByRelease: []enginelog.KVAt{{Release: "0.13", KV: c.lo * planner.GiB}, {Release: "0.18", KV: c.hi * planner.GiB}}}
 		a, ok := versionAssumption(&l, &pl)
-		if !ok || a.Decides != c.decides || !strings.Contains(a.Text, "its lines bound it to before 0.18.1 (no estimate): planned as vLLM 0.18,") ||
+		if !ok || a.Decides != c.decides || !strings.Contains(a.Text, "its lines bound it to before 0.18 (no estimate): planned as vLLM 0.17,") ||
 			c.decides && !strings.Contains(a.Text, "at 0.13 to ") {
 			t.Errorf("versionAssumption(KV %d–%d GiB) = %+v", c.lo, c.hi, a)
 		}
