@@ -85,6 +85,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	e := enginelog.RankZero(&p).Engine // a layout's engine report is its ranks'
 	pl := logcheck.PlannedOf(e, rows)
+	if obs.version == "" {
+		pl.KVByRelease = enginelog.ReleaseKV(&l, input)
+	}
 	assumed := logcheck.Assumptions(&l, &pl, &m, &cal)
 	if obs.version != "" {
 		assumed = slices.DeleteFunc(assumed, func(a logcheck.Assumption) bool { return a.Flag == engineVersionFlag })
@@ -121,7 +124,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  %-28s %12d %12d %+11.1f%%\n", "KV pool ("+pr.Unit+")", pr.Plan, pr.Log, 100*pr.Residual)
 	}
 	for _, f := range l.Reported {
-		fmt.Fprintf(stdout, "  %-28s %12s %12.2f   (read; no plan line)\n", f.Name, "", mib(f.Bytes))
+		fmt.Fprintf(stdout, "  %-28s %12s %12.2f   (read; no plan line%s)\n", f.Name, "", mib(f.Bytes), rankOf(f))
 	}
 	if e != nil {
 		fmt.Fprintf(stdout, "\n  launch: %s\n", pl.Launch)
@@ -149,6 +152,14 @@ func printUnsaid(w io.Writer, l *enginelog.Log, assumed []logcheck.Assumption) {
 			fmt.Fprintf(w, "  … and %d more\n", l.UnreadMore)
 		}
 	}
+}
+
+// rankOf says which rank printed f when that is not rank 0.
+func rankOf(f enginelog.Figure) string {
+	if f.Rank == "" {
+		return ""
+	}
+	return "; printed by rank " + f.Rank
 }
 
 func plural(n int, one, many string) string {

@@ -306,11 +306,13 @@ func TestCheckPoolLogs(t *testing.T) {
 	const d = "../../planner/enginelog/testdata/logs/"
 	v1 := []string{"check", "--log", d + "vllm-v1-l40s-llama31-8b.log", "--model", "llama-3.1-8b-instruct-bf16", "--gpu", "est-l40s"}
 	code, out, errs := runCLI(v1...)
-	if code != 0 || !strings.HasPrefix(out, "assumed, and it decides the comparison: The log states no gpu_memory_utilization") ||
+	if code != 0 || !strings.HasPrefix(out, "assumed, and it decides the comparison: The log states no vLLM release") ||
+		!strings.Contains(out, "give --engine-version") ||
+		!strings.Contains(out, "\nassumed, and it decides the comparison: The log states no gpu_memory_utilization") ||
 		!strings.Contains(out, "give --gpu-memory-utilization") || !strings.Contains(out, "KV pool (tokens)") {
 		t.Errorf("check V1 = %d\n%s%s", code, out, errs)
 	}
-	code, out, _ = runCLI(append(v1, "--gpu-memory-utilization", "0.9", "--json")...)
+	code, out, _ = runCLI(append(v1, "--gpu-memory-utilization", "0.9", "--engine-version", "0.8.4", "--json")...)
 	var doc struct {
 		Assumptions []struct {
 			Fact    string `json:"fact"`

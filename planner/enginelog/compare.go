@@ -19,8 +19,10 @@ func (l *Log) Input(m planner.Model, cal planner.Calibration) (planner.Input, er
 
 // release returns the release l states when its engine's profile has
 // rules for it, so that the log is planned by its own release's rules;
-// planner.VLLMV0Release for a V0 engine's log that states none; ""
-// (the profile's newest) otherwise. logcheck's assumptions say which.
+// planner.VLLMV0Release for a V0 engine's log that states none; for a V1
+// log that states none, the newest of the releases its lines allow
+// (Releases); "" (the profile's newest) otherwise. logcheck's assumptions
+// say which.
 func (l *Log) release() string {
 	p := l.Engine.Profile()
 	switch {
@@ -29,6 +31,9 @@ func (l *Log) release() string {
 	case l.Version == "" && l.V0():
 		return planner.VLLMV0Release
 	case l.Version == "":
+		if rs := l.Releases(); len(rs) > 0 {
+			return rs[0]
+		}
 		return ""
 	}
 	v, err := planner.ParseVersion(l.Version)

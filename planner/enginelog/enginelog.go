@@ -31,6 +31,11 @@ type Figure struct {
 	Bytes planner.Bytes `json:"bytes"`
 	// Resolution is half the unit the engine printed the figure in.
 	Resolution planner.Bytes `json:"resolution_bytes"`
+	// Rank names the rank whose line a reported figure is ("TP1", "PP1
+	// TP0"), when that is not rank 0: a figure every rank prints alike
+	// that rank 0's lines lack is the lowest rank's that prints it
+	// (reader.report). Log.FiguresRank names the rank of Figures.
+	Rank string `json:"rank,omitempty"`
 }
 
 // Log is an engine start-up log read for planning.
@@ -46,6 +51,9 @@ type Log struct {
 	Version string `json:"version,omitempty"`
 	// Settings holds the configuration a vLLM or SGLang log states.
 	Settings *Settings `json:"settings,omitempty"`
+	// FiguresRank names the rank whose lines Figures and Pool were read
+	// from ("TP4") when rank 0's lines stated none; "" for rank 0.
+	FiguresRank string `json:"figures_rank,omitempty"`
 	// Reported are figures the log states that no plan line is set
 	// against: the memory left free, an engine's own estimate.
 	Reported []Figure `json:"reported,omitempty"`
@@ -116,7 +124,50 @@ func read(data []byte) *reader {
 		}
 		r.line(string(bytes.TrimSuffix(line, []byte("\r"))))
 	}
+	r.lowestRank()
 	return r
+}
+
+// rankLine is a line another rank printed, kept in case rank 0 prints no
+// figure: the index in readers of its engine's reader, and the line.
+type rankLine struct {
+	w    worker
+	lr   int
+	line string
+}
+
+// maxRankLines bounds the other ranks' lines kept.
+const maxRankLines = 1024
+
+// lowestRank reads, when rank 0's lines state no figure and no pool, the
+// lines of the lowest other rank of the first pipeline stage as rank 0's
+// (a log may hold only other ranks' lines: sglang-npu-dtype-tp16.log), so
+// that its figures are one rank's, named by it (Log.FiguresRank). A
+// tensor- or data-parallel rank of the first stage holds what rank 0
+// holds; a later stage's (PP1) and a V0 worker's, whose rank is unknown,
+// are not read.
+func (r *reader) lowestRank() {
+	if len(r.order) > 0 || r.isPool || r.pool != (PoolFigures{}) {
+		return
+	}
+	var low worker
+	for _, k := range r.rankLines {
+		if k.w.pp == 0 && k.w.pid == 0 && (!low.other() || low.after(k.w)) {
+			low = k.w
+		}
+	}
+	if !low.other() {
+		return
+	}
+	r.as = low
+	for _, k := range r.rankLines {
+		if k.w == low {
+			readers[k.lr].read(r, k.line)
+		}
+	}
+	if len(r.order) > 0 || r.isPool || r.pool != (PoolFigures{}) {
+		r.figuresRank = low.label()
+	}
 }
 
 // logReader is how one engine's start-up log is read. Each engine's is in
@@ -135,6 +186,10 @@ type logReader struct {
 	// anything of it (a line it skips on purpose, such as a host buffer,
 	// counts as read).
 	read func(r *reader, line string) bool
+	// rankRead, when not nil, reads what of another rank's line is not
+	// that rank's alone: a figure every rank prints alike, a line that
+	// states the release.
+	rankRead func(r *reader, w worker, line string)
 	// The reader's input rule, <stem>Input, writes the configuration the
 	// log states into an input whose model and calibration are set
 	// (inputOf, inputs.go, generated).
@@ -284,6 +339,16 @@ type reader struct {
 	stated   bool
 	version  string
 	reported []Figure
+	// reportedBy is the rank of each of reported.
+	reportedBy []worker
+	// release is what vLLM's lines say of its release (vllmRelease).
+	release releaseMarks
+	// rankLines are the other ranks' lines, up to maxRankLines; as is the
+	// rank whose lines are read as rank 0's, when rank 0 stated no figure
+	// (lowestRank), and figuresRank its label once they stated one.
+	rankLines   []rankLine
+	as          worker
+	figuresRank string
 	// maxRank is one more than the highest tensor-parallel rank whose
 	// prefix a line carried; pids are V0's worker processes, up to maxPids.
 	maxRank    int
@@ -317,16 +382,20 @@ func (r *reader) set(key, name string, b, res planner.Bytes) {
 	r.add(key, name, b, res)
 }
 
-// report records a figure no plan line is set against, replacing any
-// earlier one of its key.
-func (r *reader) report(key, name string, b, res planner.Bytes) {
+// report records a figure no plan line is set against, printed by rank w,
+// replacing any earlier one of its key that a rank after w printed, or w
+// itself: a figure is one rank's, never a mix of two ranks' lines.
+func (r *reader) report(w worker, key, name string, b, res planner.Bytes) {
+	f := Figure{Key: key, Name: name, Bytes: b, Resolution: res, Rank: w.label()}
 	for i := range r.reported {
 		if r.reported[i].Key == key {
-			r.reported[i] = Figure{Key: key, Name: name, Bytes: b, Resolution: res}
+			if !w.after(r.reportedBy[i]) {
+				r.reported[i], r.reportedBy[i] = f, w
+			}
 			return
 		}
 	}
-	r.reported = append(r.reported, Figure{Key: key, Name: name, Bytes: b, Resolution: res})
+	r.reported, r.reportedBy = append(r.reported, f), append(r.reportedBy, w)
 }
 
 func (r *reader) reset(keys ...string) {
@@ -339,8 +408,9 @@ func (r *reader) reset(keys ...string) {
 
 // line gives s to the first reader that claims it. A line another rank
 // printed is that rank's copy: it names the engine and the rank, and its
-// figures are left to rank 0's. A line that looks like a memory line and
-// that nothing read is kept in the unread list.
+// figures are left to rank 0's, but for those the engine's rankRead
+// takes. A line that looks like a memory line and that nothing read is
+// kept in the unread list.
 func (r *reader) line(s string) {
 	read := false
 	for i, lr := range readers {
@@ -354,6 +424,12 @@ func (r *reader) line(s string) {
 		r.readVersion(lr, s)
 		if w := workerOf(s); w.other() {
 			r.otherRank(w)
+			if lr.rankRead != nil {
+				lr.rankRead(r, w, s)
+			}
+			if len(r.rankLines) < maxRankLines {
+				r.rankLines = append(r.rankLines, rankLine{w, i, s})
+			}
 			read = true
 		} else {
 			read = lr.read(r, s)
@@ -454,6 +530,9 @@ func (r *reader) log() Log {
 		l.Pool = &p
 	}
 	l.Version, l.Reported, l.Unread, l.UnreadMore = r.version, r.reported, r.unread, r.unreadMore
+	if l.Engine == planner.EngineVLLM && r.version == "" && !r.settings.V0 {
+		r.boundRelease()
+	}
 	if ranks := max(r.maxRank, len(r.pids)+1); ranks > 1 {
 		r.settings.Ranks, r.stated = ranks, true
 	}
@@ -464,6 +543,7 @@ func (r *reader) log() Log {
 	for _, k := range r.order {
 		l.Figures = append(l.Figures, *r.sums[k])
 	}
+	l.FiguresRank = r.figuresRank
 	return l
 }
 

@@ -39,6 +39,13 @@ type Settings struct {
 	// GPUTotal is the device memory the engine measured (vLLM's
 	// total_gpu_memory), in bytes.
 	GPUTotal planner.Bytes `json:"gpu_total_bytes,omitempty"`
+	// ReleaseFrom and ReleaseUntil bound the release of a vLLM V1 log
+	// that states none, as its lines do (release.go): from ReleaseFrom up
+	// to, not including, ReleaseUntil; "" bounds nothing. ReleaseBy names
+	// the lines.
+	ReleaseFrom  string   `json:"release_from,omitempty"`
+	ReleaseUntil string   `json:"release_until,omitempty"`
+	ReleaseBy    []string `json:"release_by,omitempty"`
 	// Given names the settings that were not read from the log but given
 	// to the check (its flags), by their JSON names.
 	Given []string `json:"given,omitempty"`
@@ -174,6 +181,37 @@ type worker struct {
 // other reports whether the line is another rank's than the first: its
 // figures are that rank's, and a check compares rank 0's.
 func (w worker) other() bool { return w.tp > 0 || w.pp > 0 || w.dp > 0 || w.pid > 0 }
+
+// after reports whether w is a later rank than o: by data-, then
+// pipeline-, then tensor-parallel rank, a V0 worker process after them all.
+func (w worker) after(o worker) bool {
+	a, b := [...]int{w.dp, w.pp, w.tp, w.pid}, [...]int{o.dp, o.pp, o.tp, o.pid}
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] > b[i]
+		}
+	}
+	return false
+}
+
+// label names w for a person ("TP1", "DP1 PP0 TP2", "pid 4121"), "" for
+// rank 0.
+func (w worker) label() string {
+	if !w.other() {
+		return ""
+	}
+	if w.pid > 0 {
+		return "pid " + strconv.Itoa(w.pid)
+	}
+	s := "TP" + strconv.Itoa(w.tp)
+	if w.pp > 0 || w.dp > 0 {
+		s = "PP" + strconv.Itoa(w.pp) + " " + s
+	}
+	if w.dp > 0 {
+		s = "DP" + strconv.Itoa(w.dp) + " " + s
+	}
+	return s
+}
 
 // workerOf reads a line's worker prefix: vLLM's "(VllmWorker rank=1
 // pid=…)", "(VllmWorker TP1 pid=…)", "(Worker_TP1 pid=…)",

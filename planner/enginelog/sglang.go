@@ -58,7 +58,7 @@ func (r *reader) sglangLine(s string) bool {
 	} {
 		if strings.Contains(s, f.marker) {
 			if v, res, ok := binarySize(s, f.at); ok {
-				r.report(f.key, f.name, v, res)
+				r.report(r.as, f.key, f.name, v, res)
 				return true
 			}
 		}

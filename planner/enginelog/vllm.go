@@ -27,6 +27,7 @@ var vllmLog = logReader{engine: planner.EngineVLLM,
 		return false
 	},
 	read:     (*reader).vllmLine,
+	rankRead: (*reader).vllmRankLine,
 	figures:  []string{"weights", "kv", "activation_peak", "non_torch", "cuda_graphs"},
 	settings: settingsPool,
 	versions: []versionLine{{marker: "vLLM API server version "}, {marker: "LLM engine (v"}},
@@ -38,7 +39,8 @@ var vllmMarkers = []string{"Model loading took", "Loading model weights took", "
 	"Available KV cache memory:", "GPU KV cache size:", "Maximum concurrency for", "gpu_memory_utilization (",
 	"GPU blocks:", "CUDA blocks:", "cuda blocks:", "Estimated CUDA graph memory:", "Graph capturing finished",
 	"--gpu-memory-utilization", "non-default args: {", "LLM engine (v", "vLLM API server version", "Using max model len",
-	planner.VLLMFlashInferSampler, vllmNativeFallback, vllmSamplerUnavailable, vllmSamplerDisabled, planner.VLLMModelRunnerV2}
+	planner.VLLMFlashInferSampler, vllmNativeFallback, vllmSamplerUnavailable, vllmSamplerDisabled, planner.VLLMModelRunnerV2,
+	vllmConsumedLine}
 
 // vllmMRV2File is the source tag of a line Model Runner V2's
 // vllm/v1/worker/gpu/model_runner.py prints ("[model_runner.py:329] Model
@@ -95,7 +97,29 @@ func (r *reader) vllmLine(s string) bool {
 			read = true
 		}
 	}
-	return read
+	r.vllmReleaseLine(s)
+	return read || r.vllmEstimate(r.as, s)
+}
+
+// vllmRankLine reads what of another rank's line is not that rank's alone:
+// the CUDA-graph estimate, which every rank prints alike (the corpus's
+// 0.19.0 TP 4 run's ranks print 2.73 GiB each; gpustack/runner PR #251,
+// a log printed 08-14, shows a 0.27.1 TP 2 start whose two ranks print "Estimated
+// CUDA graph memory: 0.36 GiB total", rank 1 first), kept when rank 0's
+// lines lack it, and the lines that bound the release.
+func (r *reader) vllmRankLine(w worker, s string) {
+	r.vllmEstimate(w, s)
+	r.vllmReleaseLine(s)
+}
+
+// vllmEstimate reads V1's CUDA-graph estimate (printed from 0.18,
+// release.go) as rank w's.
+func (r *reader) vllmEstimate(w worker, s string) bool {
+	v, res, ok := binarySize(s, vllmEstimateLine)
+	if ok {
+		r.report(w, "cuda_graphs_estimate", "CUDA graphs (vLLM's estimate)", v, res)
+	}
+	return ok
 }
 
 // vllmSize reads a size after marker; after "took" it skips to the number
@@ -165,10 +189,6 @@ func (r *reader) vllmPool(s string) bool {
 			r.settings.V0, r.stated = true, true
 			return true
 		}
-	}
-	if v, res, ok := binarySize(s, "Estimated CUDA graph memory:"); ok {
-		r.report("cuda_graphs_estimate", "CUDA graphs (vLLM's estimate)", v, res)
-		return true
 	}
 	return false
 }

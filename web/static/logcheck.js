@@ -115,7 +115,7 @@ function showExtras(box, r, assumed) {
     pool.textContent = `KV pool (${r.pool.unit}): plan ${r.pool.plan}, log ${r.pool.log}, ${(r.pool.residual >= 0 ? '+' : '') + (100 * r.pool.residual).toFixed(1)}%`;
     pool.hidden = false;
   }
-  list('log-reported', (r.log.reported ?? []).map((f) => [`${f.name}: ${mib(f.bytes)} MiB (read; no plan line)`, { key: f.key }]));
+  list('log-reported', (r.log.reported ?? []).map((f) => [`${f.name}: ${mib(f.bytes)} MiB (read; no plan line${f.rank ? `; printed by rank ${f.rank}` : ''})`, { key: f.key }]));
   list('log-assumed', assumed.filter((a) => !a.decides).map((a) => [`Assumed: ${a.text}`, { fact: a.fact ?? '' }]));
   const unread = (r.log.unread ?? []).map((s) => [s, { unread: '' }]);
   if (r.log.unread_more) unread.push([`… and ${r.log.unread_more} more`]);

@@ -35,7 +35,7 @@ const (
 // Assumption is a fact a check planned with that the log did not state.
 type Assumption struct {
 	// Fact names it: "engine_version", "tensor_parallel", "utilization",
-	// "max_len", "model", "gpu", "host_memory", "sampler", "runner".
+	// "max_len", "model", "gpu", "host_memory", "sampler", "runner", "rank".
 	Fact string `json:"fact"`
 	// Planned is what the check planned with.
 	Planned string `json:"planned"`
@@ -60,7 +60,17 @@ type Planned struct {
 	Fraction  float64 `json:"fraction,omitempty"`
 	// Launch is the engine's launch command for the plan, "" for vramplan's.
 	Launch string `json:"launch,omitempty"`
+	// KVByRelease is the least and the most KV cache rank 0's plan holds
+	// at the releases a log that states none may be of
+	// (enginelog.ReleaseKV), when they are of more than one range's rules.
+	KVByRelease []enginelog.KVAt `json:"kv_by_release,omitempty"`
 }
+
+// ReleaseTolerance is how far apart, as a share of the larger, the KV
+// caches the releases a log may be of plan can be before the release
+// decides the comparison: the residual the corpus holds a figure to
+// (calibrations/corpus.Tolerance, the issue's 3 %).
+const ReleaseTolerance = 0.03
 
 // PlannedOf returns what a plan whose rows against the log are rows
 // planned with, e its rank 0's engine report (enginelog.RankZero's
@@ -96,6 +106,7 @@ func Assumptions(l *enginelog.Log, pl *Planned, m *planner.Model, c *planner.Cal
 	add(hostAssumption(l, c))
 	add(samplerAssumption(l))
 	add(runnerAssumption(l))
+	add(rankAssumption(l))
 	var first, rest []Assumption
 	for _, a := range out {
 		if a.Decides {
@@ -115,8 +126,11 @@ func label(e planner.EngineName) string {
 }
 
 // versionAssumption: a log that states no release is planned by the rules
-// the profile was read at; one outside every range of the profile compares
-// another release's rules with it, which decides the comparison.
+// the profile was read at, or a V1 log by the newest release its lines
+// allow (enginelog.Log.Releases); when the releases it may be of plan its
+// KV cache more than ReleaseTolerance apart, the release decides. One
+// outside every range of the profile compares another release's rules
+// with it, which decides the comparison too.
 func versionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 	a := Assumption{Fact: "engine_version", Planned: pl.Version, Flag: FlagEngineVersion}
 	if l.Version == "" && l.V0() {
@@ -125,7 +139,16 @@ func versionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 		return a, true
 	}
 	if l.Version == "" {
-		a.Text = printf.Sprintf("The log states no %s release: planned by the rules read at %s.", label(l.Engine), pl.Version)
+		as := "as " + pl.PlannedAs
+		if pl.PlannedAs == pl.Version {
+			as = "by the rules read at " + pl.Version
+		}
+		a.Text = printf.Sprintf("The log states no %s release%s: planned %s.", label(l.Engine), bound(l), as)
+		if k := pl.KVByRelease; len(k) == 2 && float64(k[1].KV-k[0].KV) > ReleaseTolerance*float64(k[1].KV) {
+			a.Decides = true
+			a.Text += printf.Sprintf(" The releases it may be of plan its KV cache from %s at %s to %s at %s, more than %g %% apart: give --%s, the release it ran.",
+				size(k[0].KV), releaseName(l, k[0].Release), size(k[1].KV), releaseName(l, k[1].Release), 100*ReleaseTolerance, FlagEngineVersion)
+		}
 		return a, true
 	}
 	p := l.Engine.Profile()
@@ -140,6 +163,31 @@ func versionAssumption(l *enginelog.Log, pl *Planned) (Assumption, bool) {
 		return a, true
 	}
 	return a, false
+}
+
+// bound says what a V1 log's lines bound its release to, "" when nothing.
+func bound(l *enginelog.Log) string {
+	st := l.Settings
+	if st == nil || st.ReleaseFrom == "" && st.ReleaseUntil == "" {
+		return ""
+	}
+	r := st.ReleaseFrom + " and later"
+	switch {
+	case st.ReleaseFrom == "":
+		r = "before " + st.ReleaseUntil
+	case st.ReleaseUntil != "":
+		r = st.ReleaseFrom + " up to " + st.ReleaseUntil
+	}
+	return printf.Sprintf(", and its lines bound it to %s (%s)", r, strings.Join(st.ReleaseBy, "; "))
+}
+
+// releaseName names release v of l's engine for a person: "" is the
+// profile's newest rules, named by their first release.
+func releaseName(l *enginelog.Log, v string) string {
+	if p := l.Engine.Profile(); v == "" && p != nil && len(p.Versions) > 0 {
+		return p.Versions[len(p.Versions)-1].From.String() + " and later"
+	}
+	return v
 }
 
 // parallelAssumption: a log that states no tensor-parallel size is planned
@@ -352,6 +400,18 @@ func runnerAssumption(l *enginelog.Log) (Assumption, bool) {
 			"\" and prints from model_runner.py, V1 from gpu_model_runner.py): checked with V1's, whose profile warms the sampler up with " +
 			"top-k and top-p; from 0.25 V2 is the default for more model families (for all from 0.29), and its profile skips them " +
 			"and keeps max_num_seqs × vocab of sampler state (serving.vllm.model_runner_v2 plans it)."}, true
+}
+
+// rankAssumption: a log whose rank 0 printed no memory figure is read from
+// the lowest other rank of its first pipeline stage that printed any
+// (enginelog.Log.FiguresRank), whose figures are set against rank 0's
+// plan: a tensor- or data-parallel rank of that stage holds what rank 0 does.
+func rankAssumption(l *enginelog.Log) (Assumption, bool) {
+	if l.FiguresRank == "" {
+		return Assumption{}, false
+	}
+	return Assumption{Fact: "rank", Planned: "rank " + l.FiguresRank + " as rank 0",
+		Text: printf.Sprintf("Rank 0's lines state no memory figure: the figures are rank %s's, the lowest rank of the first pipeline stage that printed any, set against rank 0's plan, which a rank of that stage holds alike.", l.FiguresRank)}, true
 }
 
 func given(st *enginelog.Settings, name string) bool {

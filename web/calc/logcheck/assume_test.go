@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vramplan/vramplan/calibrations"
+	"github.com/vramplan/vramplan/calibrations/corpus"
 	"github.com/vramplan/vramplan/planner"
 	"github.com/vramplan/vramplan/planner/catalog"
 	"github.com/vramplan/vramplan/planner/enginelog"
@@ -39,6 +40,7 @@ func check(t *testing.T, file, model, gpu string, g enginelog.Given) []Assumptio
 	}
 	p, _ := planner.Report(in)
 	pl := PlannedOf(enginelog.RankZero(&p).Engine, enginelog.Compare(&l, &p))
+	pl.KVByRelease = enginelog.ReleaseKV(&l, in)
 	return Assumptions(&l, &pl, &m, &c)
 }
 
@@ -54,7 +56,7 @@ func TestAssumptions(t *testing.T) {
 		{"vllm-v0-rtx3090-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-rtx3090", enginelog.Given{},
 			"engine_version tensor_parallel model gpu sampler"},
 		{"vllm-v1-l40s-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-l40s", enginelog.Given{},
-			"utilization! engine_version tensor_parallel model gpu sampler"},
+			"engine_version! utilization! tensor_parallel model gpu sampler"},
 		{"vllm-v1-l40s-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-l40s", enginelog.Given{Utilization: 0.9, TensorParallel: 1},
 			"engine_version model gpu sampler"},
 		{"vllm-v1-0.21-tp4-rtx3090.log", "llama-3.3-70b-instruct-fp8", "est-rtx3090", enginelog.Given{},
@@ -63,6 +65,8 @@ func TestAssumptions(t *testing.T) {
 			"utilization! engine_version tensor_parallel max_len model gpu"},
 		{"vllm-v0-rtx3090-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "h200", enginelog.Given{},
 			"gpu! engine_version tensor_parallel model sampler"},
+		{"sglang-npu-dtype-tp16.log", "llama-3.3-70b-instruct-fp8", "h200", enginelog.Given{TensorParallel: 16},
+			"utilization! engine_version max_len model gpu rank"},
 		{"vllm-v1-l40s-llama31-8b.log", "llama-3.1-8b-instruct-bf16", "est-gb10", enginelog.Given{Utilization: 0.9, TensorParallel: 1},
 			"engine_version model gpu host_memory sampler"},
 	} {
@@ -244,5 +248,32 @@ func TestModelNamed(t *testing.T) {
 	l := enginelog.Log{Engine: planner.EngineVLLM}
 	if a, ok := modelAssumption(&l, &m); !ok || a.Decides || !strings.Contains(a.Text, "names no model") {
 		t.Errorf("a log that names no model: %+v, %v", a, ok)
+	}
+}
+
+// TestReleaseDecides: a V1 log that states no release says what its lines
+// bound it to, and the release decides the comparison when the releases
+// it may be of plan its KV cache more than ReleaseTolerance apart.
+func TestReleaseDecides(t *testing.T) {
+	l := enginelog.Log{Engine: planner.EngineVLLM, Settings: &enginelog.Settings{ReleaseUntil: "0.18", ReleaseBy: []string{"no estimate"}}}
+	for _, c := range []struct {
+		lo, hi  planner.Bytes
+		decides bool
+	}{{97, 100, false}, {96, 100, true}, {0, 0, false}} {
+		pl := Planned{Version: "vLLM 0.18 (V1 engine)", PlannedAs: "vLLM 0.17, by the rules read at vLLM 0.18 (V1 engine)",
+			KVByRelease: []enginelog.KVAt{{Release: "0.13", KV: c.lo * planner.GiB}, {Release: "0.18", KV: c.hi * planner.GiB}}}
+		a, ok := versionAssumption(&l, &pl)
+		if !ok || a.Decides != c.decides || !strings.Contains(a.Text, "its lines bound it to before 0.18 (no estimate): planned as vLLM 0.17,") ||
+			c.decides && !strings.Contains(a.Text, "at 0.13 to ") {
+			t.Errorf("versionAssumption(KV %d–%d GiB) = %+v", c.lo, c.hi, a)
+		}
+	}
+}
+
+// TestReleaseTolerance: the release decides at the residual the corpus
+// holds a figure to.
+func TestReleaseTolerance(t *testing.T) {
+	if ReleaseTolerance != corpus.Tolerance {
+		t.Errorf("ReleaseTolerance = %v, corpus.Tolerance = %v", ReleaseTolerance, corpus.Tolerance)
 	}
 }
