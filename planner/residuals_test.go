@@ -12,7 +12,7 @@ func TestSpreadsHold(t *testing.T) {
 			for _, several := range []bool{false, true} {
 				for _, f := range []Figure{FigureKVTokens, FigureWeights} {
 					c := RunClass{Band: b, Kind: kind, Several: several}
-					checkSpread(t, c, spreadOf(c, f, 100000))
+					checkSpread(t, c, c.Spread(f, 100000))
 				}
 			}
 		}
@@ -23,13 +23,13 @@ func checkSpread(t *testing.T, c RunClass, s Spread) {
 	t.Helper()
 	switch {
 	case s.Class != c.Keys()[0].String():
-		t.Errorf("spreadOf(%v).Class = %q, want %q", c, s.Class, c.Keys()[0])
+		t.Errorf("%v.Spread.Class = %q, want %q", c, s.Class, c.Keys()[0])
 	case s.Runs != 0 && s.Runs < MinRuns:
-		t.Errorf("spreadOf(%v) quotes %d runs, fewer than %d", c, s.Runs, MinRuns)
+		t.Errorf("%v.Spread quotes %d runs, fewer than %d", c, s.Runs, MinRuns)
 	case (s.ClassRuns >= MinRuns) != (s.From == "" && s.Runs > 0):
-		t.Errorf("spreadOf(%v): own class %d runs, range from %q", c, s.ClassRuns, s.From)
+		t.Errorf("%v.Spread: own class %d runs, range from %q", c, s.ClassRuns, s.From)
 	case s.Low > s.High || s.LowValue > s.HighValue:
-		t.Errorf("spreadOf(%v) = %+v: low above high", c, s)
+		t.Errorf("%v.Spread = %+v: low above high", c, s)
 	}
 }
 
