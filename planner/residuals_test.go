@@ -92,3 +92,37 @@ func TestReleaseBand(t *testing.T) {
 		}
 	}
 }
+
+// TestResidualGroupNames holds the names RunClass.Residuals matches by
+// index and engine rather than by name to what makes that the same: each
+// band's name its own, no band's name an engine's label or a generation,
+// each generation within one engine and none an engine's label.
+func TestResidualGroupNames(t *testing.T) {
+	group := map[string]string{} // name -> what it names
+	genEngine := map[string]EngineName{}
+	for _, b := range ResidualBands {
+		if g, ok := group[b.Name]; ok {
+			t.Errorf("band %q: the name is already %s", b.Name, g)
+		}
+		group[b.Name] = "a band"
+		if e, ok := genEngine[b.Generation]; ok && e != b.Engine {
+			t.Errorf("generation %q holds bands of %s and %s", b.Generation, e, b.Engine)
+		}
+		genEngine[b.Generation] = b.Engine
+	}
+	for g := range genEngine {
+		if what, ok := group[g]; ok {
+			t.Errorf("generation %q is also %s", g, what)
+		}
+		group[g] = "a generation"
+	}
+	labels := map[EngineName]bool{}
+	for _, b := range ResidualBands {
+		if l := profileOf(b.Engine).Label; !labels[b.Engine] {
+			if what, ok := group[l]; ok {
+				t.Errorf("%s's label %q is also %s", b.Engine, l, what)
+			}
+			labels[b.Engine], group[l] = true, "an engine's label"
+		}
+	}
+}
