@@ -161,8 +161,8 @@ WORKERFLAGS := -tags $(WORKERTAGS) -trimpath -ldflags="-s -w" -gcflags=all=-l
 # worker's app.wasm takes it: Go's WebAssembly features (binaryen refuses
 # its memory.copy, memory.fill and saturating conversions without them,
 # and is to add no others), -O1, which took 15.9 KiB off wrangler's
-# gzip where -Oz added 2.1, and then --merge-similar-functions, 4.2 KB
-# more of gzip -9 (docs/benchmarks.md, "Worker"). make worker runs it again
+# gzip where -Oz added 2.1, and then --merge-similar-functions, 8.1 KiB
+# more (docs/benchmarks.md, "Worker"). make worker runs it again
 # only when Go's build (build/app.go.wasm) or this line has changed, into
 # build/app.opt.wasm (before, into build/worker, which workers-assets-gen
 # empties first, so it ran every time).
