@@ -160,20 +160,24 @@ WORKERFLAGS := -tags $(WORKERTAGS) -trimpath -ldflags="-s -w" -gcflags=all=-l
 # WASMOPT is binaryen's optimizer (npm's binaryen, package-lock.json) as the
 # worker's app.wasm takes it: Go's WebAssembly features (binaryen refuses
 # its memory.copy, memory.fill and saturating conversions without them,
-# and is to add no others), and -O1, which took 15.9 KiB off wrangler's
-# gzip where -Oz added 2.1 (docs/benchmarks.md, "Worker"). make worker runs
-# it again only when Go's build (build/app.go.wasm) has changed.
+# and is to add no others), -O1, which took 15.9 KiB off wrangler's
+# gzip where -Oz added 2.1, and then --merge-similar-functions, 8.1 KiB
+# more (docs/benchmarks.md, "Worker"). make worker runs it again
+# only when Go's build (build/app.go.wasm) or this line has changed, into
+# build/app.opt.wasm (before, into build/worker, which workers-assets-gen
+# empties first, so it ran every time).
 WASMOPT     := node_modules/.bin/wasm-opt --mvp-features --enable-mutable-globals --enable-sign-ext \
-	--enable-nontrapping-float-to-int --enable-bulk-memory -O1
+	--enable-nontrapping-float-to-int --enable-bulk-memory -O1 --merge-similar-functions
 WRANGLER    := WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false node_modules/.bin/wrangler
 
 worker: wasm deps-npm ## the Cloudflare Workers build into build/worker; prints its raw and gzip size and fails over its budget (over the free plan's 3 MB since the names merge; under the Paid plan's 10 MB) by wrangler's measure
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER)
 	cp cmd/worker/worker.mjs cmd/worker/pool.mjs $(WORKER)/ && rm $(WORKER)/runtime.mjs # our loader: one Go instance for many requests
 	GOOS=js GOARCH=wasm $(GO) build $(WORKERFLAGS) -o build/app.go.wasm ./cmd/worker
-	@cmp -s build/app.go.wasm build/app.opt-of.wasm && test -f $(WORKER)/app.wasm || { \
-		echo "$(WASMOPT) build/app.go.wasm -o $(WORKER)/app.wasm"; \
-		$(WASMOPT) build/app.go.wasm -o $(WORKER)/app.wasm && cp build/app.go.wasm build/app.opt-of.wasm; }
+	@cmp -s build/app.go.wasm build/app.opt-of.wasm && echo '$(WASMOPT)' | cmp -s - build/app.opt-by && test -f build/app.opt.wasm || { \
+		echo "$(WASMOPT) build/app.go.wasm -o build/app.opt.wasm"; \
+		$(WASMOPT) build/app.go.wasm -o build/app.opt.wasm && cp build/app.go.wasm build/app.opt-of.wasm && echo '$(WASMOPT)' > build/app.opt-by; }
+	cp build/app.opt.wasm $(WORKER)/app.wasm # workers-assets-gen empties $(WORKER): the optimized module is kept beside it
 	mkdir -p $(WORKER)/public/static/dist
 	cp web/static/*.js web/static/*.css $(WORKER)/public/static/
 	cp $(filter-out %README.md,$(wildcard web/static/dist/*)) $(WORKER)/public/static/dist/

@@ -106,13 +106,13 @@ func (k ClassKey) String() string {
 // the order a plan falls back to them: the band with any GPU count, with
 // any kind, with both; the band's generation the same three ways; the
 // engine.
-func (c RunClass) Keys() []ClassKey {
+func (c RunClass) Keys() [classWidths]ClassKey {
 	b := &ResidualBands[c.Band]
 	gpus := GPUsOne
 	if c.Several {
 		gpus = GPUsSeveral
 	}
-	return []ClassKey{
+	return [classWidths]ClassKey{
 		{b.Name, c.Kind, gpus}, {b.Name, c.Kind, GPUsAny}, {b.Name, "", gpus}, {b.Name, "", GPUsAny},
 		{b.Generation, c.Kind, gpus}, {b.Generation, c.Kind, GPUsAny}, {b.Generation, "", GPUsAny},
 		{profileOf(b.Engine).Label, "", GPUsAny},
@@ -158,32 +158,82 @@ type Spread struct {
 	HighValue int64   `json:"high_value"`
 }
 
-// residualRow is one class's residuals of one figure in residuals_gen.go:
-// the class's group, kind (index+1 in residualKinds, 0 for any) and GPU
-// count, its runs and its least and greatest residual in parts per
-// thousand.
+// residualRow is the runs of one figure in a run's own class (a band, a
+// model kind, one GPU or several) in residuals_gen.go: the band (its index
+// in ResidualBands), the kind (its index in residualKinds), whether the
+// runs span several GPUs, how many there are, and their least and greatest
+// residual in parts per thousand. A wider class's runs are the union of its
+// own classes' (each run is in one own class), so the table holds no row
+// for one: Residuals sums them.
 type residualRow struct {
-	group, kind, gpus, figure, runs uint8
-	low, high                       int16
+	band, kind uint8
+	several    bool
+	figure     Figure
+	runs       uint8
+	low, high  int16
 }
 
-// spreadOf returns the spread of figure f of a run of class c that the
-// plan puts at planned.
-func spreadOf(c RunClass, f Figure, planned int64) Spread {
-	keys := c.Keys()
-	s := Spread{Figure: f.String(), Planned: planned, Class: keys[0].String()}
-	for i, k := range keys {
-		r := residualOf(k, f)
-		if i == 0 && r != nil {
-			s.ClassRuns = int(r.runs)
+// Residual is the corpus's runs of one figure in one class: how many, and
+// their least and greatest residual in parts per thousand (zero when Runs
+// is 0).
+type Residual struct {
+	Runs      int
+	Low, High int16
+}
+
+// classWidths is how many widths RunClass.Keys names.
+const classWidths = 8
+
+// Residuals returns the runs of figure f in each of c.Keys(), in its order.
+// A row adds to a width when it falls in that class: the same band, the
+// band's generation or engine, with the same kind or any, the same GPU
+// count or either, as Keys widens them.
+func (c RunClass) Residuals(f Figure) [classWidths]Residual {
+	var out [classWidths]Residual
+	b := &ResidualBands[c.Band]
+	for i := range residualTable {
+		r := &residualTable[i]
+		rb := &ResidualBands[r.band]
+		if r.figure != f || rb.Engine != b.Engine {
+			continue
 		}
-		if r == nil || r.runs < MinRuns {
+		kind, gpus := residualKinds[r.kind] == c.Kind, r.several == c.Several
+		band, gen := int(r.band) == c.Band, rb.Generation == b.Generation
+		in := [classWidths]bool{band && kind && gpus, band && kind, band && gpus, band, gen && kind && gpus, gen && kind, gen, true}
+		for w, ok := range in {
+			if ok {
+				out[w].add(r)
+			}
+		}
+	}
+	return out
+}
+
+// add counts r's runs in s.
+func (s *Residual) add(r *residualRow) {
+	if s.Runs == 0 || r.low < s.Low {
+		s.Low = r.low
+	}
+	if s.Runs == 0 || r.high > s.High {
+		s.High = r.high
+	}
+	s.Runs += int(r.runs)
+}
+
+// Spread returns the spread of figure f of a run of class c that the plan
+// puts at planned: the range of c's own runs when they are at least
+// MinRuns, else of the first wider class (Keys) that holds that many.
+func (c RunClass) Spread(f Figure, planned int64) Spread {
+	keys, res := c.Keys(), c.Residuals(f)
+	s := Spread{Figure: f.String(), Planned: planned, Class: keys[0].String(), ClassRuns: res[0].Runs}
+	for i, r := range res {
+		if r.Runs < MinRuns {
 			continue
 		}
 		if i > 0 {
-			s.From = k.String()
+			s.From = keys[i].String()
 		}
-		s.Runs, s.Low, s.High = int(r.runs), float64(r.low)/1000, float64(r.high)/1000
+		s.Runs, s.Low, s.High = r.Runs, float64(r.Low)/1000, float64(r.High)/1000
 		s.LowValue, s.HighValue = scaled(planned, s.Low), scaled(planned, s.High)
 		break
 	}
@@ -213,24 +263,6 @@ func (s *Spread) value(n int64) string {
 }
 
 func scaled(n int64, r float64) int64 { return int64(math.Round(float64(n) * (1 + r))) }
-
-// residualOf returns the row of key k and figure f, or nil.
-func residualOf(k ClassKey, f Figure) *residualRow {
-	for i := range residualTable {
-		r := &residualTable[i]
-		if Figure(r.figure) == f && residualGroups[r.group] == k.Group && GPUSpan(r.gpus) == k.GPUs && kindAt(r.kind) == k.Kind {
-			return r
-		}
-	}
-	return nil
-}
-
-func kindAt(i uint8) string {
-	if i == 0 {
-		return ""
-	}
-	return residualKinds[i-1]
-}
 
 // Text says s for a person: "real start-ups like this one: -4.5 % …
 // +3.0 % of the planned figure (222,100 … 239,570), 12 runs of vLLM
@@ -291,9 +323,9 @@ func spreads(in *Input, pr *Profile, p *Plan) []Spread {
 	c := ClassOf(in, band)
 	var out []Spread
 	if a.Tokens > 0 {
-		out = append(out, spreadOf(c, FigureKVTokens, a.Tokens))
+		out = append(out, c.Spread(FigureKVTokens, a.Tokens))
 	}
-	return append(out, spreadOf(c, FigureWeights, int64(p.LoadedWeights())))
+	return append(out, c.Spread(FigureWeights, int64(p.LoadedWeights())))
 }
 
 // planRelease is the release a plan of in under pr follows, for its

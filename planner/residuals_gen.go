@@ -2,24 +2,6 @@
 
 package planner
 
-// residualGroups are the bands, generations and engines that classes name.
-var residualGroups = [...]string{
-	"SGLang 0.4",
-	"SGLang, every release",
-	"SGLang",
-	"SGLang 0.5",
-	"SGLang main (a source build)",
-	"SGLang, release not known",
-	"vLLM 0.10–0.11 (V1)",
-	"vLLM V1 (0.8 and later)",
-	"vLLM",
-	"vLLM 0.12–0.20 (V1)",
-	"vLLM 0.21 and later (V1)",
-	"vLLM 0.6–0.7 (V0)",
-	"vLLM V0 (0.2–0.7)",
-	"vLLM 0.8–0.9 (V1)",
-}
-
 // residualKinds are the model kinds that classes name.
 var residualKinds = [...]string{
 	"dense",
@@ -30,129 +12,58 @@ var residualKinds = [...]string{
 	"moe+mla",
 }
 
-// residualTable is every class's runs and least and greatest residual, per mille.
+// residualTable is every run's own class's runs and least and greatest
+// residual, per mille, by figure; RunClass.Residuals sums the wider ones.
 var residualTable = [...]residualRow{
-	{0, 1, 1, 0, 4, -73, -1},     // SGLang 0.4, dense, one GPU: kv_tokens
-	{0, 1, 0, 0, 5, -73, -1},     // SGLang 0.4, dense, one GPU or several: kv_tokens
-	{0, 0, 1, 0, 4, -73, -1},     // SGLang 0.4, every model kind, one GPU: kv_tokens
-	{0, 0, 0, 0, 6, -73, -1},     // SGLang 0.4, every model kind, one GPU or several: kv_tokens
-	{1, 1, 1, 0, 8, -73, 10},     // SGLang, every release, dense, one GPU: kv_tokens
-	{1, 1, 0, 0, 11, -73, 24},    // SGLang, every release, dense, one GPU or several: kv_tokens
-	{1, 0, 0, 0, 13, -73, 24},    // SGLang, every release, every model kind, one GPU or several: kv_tokens
-	{2, 0, 0, 0, 13, -73, 24},    // SGLang, every model kind, one GPU or several: kv_tokens
-	{0, 1, 1, 1, 4, 3, 54},       // SGLang 0.4, dense, one GPU: weights
-	{0, 1, 0, 1, 5, 3, 54},       // SGLang 0.4, dense, one GPU or several: weights
-	{0, 0, 1, 1, 4, 3, 54},       // SGLang 0.4, every model kind, one GPU: weights
-	{0, 0, 0, 1, 5, 3, 54},       // SGLang 0.4, every model kind, one GPU or several: weights
-	{1, 1, 1, 1, 8, -16, 54},     // SGLang, every release, dense, one GPU: weights
-	{1, 1, 0, 1, 10, -16, 54},    // SGLang, every release, dense, one GPU or several: weights
-	{1, 0, 0, 1, 11, -16, 54},    // SGLang, every release, every model kind, one GPU or several: weights
-	{2, 0, 0, 1, 11, -16, 54},    // SGLang, every model kind, one GPU or several: weights
-	{0, 1, 2, 0, 1, -15, -15},    // SGLang 0.4, dense, more than one GPU: kv_tokens
-	{1, 1, 2, 0, 3, -15, 24},     // SGLang, every release, dense, more than one GPU: kv_tokens
-	{0, 1, 2, 1, 1, 3, 3},        // SGLang 0.4, dense, more than one GPU: weights
-	{3, 1, 1, 0, 3, -24, -1},     // SGLang 0.5, dense, one GPU: kv_tokens
-	{3, 1, 0, 0, 4, -24, 4},      // SGLang 0.5, dense, one GPU or several: kv_tokens
-	{3, 0, 1, 0, 4, -24, 0},      // SGLang 0.5, every model kind, one GPU: kv_tokens
-	{3, 0, 0, 0, 5, -24, 4},      // SGLang 0.5, every model kind, one GPU or several: kv_tokens
-	{3, 1, 1, 1, 3, -5, 10},      // SGLang 0.5, dense, one GPU: weights
-	{3, 1, 0, 1, 3, -5, 10},      // SGLang 0.5, dense, one GPU or several: weights
-	{3, 0, 1, 1, 4, -5, 10},      // SGLang 0.5, every model kind, one GPU: weights
-	{3, 0, 0, 1, 4, -5, 10},      // SGLang 0.5, every model kind, one GPU or several: weights
-	{4, 1, 2, 0, 1, 24, 24},      // SGLang main (a source build), dense, more than one GPU: kv_tokens
-	{4, 1, 2, 1, 1, 1, 1},        // SGLang main (a source build), dense, more than one GPU: weights
-	{0, 2, 2, 0, 1, -64, -64},    // SGLang 0.4, moe, more than one GPU: kv_tokens
-	{3, 1, 2, 0, 1, 4, 4},        // SGLang 0.5, dense, more than one GPU: kv_tokens
-	{3, 2, 1, 0, 1, 0, 0},        // SGLang 0.5, moe, one GPU: kv_tokens
-	{3, 2, 1, 1, 1, -1, -1},      // SGLang 0.5, moe, one GPU: weights
-	{5, 1, 1, 0, 1, 10, 10},      // SGLang, release not known, dense, one GPU: kv_tokens
-	{5, 1, 1, 1, 1, -16, -16},    // SGLang, release not known, dense, one GPU: weights
-	{6, 3, 2, 0, 1, -9, -9},      // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
-	{6, 0, 2, 0, 8, -9, 61},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: kv_tokens
-	{6, 0, 0, 0, 15, -13, 61},    // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: kv_tokens
-	{7, 0, 0, 0, 55, -269, 223},  // vLLM V1 (0.8 and later), every model kind, one GPU or several: kv_tokens
-	{8, 0, 0, 0, 60, -711, 223},  // vLLM, every model kind, one GPU or several: kv_tokens
-	{6, 3, 2, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
-	{6, 0, 2, 1, 6, 4, 133},      // vLLM 0.10–0.11 (V1), every model kind, more than one GPU: weights
-	{6, 0, 0, 1, 13, 0, 133},     // vLLM 0.10–0.11 (V1), every model kind, one GPU or several: weights
-	{7, 0, 0, 1, 43, 0, 133},     // vLLM V1 (0.8 and later), every model kind, one GPU or several: weights
-	{8, 0, 0, 1, 50, -1, 133},    // vLLM, every model kind, one GPU or several: weights
-	{6, 1, 2, 0, 3, 12, 30},      // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
-	{6, 1, 0, 0, 9, -10, 46},     // vLLM 0.10–0.11 (V1), dense, one GPU or several: kv_tokens
-	{7, 1, 2, 0, 7, -2, 209},     // vLLM V1 (0.8 and later), dense, more than one GPU: kv_tokens
-	{7, 1, 0, 0, 42, -269, 223},  // vLLM V1 (0.8 and later), dense, one GPU or several: kv_tokens
-	{6, 1, 2, 1, 3, 4, 4},        // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
-	{6, 1, 0, 1, 9, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU or several: weights
-	{7, 1, 2, 1, 7, 0, 4},        // vLLM V1 (0.8 and later), dense, more than one GPU: weights
-	{7, 1, 0, 1, 33, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU or several: weights
-	{6, 1, 1, 0, 6, -10, 46},     // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
-	{6, 0, 1, 0, 7, -13, 46},     // vLLM 0.10–0.11 (V1), every model kind, one GPU: kv_tokens
-	{7, 1, 1, 0, 35, -269, 223},  // vLLM V1 (0.8 and later), dense, one GPU: kv_tokens
-	{6, 1, 1, 1, 6, 0, 5},        // vLLM 0.10–0.11 (V1), dense, one GPU: weights
-	{6, 0, 1, 1, 7, 0, 9},        // vLLM 0.10–0.11 (V1), every model kind, one GPU: weights
-	{7, 1, 1, 1, 26, 0, 16},      // vLLM V1 (0.8 and later), dense, one GPU: weights
-	{6, 4, 1, 0, 1, -13, -13},    // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
-	{6, 4, 1, 1, 1, 9, 9},        // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
-	{6, 2, 2, 0, 2, 5, 25},       // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
-	{7, 2, 2, 0, 5, -201, 25},    // vLLM V1 (0.8 and later), moe, more than one GPU: kv_tokens
-	{7, 2, 0, 0, 7, -243, 25},    // vLLM V1 (0.8 and later), moe, one GPU or several: kv_tokens
-	{6, 2, 2, 1, 1, 4, 4},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: weights
-	{7, 2, 0, 1, 4, 0, 4},        // vLLM V1 (0.8 and later), moe, one GPU or several: weights
-	{6, 5, 2, 0, 1, 61, 61},      // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: kv_tokens
-	{7, 5, 0, 0, 3, -15, 61},     // vLLM V1 (0.8 and later), moe+vision, one GPU or several: kv_tokens
-	{6, 5, 2, 1, 1, 19, 19},      // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: weights
-	{7, 5, 0, 1, 3, 6, 19},       // vLLM V1 (0.8 and later), moe+vision, one GPU or several: weights
-	{9, 2, 1, 0, 2, -243, -1},    // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
-	{9, 0, 1, 0, 12, -243, 12},   // vLLM 0.12–0.20 (V1), every model kind, one GPU: kv_tokens
-	{9, 0, 0, 0, 15, -243, 37},   // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: kv_tokens
-	{9, 2, 1, 1, 2, 0, 1},        // vLLM 0.12–0.20 (V1), moe, one GPU: weights
-	{9, 0, 1, 1, 13, 0, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU: weights
-	{9, 0, 0, 1, 16, 0, 71},      // vLLM 0.12–0.20 (V1), every model kind, one GPU or several: weights
-	{9, 5, 2, 0, 1, -15, -15},    // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
-	{9, 0, 2, 0, 3, -15, 37},     // vLLM 0.12–0.20 (V1), every model kind, more than one GPU: kv_tokens
-	{9, 5, 2, 1, 1, 12, 12},      // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: weights
-	{9, 0, 2, 1, 3, 2, 12},       // vLLM 0.12–0.20 (V1), every model kind, more than one GPU: weights
-	{9, 1, 1, 0, 9, -29, 12},     // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
-	{9, 1, 0, 0, 11, -29, 37},    // vLLM 0.12–0.20 (V1), dense, one GPU or several: kv_tokens
-	{9, 1, 1, 1, 9, 0, 9},        // vLLM 0.12–0.20 (V1), dense, one GPU: weights
-	{9, 1, 0, 1, 11, 0, 9},       // vLLM 0.12–0.20 (V1), dense, one GPU or several: weights
-	{9, 5, 1, 0, 1, -4, -4},      // vLLM 0.12–0.20 (V1), moe+vision, one GPU: kv_tokens
-	{9, 5, 1, 1, 1, 6, 6},        // vLLM 0.12–0.20 (V1), moe+vision, one GPU: weights
-	{9, 1, 2, 0, 2, 21, 37},      // vLLM 0.12–0.20 (V1), dense, more than one GPU: kv_tokens
-	{9, 1, 2, 1, 2, 2, 4},        // vLLM 0.12–0.20 (V1), dense, more than one GPU: weights
-	{9, 3, 1, 1, 1, 71, 71},      // vLLM 0.12–0.20 (V1), moe+swa, one GPU: weights
-	{10, 1, 1, 0, 20, -269, 223}, // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
-	{10, 1, 0, 0, 22, -269, 223}, // vLLM 0.21 and later (V1), dense, one GPU or several: kv_tokens
-	{10, 0, 1, 0, 20, -269, 223}, // vLLM 0.21 and later (V1), every model kind, one GPU: kv_tokens
-	{10, 0, 0, 0, 24, -269, 223}, // vLLM 0.21 and later (V1), every model kind, one GPU or several: kv_tokens
-	{10, 2, 2, 0, 2, -53, -9},    // vLLM 0.21 and later (V1), moe, more than one GPU: kv_tokens
-	{10, 0, 2, 0, 4, -53, 209},   // vLLM 0.21 and later (V1), every model kind, more than one GPU: kv_tokens
-	{10, 1, 1, 1, 11, 0, 16},     // vLLM 0.21 and later (V1), dense, one GPU: weights
-	{10, 1, 0, 1, 13, 0, 16},     // vLLM 0.21 and later (V1), dense, one GPU or several: weights
-	{10, 0, 1, 1, 11, 0, 16},     // vLLM 0.21 and later (V1), every model kind, one GPU: weights
-	{10, 0, 0, 1, 14, 0, 16},     // vLLM 0.21 and later (V1), every model kind, one GPU or several: weights
-	{10, 2, 2, 1, 1, 2, 2},       // vLLM 0.21 and later (V1), moe, more than one GPU: weights
-	{10, 0, 2, 1, 3, 0, 3},       // vLLM 0.21 and later (V1), every model kind, more than one GPU: weights
-	{10, 1, 2, 0, 2, -2, 209},    // vLLM 0.21 and later (V1), dense, more than one GPU: kv_tokens
-	{10, 1, 2, 1, 2, 0, 3},       // vLLM 0.21 and later (V1), dense, more than one GPU: weights
-	{11, 1, 1, 1, 5, 0, 8},       // vLLM 0.6–0.7 (V0), dense, one GPU: weights
-	{11, 1, 0, 1, 6, 0, 8},       // vLLM 0.6–0.7 (V0), dense, one GPU or several: weights
-	{11, 0, 1, 1, 6, -1, 8},      // vLLM 0.6–0.7 (V0), every model kind, one GPU: weights
-	{11, 0, 0, 1, 7, -1, 8},      // vLLM 0.6–0.7 (V0), every model kind, one GPU or several: weights
-	{12, 1, 1, 1, 5, 0, 8},       // vLLM V0 (0.2–0.7), dense, one GPU: weights
-	{12, 1, 0, 1, 6, 0, 8},       // vLLM V0 (0.2–0.7), dense, one GPU or several: weights
-	{12, 0, 0, 1, 7, -1, 8},      // vLLM V0 (0.2–0.7), every model kind, one GPU or several: weights
-	{11, 1, 1, 0, 3, -1, 26},     // vLLM 0.6–0.7 (V0), dense, one GPU: kv_tokens
-	{11, 1, 0, 0, 4, -1, 28},     // vLLM 0.6–0.7 (V0), dense, one GPU or several: kv_tokens
-	{11, 0, 1, 0, 4, -711, 26},   // vLLM 0.6–0.7 (V0), every model kind, one GPU: kv_tokens
-	{11, 0, 0, 0, 5, -711, 28},   // vLLM 0.6–0.7 (V0), every model kind, one GPU or several: kv_tokens
-	{12, 1, 1, 0, 3, -1, 26},     // vLLM V0 (0.2–0.7), dense, one GPU: kv_tokens
-	{12, 1, 0, 0, 4, -1, 28},     // vLLM V0 (0.2–0.7), dense, one GPU or several: kv_tokens
-	{12, 0, 0, 0, 5, -711, 28},   // vLLM V0 (0.2–0.7), every model kind, one GPU or several: kv_tokens
-	{11, 4, 1, 0, 1, -711, -711}, // vLLM 0.6–0.7 (V0), dense+vision, one GPU: kv_tokens
-	{11, 4, 1, 1, 1, -1, -1},     // vLLM 0.6–0.7 (V0), dense+vision, one GPU: weights
-	{11, 1, 2, 0, 1, 28, 28},     // vLLM 0.6–0.7 (V0), dense, more than one GPU: kv_tokens
-	{11, 1, 2, 1, 1, 6, 6},       // vLLM 0.6–0.7 (V0), dense, more than one GPU: weights
-	{6, 6, 2, 0, 1, 16, 16},      // vLLM 0.10–0.11 (V1), moe+mla, more than one GPU: kv_tokens
-	{13, 2, 2, 0, 1, -201, -201}, // vLLM 0.8–0.9 (V1), moe, more than one GPU: kv_tokens
+	{10, 0, false, 0, 4, -73, -1},   // SGLang 0.4, dense, one GPU: kv_tokens
+	{10, 0, false, 1, 4, 3, 54},     // SGLang 0.4, dense, one GPU: weights
+	{10, 0, true, 0, 1, -15, -15},   // SGLang 0.4, dense, more than one GPU: kv_tokens
+	{10, 0, true, 1, 1, 3, 3},       // SGLang 0.4, dense, more than one GPU: weights
+	{11, 0, false, 0, 3, -24, -1},   // SGLang 0.5, dense, one GPU: kv_tokens
+	{11, 0, false, 1, 3, -5, 10},    // SGLang 0.5, dense, one GPU: weights
+	{12, 0, true, 0, 1, 24, 24},     // SGLang main (a source build), dense, more than one GPU: kv_tokens
+	{12, 0, true, 1, 1, 1, 1},       // SGLang main (a source build), dense, more than one GPU: weights
+	{10, 1, true, 0, 1, -64, -64},   // SGLang 0.4, moe, more than one GPU: kv_tokens
+	{11, 0, true, 0, 1, 4, 4},       // SGLang 0.5, dense, more than one GPU: kv_tokens
+	{11, 1, false, 0, 1, 0, 0},      // SGLang 0.5, moe, one GPU: kv_tokens
+	{11, 1, false, 1, 1, -1, -1},    // SGLang 0.5, moe, one GPU: weights
+	{13, 0, false, 0, 1, 10, 10},    // SGLang, release not known, dense, one GPU: kv_tokens
+	{13, 0, false, 1, 1, -16, -16},  // SGLang, release not known, dense, one GPU: weights
+	{5, 2, true, 0, 1, -9, -9},      // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
+	{5, 2, true, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
+	{5, 0, true, 0, 3, 12, 30},      // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
+	{5, 0, true, 1, 3, 4, 4},        // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
+	{5, 0, false, 0, 6, -10, 46},    // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
+	{5, 0, false, 1, 6, 0, 5},       // vLLM 0.10–0.11 (V1), dense, one GPU: weights
+	{5, 3, false, 0, 1, -13, -13},   // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
+	{5, 3, false, 1, 1, 9, 9},       // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
+	{5, 1, true, 0, 2, 5, 25},       // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
+	{5, 1, true, 1, 1, 4, 4},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: weights
+	{5, 4, true, 0, 1, 61, 61},      // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: kv_tokens
+	{5, 4, true, 1, 1, 19, 19},      // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: weights
+	{6, 1, false, 0, 2, -243, -1},   // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
+	{6, 1, false, 1, 2, 0, 1},       // vLLM 0.12–0.20 (V1), moe, one GPU: weights
+	{6, 4, true, 0, 1, -15, -15},    // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: kv_tokens
+	{6, 4, true, 1, 1, 12, 12},      // vLLM 0.12–0.20 (V1), moe+vision, more than one GPU: weights
+	{6, 0, false, 0, 9, -29, 12},    // vLLM 0.12–0.20 (V1), dense, one GPU: kv_tokens
+	{6, 0, false, 1, 9, 0, 9},       // vLLM 0.12–0.20 (V1), dense, one GPU: weights
+	{6, 4, false, 0, 1, -4, -4},     // vLLM 0.12–0.20 (V1), moe+vision, one GPU: kv_tokens
+	{6, 4, false, 1, 1, 6, 6},       // vLLM 0.12–0.20 (V1), moe+vision, one GPU: weights
+	{6, 0, true, 0, 2, 21, 37},      // vLLM 0.12–0.20 (V1), dense, more than one GPU: kv_tokens
+	{6, 0, true, 1, 2, 2, 4},        // vLLM 0.12–0.20 (V1), dense, more than one GPU: weights
+	{6, 2, false, 1, 1, 71, 71},     // vLLM 0.12–0.20 (V1), moe+swa, one GPU: weights
+	{7, 0, false, 0, 20, -269, 223}, // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens
+	{7, 1, true, 0, 2, -53, -9},     // vLLM 0.21 and later (V1), moe, more than one GPU: kv_tokens
+	{7, 0, false, 1, 11, 0, 16},     // vLLM 0.21 and later (V1), dense, one GPU: weights
+	{7, 1, true, 1, 1, 2, 2},        // vLLM 0.21 and later (V1), moe, more than one GPU: weights
+	{7, 0, true, 0, 2, -2, 209},     // vLLM 0.21 and later (V1), dense, more than one GPU: kv_tokens
+	{7, 0, true, 1, 2, 0, 3},        // vLLM 0.21 and later (V1), dense, more than one GPU: weights
+	{2, 0, false, 1, 5, 0, 8},       // vLLM 0.6–0.7 (V0), dense, one GPU: weights
+	{2, 0, false, 0, 3, -1, 26},     // vLLM 0.6–0.7 (V0), dense, one GPU: kv_tokens
+	{2, 3, false, 0, 1, -711, -711}, // vLLM 0.6–0.7 (V0), dense+vision, one GPU: kv_tokens
+	{2, 3, false, 1, 1, -1, -1},     // vLLM 0.6–0.7 (V0), dense+vision, one GPU: weights
+	{2, 0, true, 0, 1, 28, 28},      // vLLM 0.6–0.7 (V0), dense, more than one GPU: kv_tokens
+	{2, 0, true, 1, 1, 6, 6},        // vLLM 0.6–0.7 (V0), dense, more than one GPU: weights
+	{5, 5, true, 0, 1, 16, 16},      // vLLM 0.10–0.11 (V1), moe+mla, more than one GPU: kv_tokens
+	{4, 1, true, 0, 1, -201, -201},  // vLLM 0.8–0.9 (V1), moe, more than one GPU: kv_tokens
 }

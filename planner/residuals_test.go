@@ -12,7 +12,7 @@ func TestSpreadsHold(t *testing.T) {
 			for _, several := range []bool{false, true} {
 				for _, f := range []Figure{FigureKVTokens, FigureWeights} {
 					c := RunClass{Band: b, Kind: kind, Several: several}
-					checkSpread(t, c, spreadOf(c, f, 100000))
+					checkSpread(t, c, c.Spread(f, 100000))
 				}
 			}
 		}
@@ -23,13 +23,13 @@ func checkSpread(t *testing.T, c RunClass, s Spread) {
 	t.Helper()
 	switch {
 	case s.Class != c.Keys()[0].String():
-		t.Errorf("spreadOf(%v).Class = %q, want %q", c, s.Class, c.Keys()[0])
+		t.Errorf("%v.Spread.Class = %q, want %q", c, s.Class, c.Keys()[0])
 	case s.Runs != 0 && s.Runs < MinRuns:
-		t.Errorf("spreadOf(%v) quotes %d runs, fewer than %d", c, s.Runs, MinRuns)
+		t.Errorf("%v.Spread quotes %d runs, fewer than %d", c, s.Runs, MinRuns)
 	case (s.ClassRuns >= MinRuns) != (s.From == "" && s.Runs > 0):
-		t.Errorf("spreadOf(%v): own class %d runs, range from %q", c, s.ClassRuns, s.From)
+		t.Errorf("%v.Spread: own class %d runs, range from %q", c, s.ClassRuns, s.From)
 	case s.Low > s.High || s.LowValue > s.HighValue:
-		t.Errorf("spreadOf(%v) = %+v: low above high", c, s)
+		t.Errorf("%v.Spread = %+v: low above high", c, s)
 	}
 }
 
@@ -89,6 +89,40 @@ func TestReleaseBand(t *testing.T) {
 			t.Errorf("ReleaseBand(%s, %s) = %q, want none", c.e, c.v, ResidualBands[i].Name)
 		case c.want != "" && (!ok || ResidualBands[i].Name != c.want):
 			t.Errorf("ReleaseBand(%s, %s) = %d, %v; want %q", c.e, c.v, i, ok, c.want)
+		}
+	}
+}
+
+// TestResidualGroupNames holds the names RunClass.Residuals matches by
+// index and engine rather than by name to what makes that the same: each
+// band's name its own, no band's name an engine's label or a generation,
+// each generation within one engine and none an engine's label.
+func TestResidualGroupNames(t *testing.T) {
+	group := map[string]string{} // name -> what it names
+	genEngine := map[string]EngineName{}
+	for _, b := range ResidualBands {
+		if g, ok := group[b.Name]; ok {
+			t.Errorf("band %q: the name is already %s", b.Name, g)
+		}
+		group[b.Name] = "a band"
+		if e, ok := genEngine[b.Generation]; ok && e != b.Engine {
+			t.Errorf("generation %q holds bands of %s and %s", b.Generation, e, b.Engine)
+		}
+		genEngine[b.Generation] = b.Engine
+	}
+	for g := range genEngine {
+		if what, ok := group[g]; ok {
+			t.Errorf("generation %q is also %s", g, what)
+		}
+		group[g] = "a generation"
+	}
+	labels := map[EngineName]bool{}
+	for _, b := range ResidualBands {
+		if l := profileOf(b.Engine).Label; !labels[b.Engine] {
+			if what, ok := group[l]; ok {
+				t.Errorf("%s's label %q is also %s", b.Engine, l, what)
+			}
+			labels[b.Engine], group[l] = true, "an engine's label"
 		}
 	}
 }
