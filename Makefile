@@ -37,8 +37,10 @@ build: wasm ## build the planner wasm, then bin/vramplan (with it embedded) and 
 run: build ## serve the calculator on 127.0.0.1:8080
 	./bin/vramplan serve
 
-wasm: ## the planner's and the model-file reader's WebAssembly, and wasm_exec.js, into web/static/dist
-	GOOS=js GOARCH=wasm $(GO) build $(WASMFLAGS) -o $(DIST)/planner.wasm ./wasm/planner
+wasm: ## the planner's and the model-file reader's WebAssembly, and wasm_exec.js, into web/static/dist (the planner's through wasm-opt once npm's packages are in)
+	@mkdir -p build
+	GOOS=js GOARCH=wasm $(GO) build $(WASMFLAGS) -o build/planner.go.wasm ./wasm/planner
+	@scripts/wasmopt.sh build/planner.go.wasm $(DIST)/planner.wasm $(PLANNEROPT)
 	GOOS=js GOARCH=wasm $(GO) build $(READERFLAGS) -o $(DIST)/gguf.wasm ./wasm/gguf
 	cp "$(WASM_EXEC)/wasm_exec.js" $(DIST)/wasm_exec.js
 
@@ -158,26 +160,26 @@ WORKER      := build/worker
 WORKERTAGS  := stdjson,stdfmt
 WORKERFLAGS := -tags $(WORKERTAGS) -trimpath -ldflags="-s -w" -gcflags=all=-l
 # WASMOPT is binaryen's optimizer (npm's binaryen, package-lock.json) as the
-# worker's app.wasm takes it: Go's WebAssembly features (binaryen refuses
+# worker's app.wasm takes it (scripts/wasmopt.sh): Go's WebAssembly features (binaryen refuses
 # its memory.copy, memory.fill and saturating conversions without them,
 # and is to add no others), -O1, which took 15.9 KiB off wrangler's
 # gzip where -Oz added 2.1, and then --merge-similar-functions, 8.1 KiB
-# more (docs/benchmarks.md, "Worker"). make worker runs it again
-# only when Go's build (build/app.go.wasm) or this line has changed, into
-# build/app.opt.wasm (before, into build/worker, which workers-assets-gen
-# empties first, so it ran every time).
-WASMOPT     := node_modules/.bin/wasm-opt --mvp-features --enable-mutable-globals --enable-sign-ext \
-	--enable-nontrapping-float-to-int --enable-bulk-memory -O1 --merge-similar-functions
+# more (docs/benchmarks.md, "Worker").
+WASMFEATURES := --mvp-features --enable-mutable-globals --enable-sign-ext --enable-nontrapping-float-to-int --enable-bulk-memory
+WASMOPT     := node_modules/.bin/wasm-opt $(WASMFEATURES) -O1 --merge-similar-functions
+# PLANNEROPT is planner.wasm's: -O1 alone, which takes about 3.6 KB off its
+# zlib 9 where --merge-similar-functions makes it larger (docs/benchmarks.md,
+# "wasm-opt, pass by pass"). scripts/wasmopt.sh runs both, again only when
+# Go's build or the line has changed; make wasm without npm's packages (make
+# run on a fresh clone) serves Go's own module, which it says.
+PLANNEROPT  := node_modules/.bin/wasm-opt $(WASMFEATURES) -O1
 WRANGLER    := WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false node_modules/.bin/wrangler
 
 worker: wasm deps-npm ## the Cloudflare Workers build into build/worker; prints its raw and gzip size and fails over its budget (over the free plan's 3 MB since the names merge; under the Paid plan's 10 MB) by wrangler's measure
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER)
 	cp cmd/worker/worker.mjs cmd/worker/pool.mjs $(WORKER)/ && rm $(WORKER)/runtime.mjs # our loader: one Go instance for many requests
 	GOOS=js GOARCH=wasm $(GO) build $(WORKERFLAGS) -o build/app.go.wasm ./cmd/worker
-	@cmp -s build/app.go.wasm build/app.opt-of.wasm && echo '$(WASMOPT)' | cmp -s - build/app.opt-by && test -f build/app.opt.wasm || { \
-		echo "$(WASMOPT) build/app.go.wasm -o build/app.opt.wasm"; \
-		$(WASMOPT) build/app.go.wasm -o build/app.opt.wasm && cp build/app.go.wasm build/app.opt-of.wasm && echo '$(WASMOPT)' > build/app.opt-by; }
-	cp build/app.opt.wasm $(WORKER)/app.wasm # workers-assets-gen empties $(WORKER): the optimized module is kept beside it
+	@scripts/wasmopt.sh build/app.go.wasm $(WORKER)/app.wasm $(WASMOPT) # kept as build/app.opt.wasm: workers-assets-gen empties $(WORKER)
 	mkdir -p $(WORKER)/public/static/dist
 	cp web/static/*.js web/static/*.css $(WORKER)/public/static/
 	cp $(filter-out %README.md,$(wildcard web/static/dist/*)) $(WORKER)/public/static/dist/
