@@ -101,9 +101,13 @@ type Row struct {
 // figures of a multi-GPU log are rank 0's, so they are set against the
 // plan of rank 0.
 func Compare(l *Log, p *planner.Plan) []Row {
-	p = RankZero(p)
-	rows := make([]Row, 0, len(l.Figures))
-	for _, f := range l.Figures {
+	return compare(l.Figures, RankZero(p))
+}
+
+// compare sets figures against the plan p of the rank that printed them.
+func compare(figures []Figure, p *planner.Plan) []Row {
+	rows := make([]Row, 0, len(figures))
+	for _, f := range figures {
 		b := Planned(p, f.Key)
 		if f.Key == "kv" && p.Engine != nil && p.Engine.Pool != nil {
 			b = p.Engine.Pool.PoolBytes
@@ -135,12 +139,23 @@ type PoolRow struct {
 	Log  int64  `json:"log"`
 	// Residual is (plan − log) / log, a share.
 	Residual float64 `json:"residual"`
+	// Stages says which pipeline stage binds in the plan and in the log,
+	// for a plan of more than one stage.
+	Stages *PoolStages `json:"stages,omitempty"`
 }
 
-// ComparePool sets the pool of l against rank 0's pool in plan p, or
-// returns nil when either states none.
+// ComparePool sets the pool of l against the pool of plan p, or returns
+// nil when either states none. The engine sizes every rank's cache to the
+// fewest tokens a stage holds, so the pool of a plan of pipeline stages is
+// its binding stage's (PoolRow.Stages); that of one stage rank 0's.
 func ComparePool(l *Log, p *planner.Plan) *PoolRow {
-	p = RankZero(p)
+	var ps *PoolStages
+	if stages := stagePools(p); stages != nil {
+		ps = poolStages(l, p.Layout.Parallel, stages)
+		p = stages[ps.Plan]
+	} else {
+		p = RankZero(p)
+	}
 	if l.Pool == nil || p.Engine == nil || p.Engine.Pool == nil {
 		return nil
 	}
@@ -152,6 +167,6 @@ func ComparePool(l *Log, p *planner.Plan) *PoolRow {
 	if r.Log <= 0 {
 		return nil
 	}
-	r.Residual = float64(r.Plan-r.Log) / float64(r.Log)
+	r.Residual, r.Stages = float64(r.Plan-r.Log)/float64(r.Log), ps
 	return &r
 }
