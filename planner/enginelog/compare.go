@@ -149,13 +149,11 @@ type PoolRow struct {
 // fewest tokens a stage holds, so the pool of a plan of pipeline stages is
 // its binding stage's (PoolRow.Stages); that of one stage rank 0's.
 func ComparePool(l *Log, p *planner.Plan) *PoolRow {
-	var ps *PoolStages
-	if stages := stagePools(p); stages != nil {
-		ps = poolStages(l, p.Layout.Parallel, stages)
-		p = stages[ps.Plan]
-	} else {
-		p = RankZero(p)
+	ps, bind := poolStages(l, p)
+	if bind == nil {
+		bind = RankZero(p)
 	}
+	p = bind
 	if l.Pool == nil || p.Engine == nil || p.Engine.Pool == nil {
 		return nil
 	}

@@ -17,11 +17,7 @@ package enginelog
 // copy of mystous/vllm_hybrid at 17e68d61, a fork's commit, not a tag),
 // which is the planner's rank order too (planner.Layout.Ranks).
 
-import (
-	"slices"
-
-	"github.com/vramplan/vramplan/planner"
-)
+import "github.com/vramplan/vramplan/planner"
 
 // RankFigures are the figures one rank other than rank 0 printed that are
 // not rank 0's: all of a later pipeline stage's lowest rank, those of a
@@ -48,17 +44,20 @@ const (
 )
 
 // GlobalRank returns the rank r is in a layout of sizes par (resolved, as
-// planner.Layout.Parallel is), and whether it is one of its ranks.
-func (r *RankFigures) GlobalRank(par planner.Parallel) (int, bool) {
+// planner.Layout.Parallel is), or -1 when it is none of its ranks.
+func (r *RankFigures) GlobalRank(par planner.Parallel) int {
 	tp, pp, dp := max(par.Tensor, 1), max(par.Pipeline, 1), max(par.Data, 1)
 	g := r.World
 	if g == 0 {
 		if r.TP >= tp || r.Stage >= pp {
-			return 0, false
+			return -1
 		}
 		g = (r.DP*pp+r.Stage)*tp + r.TP
 	}
-	return g, g > 0 && g < tp*pp*dp
+	if g <= 0 || g >= tp*pp*dp {
+		return -1
+	}
+	return g
 }
 
 // stage returns the pipeline stage of w, with a rank in the world read
@@ -75,21 +74,24 @@ func (r *reader) stage(w worker) int {
 // rank's of each stage first, and keeps what of them is not rank 0's
 // (RankFigures). It reads nothing when no other rank printed a line.
 func (r *reader) otherRanks() []RankFigures {
-	var ws []worker
+	var ws []worker // by stage, then rank: a hand-written insertion, as a sort's generic code is large in the page's modules
 	for _, k := range r.rankLines {
-		if k.w != r.as && !slices.Contains(ws, k.w) {
-			ws = append(ws, k.w)
+		i := len(ws)
+		for j, w := range ws {
+			if w == k.w {
+				i = -1
+				break
+			}
+			if sw, sk := r.stage(w), r.stage(k.w); i == len(ws) && (sk < sw || sk == sw && w.after(k.w)) {
+				i = j
+			}
+		}
+		if i >= 0 && k.w != r.as {
+			ws = append(ws, worker{})
+			copy(ws[i+1:], ws[i:])
+			ws[i] = k.w
 		}
 	}
-	slices.SortFunc(ws, func(a, b worker) int {
-		if sa, sb := r.stage(a), r.stage(b); sa != sb {
-			return sa - sb
-		}
-		if a.after(b) {
-			return 1
-		}
-		return -1
-	})
 	var out []RankFigures
 	for _, w := range ws[:min(len(ws), maxRankReads)] {
 		if w.pid > 0 || len(out) == maxRankFigures {
@@ -129,7 +131,7 @@ func (r *reader) rankFigures(w worker, out []RankFigures) (RankFigures, bool) {
 		return rf, false
 	}
 	for i := range out {
-		if r.stageOf(&out[i]) == stage && slices.Equal(figureValues(out[i].Figures), figureValues(rf.Figures)) {
+		if r.stageOf(&out[i]) == stage && sameValues(out[i].Figures, rf.Figures) {
 			return rf, false
 		}
 	}
@@ -144,13 +146,18 @@ func (r *reader) stageOf(rf *RankFigures) int {
 	return rf.Stage
 }
 
-// figureValues is what two ranks' figures must share to be alike.
-func figureValues(fs []Figure) []Figure {
-	out := make([]Figure, len(fs))
-	for i, f := range fs {
-		out[i] = Figure{Key: f.Key, Bytes: f.Bytes}
+// sameValues reports whether two ranks' figures are alike: the same keys
+// and bytes, in order.
+func sameValues(a, b []Figure) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	return out
+	for i := range a {
+		if a[i].Key != b[i].Key || a[i].Bytes != b[i].Bytes {
+			return false
+		}
+	}
+	return true
 }
 
 // RankRows are the rows of one rank other than rank 0 whose plan is not
@@ -176,24 +183,19 @@ func CompareRanks(l *Log, p *planner.Plan) []RankRows {
 		return nil
 	}
 	var out []RankRows
-	done := []int{groupOf(p.Layout, 0)}
+	done := make([]bool, len(p.Layout.Ranks))
+	if g := groupOf(p.Layout, 0); g >= 0 {
+		done[g] = true
+	}
 	for i := range l.Ranks {
 		rf := &l.Ranks[i]
-		g, ok := rf.GlobalRank(p.Layout.Parallel)
-		gi := -1
-		if ok {
-			gi = groupOf(p.Layout, g)
-		}
-		if gi < 0 || slices.Contains(done, gi) {
+		gi := groupOf(p.Layout, rf.GlobalRank(p.Layout.Parallel))
+		if gi < 0 || done[gi] {
 			continue
 		}
-		done = append(done, gi)
+		done[gi] = true
 		rp := &p.Layout.Ranks[gi]
-		stage := 0
-		if rk := rp.Plan.Input.Rank; rk != nil {
-			stage = rk.Stage
-		}
-		out = append(out, RankRows{Rank: rf.Rank, Stage: stage, Ranks: rp.Ranks, Rows: compare(rf.Figures, &rp.Plan)})
+		out = append(out, RankRows{Rank: rf.Rank, Stage: stageOf(&rp.Plan), Ranks: rp.Ranks, Rows: compare(rf.Figures, &rp.Plan)})
 	}
 	return out
 }
@@ -201,11 +203,21 @@ func CompareRanks(l *Log, p *planner.Plan) []RankRows {
 // groupOf returns the index in l.Ranks of the plan that rank r serves, or -1.
 func groupOf(l *planner.Layout, r int) int {
 	for i := range l.Ranks {
-		if slices.Contains(l.Ranks[i].Ranks, r) {
-			return i
+		for _, x := range l.Ranks[i].Ranks {
+			if x == r {
+				return i
+			}
 		}
 	}
 	return -1
+}
+
+// stageOf is the pipeline stage of a rank's plan.
+func stageOf(p *planner.Plan) int {
+	if rk := p.Input.Rank; rk != nil {
+		return rk.Stage
+	}
+	return 0
 }
 
 // PoolStages says which pipeline stage's KV cache binds: the engine sizes
@@ -223,63 +235,55 @@ type PoolStages struct {
 	LogTokens []int64 `json:"log_tokens"`
 }
 
-// stagePools returns the plan of each stage of p whose ranks hold the
-// fewest tokens, or nil for a plan of one stage.
-func stagePools(p *planner.Plan) []*planner.Plan {
-	if p.Layout == nil || p.Layout.Parallel.Pipeline < 2 {
-		return nil
+// poolStages returns which stage binds in l and in p, a plan of pipeline
+// stages, and the plan of the binding stage's rank with the fewest tokens;
+// nil for a plan of one stage or one whose ranks plan no pool.
+func poolStages(l *Log, p *planner.Plan) (*PoolStages, *planner.Plan) {
+	lay := p.Layout
+	if lay == nil || lay.Parallel.Pipeline < 2 {
+		return nil, nil
 	}
-	out := make([]*planner.Plan, p.Layout.Parallel.Pipeline)
-	for i := range p.Layout.Ranks {
-		rp := &p.Layout.Ranks[i].Plan
-		s := 0
-		if rp.Input.Rank != nil {
-			s = rp.Input.Rank.Stage
-		}
-		if e := rp.Engine; s < len(out) && e != nil && e.Pool != nil && (out[s] == nil || e.Pool.Tokens < out[s].Engine.Pool.Tokens) {
-			out[s] = rp
-		}
-	}
-	if slices.Contains(out, nil) {
-		return nil
-	}
-	return out
-}
-
-// poolStages says which stage binds in the stages of a plan of sizes par
-// (stagePools) and in l.
-func poolStages(l *Log, par planner.Parallel, stages []*planner.Plan) *PoolStages {
-	ps := &PoolStages{Log: -1, PlanTokens: make([]int64, len(stages)), LogTokens: make([]int64, len(stages))}
-	logKV := make([]planner.Bytes, len(stages))
+	n := lay.Parallel.Pipeline
+	ps := &PoolStages{Log: -1, PlanTokens: make([]int64, n), LogTokens: make([]int64, n)}
+	logKV := make([]planner.Bytes, n)
 	logKV[0] = figureOf(l.Figures, "kv")
-	for i := range l.Ranks {
-		rf := &l.Ranks[i]
-		g, ok := rf.GlobalRank(par)
-		if s := g / max(par.Tensor, 1) % len(stages); ok && logKV[s] == 0 {
-			logKV[s] = figureOf(rf.Figures, "kv")
-		}
-	}
-	known := true
-	for s, sp := range stages {
-		a := sp.Engine.Pool
-		ps.PlanTokens[s] = a.Tokens
-		if a.Tokens < ps.PlanTokens[ps.Plan] {
-			ps.Plan = s
-		}
-		if logKV[s] > 0 && a.PoolBytes > 0 {
-			ps.LogTokens[s] = int64(float64(logKV[s]) * float64(a.Tokens) / float64(a.PoolBytes))
-		}
-		known = known && ps.LogTokens[s] > 0
-	}
-	if known {
-		ps.Log = 0
-		for s, t := range ps.LogTokens {
-			if t < ps.LogTokens[ps.Log] {
-				ps.Log = s
+	for i := len(l.Ranks) - 1; i >= 0; i-- { // the lowest rank of a stage last
+		if g := l.Ranks[i].GlobalRank(lay.Parallel); g > 0 {
+			if kv := figureOf(l.Ranks[i].Figures, "kv"); kv > 0 {
+				logKV[g/lay.Parallel.Tensor%n] = kv
 			}
 		}
 	}
-	return ps
+	var bind *planner.Plan
+	for i := range lay.Ranks {
+		rp := &lay.Ranks[i].Plan
+		s := stageOf(rp)
+		if rp.Engine == nil || rp.Engine.Pool == nil || s >= n {
+			return nil, nil
+		}
+		a := rp.Engine.Pool
+		if t := ps.PlanTokens[s]; t > 0 && t <= a.Tokens {
+			continue
+		}
+		ps.PlanTokens[s], ps.LogTokens[s] = a.Tokens, 0
+		if a.PoolBytes > 0 {
+			ps.LogTokens[s] = int64(float64(logKV[s]) * float64(a.Tokens) / float64(a.PoolBytes))
+		}
+		if bind == nil || a.Tokens < bind.Engine.Pool.Tokens {
+			bind, ps.Plan = rp, s
+		}
+	}
+	ps.Log = 0
+	for s, t := range ps.LogTokens {
+		if t == 0 {
+			ps.Log = -1
+			break
+		}
+		if t < ps.LogTokens[ps.Log] {
+			ps.Log = s
+		}
+	}
+	return ps, bind
 }
 
 func figureOf(fs []Figure, key string) planner.Bytes {
