@@ -101,13 +101,9 @@ type Row struct {
 // figures of a multi-GPU log are rank 0's, so they are set against the
 // plan of rank 0.
 func Compare(l *Log, p *planner.Plan) []Row {
-	return compare(l.Figures, RankZero(p))
-}
-
-// compare sets figures against the plan p of the rank that printed them.
-func compare(figures []Figure, p *planner.Plan) []Row {
-	rows := make([]Row, 0, len(figures))
-	for _, f := range figures {
+	p = RankZero(p)
+	rows := make([]Row, 0, len(l.Figures))
+	for _, f := range l.Figures {
 		b := Planned(p, f.Key)
 		if f.Key == "kv" && p.Engine != nil && p.Engine.Pool != nil {
 			b = p.Engine.Pool.PoolBytes

@@ -195,7 +195,7 @@ func CompareRanks(l *Log, p *planner.Plan) []RankRows {
 		}
 		done[gi] = true
 		rp := &p.Layout.Ranks[gi]
-		out = append(out, RankRows{Rank: rf.Rank, Stage: stageOf(&rp.Plan), Ranks: rp.Ranks, Rows: compare(rf.Figures, &rp.Plan)})
+		out = append(out, RankRows{Rank: rf.Rank, Stage: stageOf(&rp.Plan), Ranks: rp.Ranks, Rows: Compare(&Log{Figures: rf.Figures}, &rp.Plan)})
 	}
 	return out
 }
