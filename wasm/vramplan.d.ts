@@ -74,10 +74,11 @@ export interface Vramplan {
    * the KV pool in tokens or blocks (pool: unit, plan, log, residual; for
    * pipeline stages, pool.stages: each stage's tokens, the plan's and the
    * log's binding stage), a later stage's rows against its own plan
-   * (rank_rows: rank, stage, ranks, rows), the engine version, rank 0's fraction and launch command (what the log
-   * contradicts of the selection is the reader's checkConflicts, what the
-   * check assumed its checkAssumptions, from this answer). The model
-   * and calibration that calculate keeps are left alone.
+   * (rank_rows: rank, stage, ranks, rows), the engine version, rank 0's
+   * fraction and launch command (what the log contradicts of the
+   * selection is the reader's checkConflicts, what the check assumed its
+   * checkAssumptions, from this answer). The model and calibration that
+   * calculate keeps are left alone.
    */
   checkLog(log: LogJSON, model: ModelJSON, calibration: CalibrationJSON): string;
 }
