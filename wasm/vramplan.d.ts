@@ -71,11 +71,14 @@ export interface Vramplan {
    * states for the model on the calibration and returns
    * what `vramplan check --log --json` compares: the log as read, one row
    * per charge (plan_bytes, log_bytes, residual_bytes, within_resolution),
-   * the KV pool in tokens or blocks (pool: unit, plan, log, residual), the
-   * engine version, rank 0's fraction and launch command (what the log
-   * contradicts of the selection is the reader's checkConflicts, what the
-   * check assumed its checkAssumptions, from this answer). The model
-   * and calibration that calculate keeps are left alone.
+   * the KV pool in tokens or blocks (pool: unit, plan, log, residual; for
+   * pipeline stages, pool.stages: each stage's tokens, the plan's and the
+   * log's binding stage), a later stage's rows against its own plan
+   * (rank_rows: rank, stage, ranks, rows), the engine version, rank 0's
+   * fraction and launch command (what the log contradicts of the
+   * selection is the reader's checkConflicts, what the check assumed its
+   * checkAssumptions, from this answer). The model and calibration that
+   * calculate keeps are left alone.
    */
   checkLog(log: LogJSON, model: ModelJSON, calibration: CalibrationJSON): string;
 }

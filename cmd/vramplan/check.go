@@ -8,6 +8,7 @@ import (
 	"io"
 	iofs "io/fs"
 	"slices"
+	"strings"
 
 	"github.com/vramplan/vramplan/calibrations"
 	"github.com/vramplan/vramplan/internal/osfile"
@@ -70,7 +71,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if _, bad := err.(*planner.InputError); bad {
 		return fail("log", err)
 	}
-	rows := enginelog.Compare(&l, &p)
+	rows, ranks := enginelog.Compare(&l, &p), enginelog.CompareRanks(&l, &p)
 	conflicts := logcheck.Conflicts(&l, rows, &m, &cal, "")
 	if obs.path != "" && len(conflicts) > 0 {
 		for _, c := range conflicts {
@@ -97,9 +98,10 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 			Assumptions []logcheck.Assumption `json:"assumptions"`
 			Log         enginelog.Log         `json:"log"`
 			Rows        []enginelog.Row       `json:"rows"`
+			RankRows    []enginelog.RankRows  `json:"rank_rows,omitempty"`
 			Pool        *enginelog.PoolRow    `json:"pool,omitempty"`
 			Plan        *planner.Plan         `json:"plan"`
-		}{append([]logcheck.Assumption{}, assumed...), l, rows, enginelog.ComparePool(&l, &p), &p}, "", "  ")
+		}{append([]logcheck.Assumption{}, assumed...), l, rows, ranks, enginelog.ComparePool(&l, &p), &p}, "", "  ")
 		fmt.Fprintf(stdout, "%s\n", b)
 		return exitFits
 	}
@@ -113,15 +115,24 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s log, planned as %s for %s on %s\n\n", l.Engine, pl.PlannedAs, m.ID, cal.ID)
 	fmt.Fprintf(stdout, "  %-28s %12s %12s %12s\n", "charge", "plan MiB", "log MiB", "residual")
-	for _, r := range rows {
-		note := ""
-		if r.Within {
-			note = "  (within the log's rounding)"
-		}
-		fmt.Fprintf(stdout, "  %-28s %12.2f %12.2f %+12.2f%s\n", r.Name, mib(r.Plan), mib(r.Log), mib(r.Residual), note)
+	pool := enginelog.ComparePool(&l, &p)
+	stage := "" // a pipeline's rows name their stage
+	if ranks != nil || pool != nil && pool.Stages != nil {
+		stage = "stage 0: "
 	}
-	if pr := enginelog.ComparePool(&l, &p); pr != nil {
+	for _, r := range rows {
+		printRow(stdout, stage+r.Name, r, "")
+	}
+	for _, rr := range ranks {
+		for _, r := range rr.Rows {
+			printRow(stdout, fmt.Sprintf("stage %d: %s", rr.Stage, r.Name), r, "printed by rank "+rr.Rank)
+		}
+	}
+	if pr := pool; pr != nil {
 		fmt.Fprintf(stdout, "  %-28s %12d %12d %+11.1f%%\n", "KV pool ("+pr.Unit+")", pr.Plan, pr.Log, 100*pr.Residual)
+		if pr.Stages != nil {
+			fmt.Fprintf(stdout, "  %s\n", logcheck.Binding(pr))
+		}
 	}
 	for _, f := range l.Reported {
 		fmt.Fprintf(stdout, "  %-28s %12s %12.2f   (read; no plan line%s)\n", f.Name, "", mib(f.Bytes), rankOf(f))
@@ -131,6 +142,17 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	printUnsaid(stdout, &l, assumed)
 	return exitFits
+}
+
+// printRow prints one charge's row, with a note in parentheses.
+func printRow(w io.Writer, name string, r enginelog.Row, note string) {
+	if r.Within {
+		note = strings.TrimPrefix(note+"; within the log's rounding", "; ")
+	}
+	if note != "" {
+		note = "  (" + note + ")"
+	}
+	fmt.Fprintf(w, "  %-28s %12.2f %12.2f %+12.2f%s\n", name, mib(r.Plan), mib(r.Log), mib(r.Residual), note)
 }
 
 // printUnsaid prints what the check assumed that does not decide the

@@ -135,12 +135,21 @@ type PoolRow struct {
 	Log  int64  `json:"log"`
 	// Residual is (plan − log) / log, a share.
 	Residual float64 `json:"residual"`
+	// Stages says which pipeline stage binds in the plan and in the log,
+	// for a plan of more than one stage.
+	Stages *PoolStages `json:"stages,omitempty"`
 }
 
-// ComparePool sets the pool of l against rank 0's pool in plan p, or
-// returns nil when either states none.
+// ComparePool sets the pool of l against the pool of plan p, or returns
+// nil when either states none. The engine sizes every rank's cache to the
+// fewest tokens a stage holds, so the pool of a plan of pipeline stages is
+// its binding stage's (PoolRow.Stages); that of one stage rank 0's.
 func ComparePool(l *Log, p *planner.Plan) *PoolRow {
-	p = RankZero(p)
+	ps, bind := poolStages(l, p)
+	if bind == nil {
+		bind = RankZero(p)
+	}
+	p = bind
 	if l.Pool == nil || p.Engine == nil || p.Engine.Pool == nil {
 		return nil
 	}
@@ -152,6 +161,6 @@ func ComparePool(l *Log, p *planner.Plan) *PoolRow {
 	if r.Log <= 0 {
 		return nil
 	}
-	r.Residual = float64(r.Plan-r.Log) / float64(r.Log)
+	r.Residual, r.Stages = float64(r.Plan-r.Log)/float64(r.Log), ps
 	return &r
 }

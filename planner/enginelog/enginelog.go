@@ -54,6 +54,10 @@ type Log struct {
 	// FiguresRank names the rank whose lines Figures and Pool were read
 	// from ("TP4") when rank 0's lines stated none; "" for rank 0.
 	FiguresRank string `json:"figures_rank,omitempty"`
+	// Ranks are the figures ranks other than rank 0 printed that are not
+	// rank 0's: a later pipeline stage's, a value rank 0 did not print
+	// (stages.go).
+	Ranks []RankFigures `json:"ranks,omitempty"`
 	// Reported are figures the log states that no plan line is set
 	// against: the memory left free, an engine's own estimate.
 	Reported []Figure `json:"reported,omitempty"`
@@ -544,6 +548,9 @@ func (r *reader) log() Log {
 		l.Figures = append(l.Figures, *r.sums[k])
 	}
 	l.FiguresRank = r.figuresRank
+	if len(r.rankLines) > 0 {
+		l.Ranks = r.otherRanks()
+	}
 	return l
 }
 

@@ -176,6 +176,9 @@ type worker struct {
 	// worker other than the driver, rank unknown.
 	pid   int
 	named bool
+	// world reports whether tp is the rank's number in the whole layout,
+	// as vLLM's "(VllmWorker rank=N …)" prints it (stages.go).
+	world bool
 }
 
 // other reports whether the line is another rank's than the first: its
@@ -194,14 +197,17 @@ func (w worker) after(o worker) bool {
 	return false
 }
 
-// label names w for a person ("TP1", "DP1 PP0 TP2", "pid 4121"), "" for
-// rank 0.
+// label names w for a person ("TP1", "DP1 PP0 TP2", "pid 4121", "2" for
+// a rank in the world), "" for rank 0.
 func (w worker) label() string {
 	if !w.other() {
 		return ""
 	}
 	if w.pid > 0 {
 		return "pid " + strconv.Itoa(w.pid)
+	}
+	if w.world {
+		return strconv.Itoa(w.tp)
 	}
 	s := "TP" + strconv.Itoa(w.tp)
 	if w.pp > 0 || w.dp > 0 {
@@ -239,7 +245,7 @@ func workerOf(s string) worker {
 		return w
 	}
 	if n, ok := rankAfter(tag, "rank="); ok {
-		w.tp, w.named = n, true
+		w.tp, w.named, w.world = n, true, true
 	}
 	for _, f := range []struct {
 		name string

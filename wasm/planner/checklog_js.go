@@ -60,7 +60,7 @@ func checkLog(args []js.Value) (any, error) {
 	}
 	out := LogCheck{Log: l, Planned: logcheck.PlannedOf(enginelog.RankZero(&p).Engine, enginelog.Compare(&l, &p)),
 		Pool: enginelog.ComparePool(&l, &p), Model: m.ID, GPU: c.ID}
-	out.KVByRelease = enginelog.ReleaseKV(&l, in)
+	out.KVByRelease, out.RankRows = enginelog.ReleaseKV(&l, in), enginelog.CompareRanks(&l, &p)
 	b, err := jsonlite.Marshal(out)
 	return string(b), err
 }

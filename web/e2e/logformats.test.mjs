@@ -1,7 +1,8 @@
 // End-to-end test of the log paste box with vLLM and SGLang start-up logs
 // that users posted in public threads (planner/enginelog/testdata/logs,
-// cited in logs_test.go): one V0, one V1, one SGLang and a TP 4 V1 log, and a
-// corpus V1 log that names its model checked against another one,
+// cited in logs_test.go): one V0, one V1, one SGLang and a TP 4 V1 log, a
+// corpus V1 log that names its model checked against another one and a
+// corpus TP 2 x PP 2 one whose stages print their own figures,
 // each pasted into the page with a catalog model and GPU picked, shows what
 // `vramplan check --log --json` gives for the same log, model and GPU: the
 // rows, the KV pool, the figures read that no plan line is set against,
@@ -34,7 +35,11 @@ for (const c of [
   // The TP 4 log names no model: the test picks one that fits four RTX 3090s, to hold the layout to the CLI's. Its CUDA-graph
   // estimate is printed by rank 1 only, and its '(default since v0.21.0)' line bounds its release to 0.21 and later, whose
   // rules plan its KV cache alike at the utilization it states.
-  { name: 'V1 TP 4', log: 'vllm-v1-0.21-tp4-rtx3090.log', model: 'llama-3.3-70b-instruct-fp8', gpu: 'est-rtx3090-linux', engine: 'vllm', decides: [] },
+  { name: 'V1 TP 4', log: 'vllm-v1-0.21-tp4-rtx3090.log', model: 'llama-3.3-70b-instruct-fp8', gpu: 'est-rtx3090-linux', engine: 'vllm', decides: [], tp: 4 },
+  // A TP 2 x PP 2 corpus log whose stages print their own KV cache memory ('VllmWorker rank=N', ranks 2 and 3 stage 1's): each
+  // stage's rows against its own plan, the pool against the stage with the fewest tokens, and which stage binds in the plan and
+  // in the log. The catalog's DeepSeek-V2-Lite is the GGUF Q4_K_M one, which holds the page to the CLI as well as the bf16 run's.
+  { name: 'V1 TP 2 x PP 2', log: '../../../testdata/engines/corpus/vllm/vllm-unknown-v1-deepseek-v2-lite-l4-tp2-pp2.log', model: 'deepseek-v2-lite-chat-q4_k_m', gpu: 'est-l4-linux', engine: 'vllm', decides: ['engine_version', 'utilization'], tp: 2, stages: 2 },
 ]) {
   test(`a ${c.name} start-up log is checked in the page as the CLI checks it`, async () => {
     const file = join(logs, c.log);
@@ -58,11 +63,20 @@ for (const c of [
     if (engine.release) assert.ok(status.includes(`${engine.release}, by the rules read at ${engine.version}`), status); // the log's own release is said
     assert.equal(await page.innerText('[data-testid="log-launch"]'), engine.launch);
     const rows = await page.$$eval('[data-testid="log-rows"] tbody tr', (trs) => trs.map((tr) => [tr.dataset.key, ...[...tr.cells].map((td) => td.textContent)]));
-    assert.deepEqual(rows, want.rows.map((r) => [r.key, r.name, mib(r.plan_bytes), mib(r.log_bytes),
-      signed(r.residual_bytes, mib(r.residual_bytes)), r.within_resolution ? "within the log's rounding" : '']));
+    const staged = want.rank_rows || want.pool?.stages; // a pipeline's rows name their stage
+    const wanted = [...want.rows.map((r) => [r, staged ? 'stage 0: ' : '', '']),
+      ...(want.rank_rows ?? []).flatMap((rr) => rr.rows.map((r) => [r, `stage ${rr.stage}: `, `printed by rank ${rr.rank}`]))];
+    assert.deepEqual(rows, wanted.map(([r, stage, note]) => [r.key, stage + r.name, mib(r.plan_bytes), mib(r.log_bytes),
+      signed(r.residual_bytes, mib(r.residual_bytes)), [note, r.within_resolution ? "within the log's rounding" : ''].filter(Boolean).join('; ')]));
+    assert.equal(want.rank_rows?.length ?? 0, (c.stages ?? 1) - 1, 'one row set for each later stage');
     if (want.pool) {
-      assert.equal(await page.innerText('[data-testid="log-pool"]'),
-        `KV pool (${want.pool.unit}): plan ${want.pool.plan}, log ${want.pool.log}, ${signed(want.pool.residual, (100 * want.pool.residual).toFixed(1))}%`);
+      let pool = `KV pool (${want.pool.unit}): plan ${want.pool.plan}, log ${want.pool.log}, ${signed(want.pool.residual, (100 * want.pool.residual).toFixed(1))}%`;
+      if (want.pool.stages) { // the CLI's text says which stage binds, and the page says it alike
+        const text = execFileSync(bin, ['check', '--log', file, '--model', c.model, '--gpu', c.gpu], { encoding: 'utf8' });
+        pool += `. ${text.split('\n').find((l) => l.includes('the stage with the fewest tokens')).trim()}`;
+      }
+      assert.equal(await page.innerText('[data-testid="log-pool"]'), pool);
+      assert.equal(Boolean(want.pool.stages), Boolean(c.stages), 'the pool says which stage binds for a pipeline only');
     } else {
       assert.equal(await page.isHidden('[data-testid="log-pool"]'), true);
     }
@@ -78,7 +92,7 @@ for (const c of [
       });
       assert.equal(first, 'log-decides', 'what decides the comparison is said before the rows');
     }
-    if (want.plan.layout) assert.equal(want.plan.layout.parallel.tensor_parallel, 4, 'the TP 4 log is planned as four ranks');
+    if (want.plan.layout) assert.equal(want.plan.layout.parallel.tensor_parallel, c.tp, `the log is planned as TP ${c.tp}`);
     await shot(page, `logformats-${c.name.replace(/\W+/g, '-').toLowerCase()}.png`, { fullPage: true });
     assert.deepEqual(errors, []);
     await ctx.close();

@@ -72,7 +72,9 @@ async function check(box, api, d, engine) {
   }));
   box.dataset.conflicts = String(found.length);
   if (found.length) status.textContent = `Not the selected setup: the rows below compare two different ones. ${said}`;
-  table.tBodies[0].replaceChildren(...r.rows.map(row));
+  const staged = r.rank_rows || r.pool?.stages; // a pipeline's rows name their stage, as the CLI's do
+  table.tBodies[0].replaceChildren(...r.rows.map((x) => row(x, staged ? 'stage 0: ' : '')),
+    ...(r.rank_rows ?? []).flatMap((rr) => rr.rows.map((x) => row(x, `stage ${rr.stage}: `, `printed by rank ${rr.rank}`))));
   table.hidden = false;
   showExtras(box, r, assumptions(reader, text, d, box.vramplanCheck));
   if (r.launch) {
@@ -113,6 +115,7 @@ function showExtras(box, r, assumed) {
   const pool = box.querySelector('[data-testid="log-pool"]');
   if (r.pool) {
     pool.textContent = `KV pool (${r.pool.unit}): plan ${r.pool.plan}, log ${r.pool.log}, ${(r.pool.residual >= 0 ? '+' : '') + (100 * r.pool.residual).toFixed(1)}%`;
+    if (r.pool.stages) pool.textContent += `. ${binding(r.pool.stages)}`;
     pool.hidden = false;
   }
   list('log-reported', (r.log.reported ?? []).map((f) => [`${f.name}: ${mib(f.bytes)} MiB (read; no plan line${f.rank ? `; printed by rank ${f.rank}` : ''})`, { key: f.key }]));
@@ -133,10 +136,24 @@ function unwrap(r) {
   return r;
 }
 
-function row(r) {
+// binding says which pipeline stage's KV cache binds in the plan and in
+// the log, as logcheck.Binding does for `vramplan check`.
+function binding(ps) {
+  const tokens = (ts, b) => [`${ts[b]} tokens`, ...ts.flatMap((t, i) => (i !== b && t > 0 ? [`stage ${i} ${t}`] : []))].join('; ');
+  const stated = ps.log_tokens.flatMap((t, i) => (t > 0 ? [i] : []));
+  let s = `The engine sizes every rank's KV cache to the stage with the fewest tokens: in the plan stage ${ps.plan} (${tokens(ps.plan_tokens, ps.plan)})`;
+  if (ps.log >= 0) s += `, in the log stage ${ps.log} (its KV cache memory at the plan's bytes per token: ${tokens(ps.log_tokens, ps.log)})`;
+  else s += stated.length ? `; the log states the KV cache memory of stage ${stated.join(', ')} only` : "; the log states no stage's KV cache memory";
+  return `${s}.`;
+}
+
+// row is a charge's row; prefix names a pipeline's stage, note the rank
+// that printed it.
+function row(r, prefix = '', note = '') {
   const tr = document.createElement('tr');
   tr.dataset.key = r.key;
-  for (const s of [r.name, mib(r.plan_bytes), mib(r.log_bytes), signed(r.residual_bytes), r.within_resolution ? "within the log's rounding" : '']) {
+  const within = r.within_resolution ? "within the log's rounding" : '';
+  for (const s of [prefix + r.name, mib(r.plan_bytes), mib(r.log_bytes), signed(r.residual_bytes), [note, within].filter(Boolean).join('; ')]) {
     const td = document.createElement('td');
     td.textContent = s;
     tr.append(td);

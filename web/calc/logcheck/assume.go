@@ -60,6 +60,10 @@ type Planned struct {
 	Fraction  float64 `json:"fraction,omitempty"`
 	// Launch is the engine's launch command for the plan, "" for vramplan's.
 	Launch string `json:"launch,omitempty"`
+	// RankRows are the rows of the ranks whose plan is not rank 0's (a
+	// later pipeline stage's) against what they printed
+	// (enginelog.CompareRanks).
+	RankRows []enginelog.RankRows `json:"rank_rows,omitempty"`
 	// KVByRelease is the least and the most KV cache rank 0's plan holds
 	// at the releases a log that states none may be of
 	// (enginelog.ReleaseKV), when they are of more than one range's rules.
