@@ -166,7 +166,7 @@ func printUnsaid(w io.Writer, l *enginelog.Log, assumed []logcheck.Assumption) {
 		}
 	}
 	if n := len(l.Unread) + l.UnreadMore; n > 0 {
-		fmt.Fprintf(w, "\nnot read: %d %s like memory lines:\n", n, plural(n, "line that looks", "lines that look"))
+		fmt.Fprintf(w, "\nnot read: %d %s:\n", n, plural(n, "line that looks like a memory line", "lines that look like memory lines"))
 		for _, s := range l.Unread {
 			fmt.Fprintf(w, "  %s\n", s)
 		}

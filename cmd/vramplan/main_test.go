@@ -327,7 +327,7 @@ func TestCheckPoolLogs(t *testing.T) {
 	code, out, errs = runCLI("check", "--log", d+"sglang-0.4-gemma3-4b-h200.log", "--model", "gemma-3-4b-it-bf16", "--gpu", "h200",
 		"--mem-fraction-static", "0.88", "--max-seq-len", "8192")
 	if code != 0 || strings.Contains(out, "mem_fraction_static") || strings.Contains(out, "request length") ||
-		!strings.Contains(out, "not read: 1 line that looks like memory lines:\n  [2025-03-27 21:33:31 TP0] Capture cuda graph begin.") {
+		!strings.Contains(out, "not read: 1 line that looks like a memory line:\n  [2025-03-27 21:33:31 TP0] Capture cuda graph begin.") {
 		t.Errorf("check SGLang = %d\n%s%s", code, out, errs)
 	}
 	if code, _, errs := runCLI(append(v1, "--gpu-memory-utilization", "1.5")...); code != 2 || !strings.Contains(errs, "--gpu-memory-utilization: 1.5 is out of range") {

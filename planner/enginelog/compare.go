@@ -116,16 +116,39 @@ func Compare(l *Log, p *planner.Plan) []Row {
 }
 
 // Planned returns the bytes plan p charges to the figure key: its items of
-// that key, the sliding-window KV with "kv".
+// that key, the sliding-window KV with "kv", and the items a figure of
+// several charges holds (plannedWith).
 func Planned(p *planner.Plan, key string) planner.Bytes {
 	var b planner.Bytes
 	for _, it := range p.Items {
-		if it.Key == key || key == "kv" && it.Key == "kv_swa" {
+		if it.Key == key || key == "kv" && it.Key == "kv_swa" || plannedWith(key, it.Key) {
 			b += it.Bytes
 		}
 	}
 	return b
 }
+
+// plannedWith reports whether the plan's item of key item is in a vLLM
+// start report's figure of key figure (vllmSummary): its consumed memory,
+// the weights and what sits outside torch beside them, the communicators'
+// buffers and Model Runner V2's sampler state among it; its peak
+// activation, the profile's peak and the CUDA-graph estimate a release
+// from 0.21 takes out of the budget (the plan's cuda_graphs item, which
+// an earlier release's plan has not).
+func plannedWith(figure, item string) bool {
+	switch figure {
+	case "consumed":
+		return item == "weights" || item == "vision_tower" || item == "non_torch" || item == "communication" || item == "sampler_state"
+	case "peak_in_budget":
+		return item == "activation_peak" || item == "cuda_graphs"
+	}
+	return false
+}
+
+// Summed reports whether the figure of key holds charges that other
+// figures of the same log state too (vllmSummary's consumed memory and
+// peak activation), so that a sum of a log's figures leaves it out.
+func Summed(key string) bool { return key == "consumed" || key == "peak_in_budget" }
 
 // PoolRow is the KV pool's size in tokens (vLLM V1, SGLang) or blocks (vLLM
 // V0), planned against what the engine reported.

@@ -31,8 +31,9 @@ func TestStageFigures(t *testing.T) {
 			Figures: []Figure{{Key: "kv", Bytes: gib(11.33)}}}}},
 		{"vllm-0.27.1-qwen3-32b-rtx-pro-6000-util0.426-pp2.log", []RankFigures{{Rank: "PP1 TP0", Stage: 1,
 			Figures: []Figure{{Key: "weights", Bytes: gib(30.52)}}}}},
-		{"vllm-0.10.2-qwen3-235b-a22b-fp8-l40s-tp8-ep.log", []RankFigures{ // 10.68 GiB on rank 0
+		{"vllm-0.10.2-qwen3-235b-a22b-fp8-l40s-tp8-ep.log", []RankFigures{ // 10.68 GiB and 0.18 GiB outside torch on rank 0
 			{Rank: "TP1", TP: 1, Figures: []Figure{{Key: "kv", Bytes: gib(10.64)}}},
+			{Rank: "TP2", TP: 2, Figures: []Figure{{Key: "kv", Bytes: gib(10.64)}, {Key: "non_torch", Bytes: gib(0.21)}}}, // its start report
 			{Rank: "TP3", TP: 3, Figures: []Figure{{Key: "kv", Bytes: gib(10.65)}}}}},
 		{"vllm-0.8.5-qwen3-32b-l20-tp2.log", nil},
 	} {

@@ -28,7 +28,7 @@ var vllmLog = logReader{engine: planner.EngineVLLM,
 	},
 	read:     (*reader).vllmLine,
 	rankRead: (*reader).vllmRankLine,
-	figures:  []string{"weights", "kv", "activation_peak", "non_torch", "cuda_graphs"},
+	figures:  []string{"weights", "kv", "activation_peak", "non_torch", "cuda_graphs", "consumed", "peak_in_budget"},
 	settings: settingsPool,
 	versions: []versionLine{{marker: "vLLM API server version "}, {marker: "LLM engine (v"}},
 }
@@ -40,7 +40,7 @@ var vllmMarkers = []string{"Model loading took", "Loading model weights took", "
 	"GPU blocks:", "CUDA blocks:", "cuda blocks:", "Estimated CUDA graph memory:", "Graph capturing finished",
 	"--gpu-memory-utilization", "non-default args: {", "LLM engine (v", "vLLM API server version", "Using max model len",
 	planner.VLLMFlashInferSampler, vllmNativeFallback, vllmSamplerUnavailable, vllmSamplerDisabled, planner.VLLMModelRunnerV2,
-	vllmConsumedLine}
+	vllmConsumedLine, vllmSummaryLine, vllmGraphPoolLine}
 
 // vllmMRV2File is the source tag of a line Model Runner V2's
 // vllm/v1/worker/gpu/model_runner.py prints ("[model_runner.py:329] Model
@@ -92,7 +92,7 @@ func (r *reader) vllmLine(s string) bool {
 		}
 	}
 	for _, part := range []func(*reader, string) bool{(*reader).vllmV0Profile, (*reader).vllmPool, (*reader).vllmUtilization,
-		(*reader).vllmConfig, (*reader).vllmSampler, (*reader).vllmRunner} {
+		(*reader).vllmConfig, (*reader).vllmSampler, (*reader).vllmRunner, (*reader).vllmSummary} {
 		if part(r, s) {
 			read = true
 		}
@@ -116,11 +116,20 @@ func (r *reader) vllmRankLine(w worker, s string) {
 // release.go) as rank w's.
 func (r *reader) vllmEstimate(w worker, s string) bool {
 	v, res, ok := binarySize(s, vllmEstimateLine)
+	if !ok && strings.Contains(s, vllmGraphPoolLine) {
+		v, res, ok = sizeBefore(s, " GiB (estimated)")
+	}
 	if ok {
 		r.report(w, "cuda_graphs_estimate", "CUDA graphs (vLLM's estimate)", v, res)
 	}
 	return ok
 }
+
+// vllmGraphPoolLine opens 0.29's account of the graphs after the cache:
+// "CUDA graph pool memory: 0.27 GiB (actual), 0.51 GiB (estimated),
+// difference: …" (the corpus's 0.29.0 L40S logs), whose estimate is the
+// one the budget took out, read as vllmEstimate's.
+const vllmGraphPoolLine = "CUDA graph pool memory:"
 
 // vllmSize reads a size after marker; after "took" it skips to the number
 // ("Graph capturing finished in 14 secs, took 0.21 GiB"). V0's "Loading
@@ -209,6 +218,66 @@ func (r *reader) vllmUtilization(s string) bool {
 		}
 	}
 	return read
+}
+
+// vllmSummaryLine opens V1's report of its start (gpu_worker.py,
+// Worker.determine_available_memory, from 0.10): "Free memory on device
+// (F/T GiB) on startup. Desired GPU memory utilization is (U, B GiB).
+// Actual usage is …", and, where the budget was not free, "Free memory on
+// device cuda:0 (F/T GiB) on startup is less than desired GPU memory
+// utilization (U, B GiB)".
+const vllmSummaryLine = "Free memory on device"
+
+// vllmSummary reads the start's report: the device's total and the
+// utilization, and the charges, in one of its two wordings. Up to 0.19.0
+// (the corpus's 0.10.2 to 0.19.0 logs, and 0.26.0's MRV2 one): "W GiB for
+// weight, A GiB for peak activation, N GiB for non-torch memory, and G GiB
+// for CUDAGraph memory"; later: "C GiB for consumed memory (weights +
+// non-torch), A GiB for peak activation, and G GiB for CUDAGraph memory".
+// Every such corpus log's KV memory is B − W − N − A, or B − C − A, to the
+// hundredth, so A is all the budget holds beside the weights, the memory
+// outside torch and the cache: the profile's peak and, from 0.21, the
+// CUDA-graph estimate (peak_in_budget). W is "Model loading took"'s, to
+// fewer places, and G the graphs captured after the cache is sized, as
+// "Graph capturing finished" says: neither is read again.
+func (r *reader) vllmSummary(s string) bool {
+	if !strings.Contains(s, vllmSummaryLine) {
+		return false
+	}
+	if v, _, ok := size(s, "/"); ok {
+		r.settings.GPUTotal, r.stated = v, true
+	}
+	for _, m := range []string{"utilization is (", "utilization ("} {
+		if u, _, ok := number(s, m); ok && u > 0 && u <= 1 {
+			r.pool.Utilization = u
+			break
+		}
+	}
+	for _, f := range vllmSummaryFigures {
+		if v, res, ok := sizeBefore(s, f.label); ok {
+			r.set(f.key, f.name, v, res)
+		}
+	}
+	return true
+}
+
+// vllmSummaryFigures are the charges of the start's report, each the size
+// before its label.
+var vllmSummaryFigures = []struct{ label, key, name string }{
+	{" GiB for non-torch memory", "non_torch", "non-torch memory"},
+	{" GiB for consumed memory", "consumed", "weights + non-torch"},
+	{" GiB for peak activation", "peak_in_budget", "activation + graph estimate"},
+}
+
+// sizeBefore reads the GiB figure that label follows in s ("27.79 GiB for
+// consumed memory"), to its printed resolution.
+func sizeBefore(s, label string) (planner.Bytes, planner.Bytes, bool) {
+	i := strings.Index(s, label)
+	if i <= 0 {
+		return 0, 0, false
+	}
+	j := strings.LastIndexByte(s[:i], ' ') + 1
+	return size(s[j:i]+" GiB", "")
 }
 
 // vllmArgs are the keys of vLLM's argument lists the check plans with: the

@@ -99,7 +99,9 @@ func rowOf(rows []enginelog.Row, key string) enginelog.Row {
 func gpuConflict(l *enginelog.Log, c *planner.Calibration) string {
 	var sum planner.Bytes
 	for _, f := range l.Figures {
-		sum += f.Bytes
+		if !enginelog.Summed(f.Key) {
+			sum += f.Bytes
+		}
 	}
 	gpu := cmp.Or(c.GPU, c.ID)
 	if ll := l.LlamaCpp; ll != nil && ll.GPUTotal > 0 && c.DeviceTotal > 0 && far(ll.GPUTotal-c.DeviceTotal, c.DeviceTotal, 0) {
