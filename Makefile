@@ -98,7 +98,7 @@ check: templ-check ## gofmt, go vet, staticcheck, the module tidy, generated fil
 	GOOS=js GOARCH=wasm $(GO) vet $(WASMPKGS)
 	GOOS=js GOARCH=wasm $(GO) vet -tags $(WORKERTAGS) $(WASMPKGS)
 	$(GO) mod tidy -diff
-	$(GO) generate ./planner && git diff --exit-code -- planner/engine_dispatch.go planner/cmdline/dialects.go planner/enginelog/readers.go planner/enginelog/inputs.go
+	$(GO) generate ./planner && git diff --exit-code -- planner/engine_dispatch.go planner/cmdline/dialects.go planner/enginelog/readers.go planner/enginelog/facts.go planner/enginelog/inputs.go
 	$(GO) generate ./planner/catalog && git diff --exit-code -- planner/catalog
 	$(GO) generate ./calibrations && git diff --exit-code -- calibrations
 	$(GO) generate ./web/static && git diff --exit-code -- web/static/view.js web/static/component.js

@@ -197,6 +197,16 @@ type logReader struct {
 	// The reader's input rule, <stem>Input, writes the configuration the
 	// log states into an input whose model and calibration are set
 	// (inputOf, inputs.go, generated).
+	// facts are what is known of the engine's log without reading one.
+	facts *logFacts
+}
+
+// logFacts are what is known of an engine's log without reading one, apart
+// from its reader (logReader), so that a program that asks only these
+// (the worker's checks of uploaded observations) links no reader: the
+// readers' tables are built at start, and every line rule they name with them.
+type logFacts struct {
+	engine planner.EngineName
 	// figures are the keys of the figures the engine's log reports, exact
 	// those of them its profile computes to the byte.
 	figures, exact []string
@@ -204,6 +214,16 @@ type logReader struct {
 	settings settingsBlock
 	// versions are the lines that state the engine's release.
 	versions []versionLine
+}
+
+// factsOf returns the facts of engine e's log, or nil.
+func factsOf(e planner.EngineName) *logFacts {
+	for _, f := range facts {
+		if f.engine == e {
+			return f
+		}
+	}
+	return nil
 }
 
 // versionLine is a line that states an engine's release: the release token
@@ -218,21 +238,11 @@ const (
 	settingsPool                              // Log.Pool
 )
 
-// readerOf returns the log reader of engine e, or nil.
-func readerOf(e planner.EngineName) *logReader {
-	for _, lr := range readers {
-		if lr.engine == e {
-			return lr
-		}
-	}
-	return nil
-}
-
 // FigureKeys returns the keys of the figures engine e's log reports (the
 // keys of Figure), and whether e has a log reader.
 func FigureKeys(e planner.EngineName) ([]string, bool) {
-	if lr := readerOf(e); lr != nil {
-		return lr.figures, true
+	if f := factsOf(e); f != nil {
+		return f.figures, true
 	}
 	return nil, false
 }
@@ -240,8 +250,8 @@ func FigureKeys(e planner.EngineName) ([]string, bool) {
 // ExactKeys returns the keys of the figures of engine e's log that its
 // profile computes to the byte (llama.cpp's model and KV buffers).
 func ExactKeys(e planner.EngineName) []string {
-	if lr := readerOf(e); lr != nil {
-		return lr.exact
+	if f := factsOf(e); f != nil {
+		return f.exact
 	}
 	return nil
 }
@@ -249,8 +259,8 @@ func ExactKeys(e planner.EngineName) []string {
 // StatesContext reports whether engine e's log states its configuration as
 // llama.cpp's context settings (Log.LlamaCpp), not as a pool's (Log.Pool).
 func StatesContext(e planner.EngineName) bool {
-	lr := readerOf(e)
-	return lr != nil && lr.settings == settingsLlamaCpp
+	f := factsOf(e)
+	return f != nil && f.settings == settingsLlamaCpp
 }
 
 // Version returns the release of engine e that a start-up log states, or
@@ -258,12 +268,12 @@ func StatesContext(e planner.EngineName) bool {
 // (common/common.cpp, common_init) as "bN", vLLM's "vLLM API server
 // version X" or "V1 LLM engine (vX)" line as "X".
 func Version(e planner.EngineName, log []byte) string {
-	lr := readerOf(e)
-	if lr == nil {
+	f := factsOf(e)
+	if f == nil {
 		return ""
 	}
 	s := string(log[:min(len(log), 1<<20)])
-	for _, vl := range lr.versions {
+	for _, vl := range f.versions {
 		if v := after(s, vl.marker, vl.end); v != "" {
 			return vl.prefix + v
 		}
@@ -446,7 +456,7 @@ func (r *reader) line(s string) {
 }
 
 func (r *reader) readVersion(lr *logReader, s string) {
-	for _, vl := range lr.versions {
+	for _, vl := range lr.facts.versions {
 		if r.version != "" {
 			return
 		}
@@ -522,7 +532,7 @@ func (r *reader) log() Log {
 	for i, lr := range readers {
 		if r.seen != nil && r.seen[i] {
 			l.Engine = lr.engine
-			if lr.settings == settingsLlamaCpp {
+			if lr.facts.settings == settingsLlamaCpp {
 				st := r.llama
 				l.LlamaCpp = &st
 			}

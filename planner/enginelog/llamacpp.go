@@ -15,7 +15,11 @@ var llamaCppLog = logReader{engine: planner.EngineLlamaCpp,
 			strings.Contains(s, "load_tensors:") || strings.Contains(s, "sched_reserve:") || strings.Contains(s, "llama_model_loader:") ||
 			strings.Contains(s, ", compute capability ") && strings.Contains(s, ", VRAM: ") // ggml_cuda_init's devices
 	},
-	read:    (*reader).llamaLine,
+	read:  (*reader).llamaLine,
+	facts: &llamaCppFacts,
+}
+
+var llamaCppFacts = logFacts{engine: planner.EngineLlamaCpp,
 	figures: []string{"weights", "kv", "compute_buffer"}, exact: []string{"weights", "kv"},
 	settings: settingsLlamaCpp,
 	versions: []versionLine{{marker: "build: ", end: " (", prefix: "b"}}, // common/common.cpp, common_init

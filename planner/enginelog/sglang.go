@@ -21,10 +21,11 @@ var sglangLog = logReader{engine: planner.EngineSGLang,
 		}
 		return false
 	},
-	read:     (*reader).sglangLine,
-	figures:  []string{"weights", "kv"},
-	settings: settingsPool,
+	read:  (*reader).sglangLine,
+	facts: &sglangFacts,
 }
+
+var sglangFacts = logFacts{engine: planner.EngineSGLang, figures: []string{"weights", "kv"}, settings: settingsPool}
 
 // sglangMarkers are what every line sglangLine reads holds one of.
 var sglangMarkers = []string{"KV Cache is allocated", "Load weight end", "Memory pool end", "Capture cuda graph end",

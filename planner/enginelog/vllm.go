@@ -28,6 +28,10 @@ var vllmLog = logReader{engine: planner.EngineVLLM,
 	},
 	read:     (*reader).vllmLine,
 	rankRead: (*reader).vllmRankLine,
+	facts:    &vllmFacts,
+}
+
+var vllmFacts = logFacts{engine: planner.EngineVLLM,
 	figures:  []string{"weights", "kv", "activation_peak", "non_torch", "cuda_graphs", "consumed", "peak_in_budget"},
 	settings: settingsPool,
 	versions: []versionLine{{marker: "vLLM API server version "}, {marker: "LLM engine (v"}},

@@ -52,6 +52,7 @@ func Generate(dir string) (map[string][]byte, error) {
 		dispatchFile:           plannerSource(engines, methods),
 		"cmdline/dialects.go":  listSource("cmdline", "dialects", "dialect", "Dialect", "the command-line dialect of each registered engine", engines),
 		"enginelog/readers.go": listSource("enginelog", "readers", "logReader", "Log", "the log reader of each registered engine", engines),
+		"enginelog/facts.go":   listSource("enginelog", "facts", "logFacts", "Facts", "what is known of each registered engine's log without reading one", engines),
 		"enginelog/inputs.go":  inputsSource(engines),
 	} {
 		b, err := format.Source([]byte(src))

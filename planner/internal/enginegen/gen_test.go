@@ -15,8 +15,8 @@ func TestFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 4 {
-		t.Fatalf("Generate wrote %d files, want the planner's, cmdline's and enginelog's two", len(files))
+	if len(files) != 5 {
+		t.Fatalf("Generate wrote %d files, want the planner's, cmdline's and enginelog's three", len(files))
 	}
 	for name, want := range files {
 		got, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(name)))
