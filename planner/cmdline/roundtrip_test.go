@@ -17,9 +17,12 @@ var notWritten = map[string]string{
 	"-no-kvu": "the launch leaves -kvu out instead",
 	"-nofa":   "the launch writes -fa off",
 	"--model": "vllm serve names the model by its first argument",
-	"-mm":     "an alias the launch writes as --mmproj", // a name of the same flag as --mmproj
-	"-hf":     "the launch names the catalog model's GGUF file with -m (planner.GGUFFile), which -hf resolves to",
-	"-hff":    "as -hf",
+	// the launch writes the capture options as --cudagraph-capture-sizes and --max-cudagraph-capture-size
+	"--compilation-config": "its capture options are written as their own flags",
+	"-cc":                  "as --compilation-config",
+	"-mm":                  "an alias the launch writes as --mmproj", // a name of the same flag as --mmproj
+	"-hf":                  "the launch names the catalog model's GGUF file with -m (planner.GGUFFile), which -hf resolves to",
+	"-hff":                 "as -hf",
 	// the launch writes --mmproj for a vision tower and nothing without one
 	"--no-mmproj": "a vision tower is --mmproj FILE in the launch",
 }

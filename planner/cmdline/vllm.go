@@ -1,7 +1,9 @@
 package cmdline
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/vramplan/vramplan/planner"
@@ -31,6 +33,7 @@ var vllmDialect = dialect{engine: planner.EngineVLLM,
 		flag{names: names("--enforce-eager"), read: boolFlag(func(c *Command) { c.Serving.VLLM.EnforceEager = true }), boolean: true},
 		flag{names: names("--max-cudagraph-capture-size"), read: intFlag(func(c *Command, n int) { c.Serving.VLLM.MaxCaptureSize = n })},
 		flag{names: names("--cudagraph-capture-sizes"), read: captureSizes},
+		flag{names: names("--compilation-config", "-cc"), read: compilationConfig},
 		flag{names: names("--dtype"), read: weightDtype},
 		flag{names: names("--quantization", "-q"), read: quantization}),
 	unmodelled: vllmUnmodelled,
@@ -73,6 +76,44 @@ func captureSizes(c *Command, flag string, t *tokens) error {
 		v = t.next()
 	}
 	c.Serving.VLLM.CaptureSizes = &sizes
+	return nil
+}
+
+// compilationConfig reads --compilation-config's JSON object: its CUDA-graph
+// capture sizes and largest size, which VllmConfig._set_cudagraph_sizes
+// reads as it reads --cudagraph-capture-sizes and
+// --max-cudagraph-capture-size (vllm/engine/arg_utils.py at upstream
+// 579602aa4 refuses both forms of one together). Its other keys, and a
+// value that is no object (an optimization level), are not planned: they
+// are listed as ignored.
+func compilationConfig(c *Command, flag string, t *tokens) error {
+	v, err := t.value(flag)
+	if err != nil {
+		return err
+	}
+	var cc map[string]json.RawMessage
+	if json.Unmarshal([]byte(v), &cc) != nil {
+		c.Ignored = append(c.Ignored, flag+" "+v)
+		return nil
+	}
+	if raw, ok := cc["cudagraph_capture_sizes"]; ok {
+		var sizes []int
+		if json.Unmarshal(raw, &sizes) != nil || slices.ContainsFunc(sizes, func(n int) bool { return n < 1 }) {
+			return &Error{flag, fmt.Sprintf("cudagraph_capture_sizes %s is not a list of batch sizes", raw)}
+		}
+		c.Serving.VLLM.CaptureSizes = &sizes
+		delete(cc, "cudagraph_capture_sizes")
+	}
+	if raw, ok := cc["max_cudagraph_capture_size"]; ok {
+		if json.Unmarshal(raw, &c.Serving.VLLM.MaxCaptureSize) != nil || c.Serving.VLLM.MaxCaptureSize < 1 {
+			return &Error{flag, fmt.Sprintf("max_cudagraph_capture_size %s is not a batch size", raw)}
+		}
+		delete(cc, "max_cudagraph_capture_size")
+	}
+	if len(cc) > 0 {
+		rest, _ := json.Marshal(cc) // keys sorted
+		c.Ignored = append(c.Ignored, flag+" "+string(rest))
+	}
 	return nil
 }
 
