@@ -24,16 +24,21 @@ const (
 	customAllReduce Bytes = 24 * MiB
 )
 
-// estimatedComm is the published estimate for a largest group of g ranks.
-// A group of three takes the figure for four: the tables have no row for it.
-func estimatedComm(g int) Bytes {
+// estimatedComm is the published estimate for a largest group of g ranks,
+// with the custom all-reduce's buffers unless p turns it off. A group of
+// three takes the figure for four: the tables have no row for it.
+func estimatedComm(g int, p *Parallel) Bytes {
+	nccl := ncclFour
 	switch {
 	case g <= 1:
 		return 0
 	case g == 2:
-		return ncclTwo + customAllReduce
+		nccl = ncclTwo
 	}
-	return ncclFour + customAllReduce
+	if p.NoCustomAllReduce {
+		return nccl
+	}
+	return nccl + customAllReduce
 }
 
 // commGroup is the size of a rank's largest communicator: its tensor group,
@@ -71,7 +76,7 @@ func commFor(p *Parallel, c *Calibration) (Bytes, Source) {
 	if best >= 0 {
 		return c.Comm[best].Bytes, SourceCalibrated
 	}
-	return estimatedComm(g), SourceEstimated
+	return estimatedComm(g, p), SourceEstimated
 }
 
 // commDetail states how a rank's communication memory was found.
@@ -80,6 +85,9 @@ func (c *charges) commDetail(in *Input) string {
 	g := int64(commGroup(&r.Layout))
 	if r.CommSource == SourceEstimated && llamaTensorRank(in) {
 		return c.linef("NCCL over %d GPUs (ggml_backend_comm_init): %B, AIConfigurator's tables, estimated", g, int64(r.Comm))
+	}
+	if r.CommSource == SourceEstimated && r.Layout.NoCustomAllReduce {
+		return c.linef("largest group %d ranks: NCCL %B (AIConfigurator's tables; no custom all-reduce), estimated", g, int64(r.Comm))
 	}
 	if r.CommSource == SourceEstimated {
 		return c.linef("largest group %d ranks: NCCL %B (AIConfigurator's tables) + custom all-reduce %B (vLLM), estimated",

@@ -81,6 +81,9 @@ func poolLayoutLaunch(e *EngineReport, p *Parallel, tp, pp, dp, ep string) {
 	} else if p.ep() > 1 {
 		e.Launch += ep
 	}
+	if p.NoCustomAllReduce {
+		e.Launch += " --disable-custom-all-reduce" // vLLM's and SGLang's name
+	}
 }
 
 // mmprojFile is the vision projector file llama.cpp loads for in's tower:

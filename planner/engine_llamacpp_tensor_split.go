@@ -539,11 +539,9 @@ func sameShare(a, b *Model) bool {
 // when the calibration has it, else AIConfigurator's published NCCL figure
 // (comm.go) without vLLM's custom all-reduce, which llama.cpp does not have.
 func llamaTensorComm(p *Parallel, c *Calibration) (Bytes, Source) {
-	b, src := commFor(p, c)
-	if src == SourceEstimated {
-		b -= customAllReduce
-	}
-	return b, src
+	q := *p
+	q.NoCustomAllReduce = true // llama.cpp has none
+	return commFor(&q, c)
 }
 
 // llamaReduceBuffers is the meta backend's reduce buffers on each device:

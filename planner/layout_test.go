@@ -392,3 +392,27 @@ func TestClassLayersBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCustomAllReduce: --disable-custom-all-reduce leaves the estimated
+// communication memory NCCL's alone, and says so.
+func TestNoCustomAllReduce(t *testing.T) {
+	comm := func(p Parallel) (Bytes, string) {
+		in := layoutInput(p)
+		in.Serving.Engine = EngineVLLM
+		rp, err := Report(in)
+		if err != nil || rp.Layout == nil {
+			t.Fatalf("Report(%+v) = %v", p, err)
+		}
+		for _, it := range rp.Layout.Ranks[0].Plan.Items {
+			if it.Key == "communication" {
+				return it.Bytes, it.Detail
+			}
+		}
+		return 0, ""
+	}
+	with, _ := comm(Parallel{Tensor: 2})
+	without, detail := comm(Parallel{Tensor: 2, NoCustomAllReduce: true})
+	if with != ncclTwo+customAllReduce || without != ncclTwo || !strings.Contains(detail, "no custom all-reduce") {
+		t.Errorf("TP 2: %v with the custom all-reduce, %v without (%q); want %v and %v", with, without, detail, ncclTwo+customAllReduce, ncclTwo)
+	}
+}

@@ -45,6 +45,10 @@ type Parallel struct {
 	// the share of each tensor-parallel device, empty for llama.cpp's even
 	// split (engine_llamacpp_tensor_split.go).
 	TensorSplit []float64 `json:"tensor_split,omitempty"`
+	// NoCustomAllReduce is vLLM's and SGLang's --disable-custom-all-reduce:
+	// the tensor group all-reduces through NCCL alone, and the custom
+	// all-reduce's buffers are not allocated (comm.go).
+	NoCustomAllReduce bool `json:"no_custom_all_reduce,omitempty"`
 
 	// ngl is llama.cpp's -ngl over every device of a layer split
 	// (serving.llama_cpp.gpu_layers; 0: every layer), set with the split.
@@ -99,7 +103,8 @@ func (p *Parallel) multi() bool { return p.GPUs() > 1 || p.ep() > 1 || len(p.Cal
 
 // sizes returns p with its sizes resolved and no calibrations.
 func (p *Parallel) sizes() Parallel {
-	return Parallel{Tensor: p.tp(), Pipeline: p.pp(), Expert: p.ep(), Data: p.dp(), TensorSplit: p.TensorSplit, ngl: p.ngl}
+	return Parallel{Tensor: p.tp(), Pipeline: p.pp(), Expert: p.ep(), Data: p.dp(), TensorSplit: p.TensorSplit,
+		NoCustomAllReduce: p.NoCustomAllReduce, ngl: p.ngl}
 }
 
 // moeTP is the tensor-parallel split of each expert's FFN.

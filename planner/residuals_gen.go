@@ -29,17 +29,17 @@ var residualTable = [...]residualRow{
 	{11, 1, false, 1, 1, -1, -1},    // SGLang 0.5, moe, one GPU: weights
 	{13, 0, false, 0, 1, 10, 10},    // SGLang, release not known, dense, one GPU: kv_tokens
 	{13, 0, false, 1, 1, -16, -16},  // SGLang, release not known, dense, one GPU: weights
-	{5, 2, true, 0, 1, -9, -9},      // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
+	{5, 2, true, 0, 1, -10, -10},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: kv_tokens
 	{5, 2, true, 1, 1, 133, 133},    // vLLM 0.10–0.11 (V1), moe+swa, more than one GPU: weights
-	{5, 0, true, 0, 3, 12, 30},      // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
+	{5, 0, true, 0, 3, 11, 28},      // vLLM 0.10–0.11 (V1), dense, more than one GPU: kv_tokens
 	{5, 0, true, 1, 3, 4, 4},        // vLLM 0.10–0.11 (V1), dense, more than one GPU: weights
 	{5, 0, false, 0, 6, -10, 46},    // vLLM 0.10–0.11 (V1), dense, one GPU: kv_tokens
 	{5, 0, false, 1, 6, 0, 5},       // vLLM 0.10–0.11 (V1), dense, one GPU: weights
 	{5, 3, false, 0, 1, -13, -13},   // vLLM 0.10–0.11 (V1), dense+vision, one GPU: kv_tokens
 	{5, 3, false, 1, 1, 9, 9},       // vLLM 0.10–0.11 (V1), dense+vision, one GPU: weights
-	{5, 1, true, 0, 2, 5, 25},       // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
+	{5, 1, true, 0, 2, 5, 23},       // vLLM 0.10–0.11 (V1), moe, more than one GPU: kv_tokens
 	{5, 1, true, 1, 1, 4, 4},        // vLLM 0.10–0.11 (V1), moe, more than one GPU: weights
-	{5, 4, true, 0, 1, 61, 61},      // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: kv_tokens
+	{5, 4, true, 0, 1, 50, 50},      // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: kv_tokens
 	{5, 4, true, 1, 1, 19, 19},      // vLLM 0.10–0.11 (V1), moe+vision, more than one GPU: weights
 	{6, 1, false, 0, 2, -243, -1},   // vLLM 0.12–0.20 (V1), moe, one GPU: kv_tokens
 	{6, 1, false, 1, 2, 0, 1},       // vLLM 0.12–0.20 (V1), moe, one GPU: weights
@@ -49,7 +49,7 @@ var residualTable = [...]residualRow{
 	{6, 0, false, 1, 9, 0, 9},       // vLLM 0.12–0.20 (V1), dense, one GPU: weights
 	{6, 4, false, 0, 1, -4, -4},     // vLLM 0.12–0.20 (V1), moe+vision, one GPU: kv_tokens
 	{6, 4, false, 1, 1, 6, 6},       // vLLM 0.12–0.20 (V1), moe+vision, one GPU: weights
-	{6, 0, true, 0, 2, 21, 37},      // vLLM 0.12–0.20 (V1), dense, more than one GPU: kv_tokens
+	{6, 0, true, 0, 2, 21, 32},      // vLLM 0.12–0.20 (V1), dense, more than one GPU: kv_tokens
 	{6, 0, true, 1, 2, 2, 4},        // vLLM 0.12–0.20 (V1), dense, more than one GPU: weights
 	{6, 2, false, 1, 1, 71, 71},     // vLLM 0.12–0.20 (V1), moe+swa, one GPU: weights
 	{7, 0, false, 0, 20, -269, 223}, // vLLM 0.21 and later (V1), dense, one GPU: kv_tokens

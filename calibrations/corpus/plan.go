@@ -56,7 +56,7 @@ func Input(e *Entry, root string) (planner.Input, string, error) {
 		return in, "", err
 	}
 	in.Features.Vision = slices.Contains(strings.Split(e.Model.Family, "+"), "vision")
-	if in.Serving.VLLM.FlashInferSampler, in.Serving.VLLM.ModelRunnerV2, err = vllmLogFacts(e); err != nil {
+	if err := vllmLogFacts(e, &in); err != nil {
 		return in, "", err
 	}
 	in.Serving.Version = Release(e)
@@ -65,20 +65,23 @@ func Input(e *Entry, root string) (planner.Input, string, error) {
 	return in, cal.ID, err
 }
 
-// vllmLogFacts reports whether e's log says vLLM V1 samples top-k and
-// top-p with FlashInfer and whether it says Model Runner V2 ran, as
-// enginelog, the one reader of start-up logs, reads them for `vramplan
-// check --log` (enginelog.Log.FlashInferSampler, ModelRunnerV2), from a
-// log that may report no memory figures.
-func vllmLogFacts(e *Entry) (flashInfer, mrv2 bool, err error) {
+// vllmLogFacts sets in as e's log says vLLM V1 ran: whether it samples
+// top-k and top-p with FlashInfer, whether Model Runner V2 ran, whether
+// its custom all-reduce was off, as enginelog, the one reader of start-up
+// logs, reads them for `vramplan check --log` (enginelog.Log.FlashInferSampler,
+// ModelRunnerV2, Settings.NoCustomAllReduce), from a log that may report no
+// memory figures.
+func vllmLogFacts(e *Entry, in *planner.Input) error {
 	if e.Engine != EngineVLLM {
-		return false, false, nil
+		return nil
 	}
 	l, err := enginelog.Read([]byte(e.Log)) // a failed start reports no figures
 	if err != nil {
-		return false, false, fmt.Errorf("log: %w", err)
+		return fmt.Errorf("log: %w", err)
 	}
-	return l.FlashInferSampler(), l.ModelRunnerV2(), nil
+	in.Serving.VLLM.FlashInferSampler, in.Serving.VLLM.ModelRunnerV2 = l.FlashInferSampler(), l.ModelRunnerV2()
+	in.Parallel.NoCustomAllReduce = in.Parallel.NoCustomAllReduce || l.Settings != nil && l.Settings.NoCustomAllReduce
+	return nil
 }
 
 // Release returns the engine release e is planned under, as the planner

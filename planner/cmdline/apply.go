@@ -23,7 +23,7 @@ func (c *Command) Apply(in *planner.Input) ([]string, error) {
 	in.Limits = l
 	in.Parallel.Tensor, in.Parallel.Pipeline = c.Parallel.Tensor, c.Parallel.Pipeline
 	in.Parallel.Data, in.Parallel.Expert = c.Parallel.Data, c.Parallel.Expert
-	in.Parallel.TensorSplit = c.Parallel.TensorSplit
+	in.Parallel.TensorSplit, in.Parallel.NoCustomAllReduce = c.Parallel.TensorSplit, c.Parallel.NoCustomAllReduce
 	if c.splitNone { // llama-server -sm none: one GPU, whatever -ts says
 		in.Parallel.Pipeline, in.Parallel.TensorSplit = 0, nil
 	}

@@ -385,6 +385,11 @@ func pipelineSize(p *planner.Parallel) *int { return &p.Pipeline }
 func dataSize(p *planner.Parallel) *int     { return &p.Data }
 func expertSize(p *planner.Parallel) *int   { return &p.Expert }
 
+// noCustomAllReduce is vLLM's and SGLang's --disable-custom-all-reduce
+// (planner.Parallel.NoCustomAllReduce).
+var noCustomAllReduce = flag{names: names("--disable-custom-all-reduce"), boolean: true,
+	read: boolFlag(func(c *Command) { c.Parallel.NoCustomAllReduce = true })}
+
 // split divides a command line into arguments as a POSIX shell does for
 // words: blanks separate, single quotes keep everything, double quotes keep
 // all but backslash escapes, a backslash escapes the next character; a

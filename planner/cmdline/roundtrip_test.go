@@ -84,6 +84,8 @@ func TestLaunchRoundTrip(t *testing.T) {
 		{Model: gemma, Limits: planner.Limits{MaxSeqLen: 16384, MaxBatch: 48, MaxPrefillTokens: 4096, BlockTokens: 16, KVDtype: planner.KVDtypeFP8},
 			Serving: sglang(planner.SGLangOptions{MemFractionStatic: 0.8, CUDAGraphMaxBS: 64, SWAFullTokensRatio: 0.5})},
 		{Model: bf16, Limits: planner.Limits{MaxSeqLen: 8192}, Serving: sglang(planner.SGLangOptions{ChunkedPrefillOff: true})},
+		{Model: bf16, Limits: planner.Limits{MaxSeqLen: 8192}, Parallel: planner.Parallel{Tensor: 2, NoCustomAllReduce: true}, Serving: sglang(planner.SGLangOptions{})},
+		{Model: bf16, Limits: planner.Limits{MaxSeqLen: 8192}, Parallel: planner.Parallel{Tensor: 4, NoCustomAllReduce: true}, Serving: vllm(planner.VLLMOptions{})},
 		{Model: f16, Limits: planner.Limits{MaxSeqLen: 8192}, Parallel: planner.Parallel{Tensor: 2, Pipeline: 2, Data: 2}, Serving: sglang(planner.SGLangOptions{})},
 		{Model: moe, Limits: planner.Limits{MaxSeqLen: 8192}, Parallel: planner.Parallel{Tensor: 2, Expert: 2}, Serving: sglang(planner.SGLangOptions{})},
 		{Model: fp8, Limits: planner.Limits{MaxSeqLen: 16384}, Parallel: planner.Parallel{Tensor: 2}, Serving: sglang(planner.SGLangOptions{})},

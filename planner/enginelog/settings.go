@@ -78,6 +78,13 @@ type Launch struct {
 	// Runner V2 (planner.VLLMModelRunnerV2, or a line that runner's
 	// model_runner.py printed).
 	ModelRunnerV2 bool `json:"model_runner_v2,omitempty"`
+	// NoCustomAllReduce reports whether vLLM logged that its custom
+	// all-reduce is off ("Custom allreduce is disabled …": the group spans
+	// nodes, the GPUs lack peer access, more than two PCIe-only GPUs, or
+	// --disable-custom-all-reduce; CustomAllreduce.__init__,
+	// vllm/distributed/device_communicators/custom_all_reduce.py at
+	// upstream 579602aa4), so its buffers were not allocated.
+	NoCustomAllReduce bool `json:"no_custom_all_reduce,omitempty"`
 }
 
 // setting is one key of an argument list and where its value goes.

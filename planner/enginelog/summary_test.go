@@ -65,3 +65,18 @@ func TestPlannedSummed(t *testing.T) {
 		}
 	}
 }
+
+// TestVLLMNoCustomAllReduce: a log whose ranks say the custom all-reduce is
+// off is planned without its buffers.
+func TestVLLMNoCustomAllReduce(t *testing.T) {
+	for log, want := range map[string]bool{"vllm-0.19.0-qwen2.5-72b-l40s-tp4.log": true, "vllm-0.29.0-qwen3-14b-l40s.log": false} {
+		l := corpusLog(t, log)
+		var in planner.Input
+		if err := vllmInput(&l, &in); err != nil {
+			t.Fatal(err)
+		}
+		if in.Parallel.NoCustomAllReduce != want {
+			t.Errorf("%s: NoCustomAllReduce %v, want %v", log, in.Parallel.NoCustomAllReduce, want)
+		}
+	}
+}

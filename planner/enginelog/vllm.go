@@ -17,7 +17,8 @@ var vllmLog = logReader{engine: planner.EngineVLLM,
 	// The lines that print a size hold "B" (GiB, GB); the others are named
 	// by a part that starts with a byte a server's request lines seldom hold.
 	markers: []string{"B", "KV cache size:", "Maximum concurrency", "-memory-utilization", "blocks:",
-		"-default args", "LLM engine (v", "API server version", "Using max model len", "top-p & top-k", "top-p/top-k", "V2 Model Runner"},
+		"-default args", "LLM engine (v", "API server version", "Using max model len", "top-p & top-k", "top-p/top-k", "V2 Model Runner",
+		vllmNoCustomAllReduce},
 	claims: func(s string) bool {
 		for _, m := range vllmMarkers {
 			if strings.Contains(s, m) {
@@ -44,7 +45,7 @@ var vllmMarkers = []string{"Model loading took", "Loading model weights took", "
 	"GPU blocks:", "CUDA blocks:", "cuda blocks:", "Estimated CUDA graph memory:", "Graph capturing finished",
 	"--gpu-memory-utilization", "non-default args: {", "LLM engine (v", "vLLM API server version", "Using max model len",
 	planner.VLLMFlashInferSampler, vllmNativeFallback, vllmSamplerUnavailable, vllmSamplerDisabled, planner.VLLMModelRunnerV2,
-	vllmConsumedLine, vllmSummaryLine, vllmGraphPoolLine}
+	vllmConsumedLine, vllmSummaryLine, vllmGraphPoolLine, vllmNoCustomAllReduce}
 
 // vllmMRV2File is the source tag of a line Model Runner V2's
 // vllm/v1/worker/gpu/model_runner.py prints ("[model_runner.py:329] Model
@@ -96,7 +97,7 @@ func (r *reader) vllmLine(s string) bool {
 		}
 	}
 	for _, part := range []func(*reader, string) bool{(*reader).vllmV0Profile, (*reader).vllmPool, (*reader).vllmUtilization,
-		(*reader).vllmConfig, (*reader).vllmSampler, (*reader).vllmRunner, (*reader).vllmSummary} {
+		(*reader).vllmConfig, (*reader).vllmSampler, (*reader).vllmRunner, (*reader).vllmSummary, (*reader).vllmCustomAllReduce} {
 		if part(r, s) {
 			read = true
 		}
@@ -113,6 +114,7 @@ func (r *reader) vllmLine(s string) bool {
 // lines lack it, and the lines that bound the release.
 func (r *reader) vllmRankLine(w worker, s string) {
 	r.vllmEstimate(w, s)
+	r.vllmCustomAllReduce(s)
 	r.vllmReleaseLine(s)
 }
 
@@ -372,6 +374,19 @@ func (r *reader) vllmRunner(s string) bool {
 	return mrv2
 }
 
+// vllmNoCustomAllReduce is what the line says with which a tensor group's
+// ranks log that the custom all-reduce is off (Settings.NoCustomAllReduce),
+// whichever rank prints it: they decide it together.
+const vllmNoCustomAllReduce = "Custom allreduce is disabled"
+
+func (r *reader) vllmCustomAllReduce(s string) bool {
+	if !strings.Contains(s, vllmNoCustomAllReduce) {
+		return false
+	}
+	r.settings.NoCustomAllReduce, r.stated = true, true
+	return true
+}
+
 // ModelRunnerV2 reports whether l is a vLLM V1 log that says Model Runner
 // V2 ran (planner.VLLMModelRunnerV2): the runner whose profile and sampler
 // state the plan charges by their own rules.
@@ -412,6 +427,7 @@ func vllmInput(l *Log, in *planner.Input) error {
 		in.Serving.VLLM.EnforceEager = st.EnforceEager
 		in.Serving.VLLM.FlashInferSampler = l.FlashInferSampler()
 		in.Serving.VLLM.ModelRunnerV2 = l.ModelRunnerV2()
+		in.Parallel.NoCustomAllReduce = st.NoCustomAllReduce
 		if strings.HasPrefix(st.KVDtype, "fp8") {
 			in.Limits.KVDtype = planner.KVDtypeFP8
 		}
