@@ -454,12 +454,16 @@ func vllmActivation(in *Input, r *vllmRules, l limits) Bytes {
 	if r.v0 {
 		return max(vllmV0Forward(in), vllmV0Sampler(in, rows))
 	}
-	if vllmMRV2(in, r) {
-		return vllmMRV2Activation(in, l)
-	}
+	mrv2 := vllmMRV2(in, r)
 	text := satMul3(int64(l.prefill), int64(m.HiddenSize), 4)
-	if lastStage(in) {
+	switch {
+	case lastStage(in) && mrv2:
+		text = satAdd(vllmMRV2Sampler(in, rows), text)
+	case lastStage(in):
 		text = satAdd(vllmSamplerBytes(in, rows), text)
+	}
+	if mrv2 { // MRV2's forward pass outweighs its sampler for a large model
+		text = max(text, vllmV0Forward(in))
 	}
 	encoder, held := vllmEncoder(in, l)
 	return max(encoder, satAdd(held, text))

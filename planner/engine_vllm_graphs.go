@@ -46,29 +46,17 @@ const (
 // from 256, up to --max-cudagraph-capture-size (default min(2 ×
 // max_num_seqs, 512)) and max_num_batched_tokens.
 func VLLMGraphs(o *VLLMOptions, seqs, batched int) int64 {
-	if o.CaptureSizes != nil {
-		s := *o.CaptureSizes
-		return int64(countSizes(s, batched) + countSizes(s, min(seqs, batched)))
-	}
-	top := min(defaultSize(o.MaxCaptureSize, min(2*seqs, 512)), batched)
-	return int64(captureSizesTo(top) + captureSizesTo(min(seqs, top)))
+	return vllmPiecewiseGraphs(o, seqs, batched) + vllmPiecewiseGraphs(o, seqs, min(seqs, batched))
 }
 
-// vllmPiecewiseGraphs counts the PIECEWISE graphs alone, the capture
-// sizes, which a calibration's measured graph size is per.
-func vllmPiecewiseGraphs(o *VLLMOptions, seqs, batched int) int64 {
+// vllmPiecewiseGraphs counts the capture sizes up to top, the PIECEWISE
+// graphs at top = max_num_batched_tokens, which a calibration's measured
+// graph size is per.
+func vllmPiecewiseGraphs(o *VLLMOptions, seqs, top int) int64 {
 	if o.CaptureSizes != nil {
-		return int64(countSizes(*o.CaptureSizes, batched))
+		return int64(countSizes(*o.CaptureSizes, top))
 	}
-	return int64(captureSizesTo(min(defaultSize(o.MaxCaptureSize, min(2*seqs, 512)), batched)))
-}
-
-// defaultSize is n, or def when n is 0.
-func defaultSize(n, def int) int {
-	if n == 0 {
-		return def
-	}
-	return n
+	return int64(captureSizesTo(min(orDefaultInt(o.MaxCaptureSize, min(2*seqs, 512)), top)))
 }
 
 // countSizes counts the distinct sizes of s no larger than top, without

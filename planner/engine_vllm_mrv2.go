@@ -33,18 +33,12 @@ func vllmMRV2(in *Input, r *vllmRules) bool {
 // makes of them (vllm/v1/worker/gpu/sample/sampler.py).
 const vllmMRV2SamplerEntry = 6
 
-// vllmMRV2Activation is MRV2's profile peak: the larger of the forward
-// pass over max_num_batched_tokens and, on the last stage, the sampler's
-// rows × vocab × 6 B beside tokens × hidden × 4 B, or the vision encoder's
-// profile when larger (vllmActivation).
-func vllmMRV2Activation(in *Input, l limits) Bytes {
-	text := satMul3(int64(l.prefill), int64(in.Model.HiddenSize), 4)
-	if lastStage(in) {
-		rows := int64(min(l.batch, l.prefill))
-		text = satAdd(satMul(rows, int64(in.Model.VocabSize)*vllmMRV2SamplerEntry), text)
-	}
-	encoder, held := vllmEncoder(in, l)
-	return max(encoder, satAdd(held, max(text, vllmV0Forward(in))))
+// vllmMRV2Sampler is MRV2's profiled sampler over rows rows of logits,
+// vllmMRV2SamplerEntry bytes per row and vocabulary entry; its profile
+// peak is the larger of that beside tokens × hidden × 4 B and the forward
+// pass over max_num_batched_tokens (vllmActivation).
+func vllmMRV2Sampler(in *Input, rows int64) Bytes {
+	return satMul(rows, int64(in.Model.VocabSize)*vllmMRV2SamplerEntry)
 }
 
 // vllmMRV2State is the sampler state MRV2 keeps on the last stage:
