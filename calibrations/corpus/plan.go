@@ -65,12 +65,9 @@ func Input(e *Entry, root string) (planner.Input, string, error) {
 	return in, cal.ID, err
 }
 
-// vllmLogFacts sets in as e's log says vLLM V1 ran: whether it samples
-// top-k and top-p with FlashInfer, whether Model Runner V2 ran, whether
-// its custom all-reduce was off, as enginelog, the one reader of start-up
-// logs, reads them for `vramplan check --log` (enginelog.Log.FlashInferSampler,
-// ModelRunnerV2, Settings.NoCustomAllReduce), from a log that may report no
-// memory figures.
+// vllmLogFacts sets in as e's log says vLLM V1 ran (enginelog.Log.SetRun,
+// as `vramplan check --log` plans it), from a log that may report no memory
+// figures.
 func vllmLogFacts(e *Entry, in *planner.Input) error {
 	if e.Engine != EngineVLLM {
 		return nil
@@ -79,8 +76,7 @@ func vllmLogFacts(e *Entry, in *planner.Input) error {
 	if err != nil {
 		return fmt.Errorf("log: %w", err)
 	}
-	in.Serving.VLLM.FlashInferSampler, in.Serving.VLLM.ModelRunnerV2 = l.FlashInferSampler(), l.ModelRunnerV2()
-	in.Parallel.NoCustomAllReduce = in.Parallel.NoCustomAllReduce || l.Settings != nil && l.Settings.NoCustomAllReduce
+	l.SetRun(in)
 	return nil
 }
 

@@ -387,6 +387,15 @@ func (r *reader) vllmCustomAllReduce(s string) bool {
 	return true
 }
 
+// SetRun sets in as vLLM V1's log l says the start ran, whatever it was
+// asked: the sampler path, the model runner and whether the custom
+// all-reduce was off. The corpus plans its entries' launch configurations
+// with these alone of the log's lines.
+func (l *Log) SetRun(in *planner.Input) {
+	in.Serving.VLLM.FlashInferSampler, in.Serving.VLLM.ModelRunnerV2 = l.FlashInferSampler(), l.ModelRunnerV2()
+	in.Parallel.NoCustomAllReduce = in.Parallel.NoCustomAllReduce || l.Engine == planner.EngineVLLM && l.Settings != nil && l.Settings.NoCustomAllReduce
+}
+
 // ModelRunnerV2 reports whether l is a vLLM V1 log that says Model Runner
 // V2 ran (planner.VLLMModelRunnerV2): the runner whose profile and sampler
 // state the plan charges by their own rules.
@@ -425,9 +434,7 @@ func vllmInput(l *Log, in *planner.Input) error {
 	if st := l.Settings; st != nil {
 		in.Limits.MaxBatch, in.Limits.MaxPrefillTokens = st.MaxNumSeqs, st.MaxBatchedTokens
 		in.Serving.VLLM.EnforceEager = st.EnforceEager
-		in.Serving.VLLM.FlashInferSampler = l.FlashInferSampler()
-		in.Serving.VLLM.ModelRunnerV2 = l.ModelRunnerV2()
-		in.Parallel.NoCustomAllReduce = st.NoCustomAllReduce
+		l.SetRun(in)
 		if strings.HasPrefix(st.KVDtype, "fp8") {
 			in.Limits.KVDtype = planner.KVDtypeFP8
 		}
